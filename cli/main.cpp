@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+// Entry point of the switchyard command: global flags, subcommand dispatch, exit codes.
+#include <exception>
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+    namespace cli = switchyard::cli;
+    CLI::App app{
+        "switchyard: place and wire LLM training jobs on Slurm GPU clusters the way the fabric "
+        "wants.\n\nExamples:\n  switchyard --version\n  switchyard <subcommand> --help\n",
+        "switchyard"};
+    app.set_version_flag("-V,--version", std::string("switchyard ") + SWITCHYARD_VERSION_STRING);
+    app.require_subcommand(0, 1);
+    std::string chosen;
+    cli::register_subcommands(app, chosen);
+    if (argc > 1 && argv[1][0] != '-' && !cli::is_subcommand(argv[1])) {
+        std::cerr << "switchyard: unknown subcommand '" << argv[1] << "'; valid subcommands: "
+                  << cli::subcommand_names() << "\nRun 'switchyard --help' for usage.\n";
+        return cli::kExitUsage;
+    }
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "switchyard: " << e.what() << "\nRun 'switchyard --help' for usage.\n";
+        return cli::kExitUsage;
+    }
+    if (chosen.empty()) {
+        std::cerr << "switchyard: a subcommand is required; valid subcommands: "
+                  << cli::subcommand_names() << "\nRun 'switchyard --help' for usage.\n";
+        return cli::kExitUsage;
+    }
+    try {
+        return cli::run_subcommand(chosen);
+    } catch (const std::exception& e) {
+        std::cerr << "switchyard: internal error: " << e.what() << '\n';
+        return cli::kExitProblem;
+    }
+}

@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: Apache-2.0
+# Finds slurm/spank.h and decides whether the SPANK plugin is built (SWITCHYARD_BUILD_PLUGIN).
+find_path(SLURM_INCLUDE_DIR slurm/spank.h)
+set(SWITCHYARD_WITH_PLUGIN OFF)
+if(SWITCHYARD_BUILD_PLUGIN STREQUAL "AUTO")
+    if(SLURM_INCLUDE_DIR)
+        set(SWITCHYARD_WITH_PLUGIN ON)
+    else()
+        message(STATUS "switchyard: slurm/spank.h not found (apt-get install libslurm-dev); plugin not built")
+    endif()
+elseif(SWITCHYARD_BUILD_PLUGIN)
+    if(NOT SLURM_INCLUDE_DIR)
+        message(FATAL_ERROR "switchyard: SWITCHYARD_BUILD_PLUGIN=ON but slurm/spank.h was not found; "
+                            "install libslurm-dev or set SLURM_INCLUDE_DIR")
+    endif()
+    set(SWITCHYARD_WITH_PLUGIN ON)
+endif()
+if(SWITCHYARD_WITH_PLUGIN)
+    file(STRINGS "${SLURM_INCLUDE_DIR}/slurm/slurm_version.h" _sy_slurm_ver REGEX "define SLURM_VERSION_NUMBER")
+    message(STATUS "switchyard: building the SPANK plugin against Slurm ${_sy_slurm_ver}")
+endif()

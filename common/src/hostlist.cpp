@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: Apache-2.0
+// Slurm hostlist expansion and compression.
+#include "switchyard/common/hostlist.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <iterator>
+#include <map>
+#include <tuple>
+
+#include "switchyard/common/strings.hpp"
+
+namespace switchyard {
+namespace {
+
+Failure bad(std::string_view expr, const std::string& why) {
+    return fail(Error::invalid_argument("hostlist '" + std::string(expr) + "': " + why));
+}
+
+std::string pad(std::uint64_t v, std::size_t width) {
+    std::string s = std::to_string(v);
+    if (s.size() < width) {
+        s.insert(0, width - s.size(), '0');
+    }
+    return s;
+}
+
+/// Splits the top-level expression on commas that are outside brackets.
+Result<std::vector<std::string_view>> split_terms(std::string_view expr) {
+    std::vector<std::string_view> terms;
+    int depth = 0;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < expr.size(); ++i) {
+        const char c = expr[i];
+        if (c == '[') {
+            if (++depth > 1) {
+                return bad(expr, "nested '[' at offset " + std::to_string(i));
+            }
+        } else if (c == ']') {
+            if (--depth < 0) {
+                return bad(expr, "']' without '[' at offset " + std::to_string(i));
+            }
+        } else if (c == ',' && depth == 0) {
+            terms.push_back(expr.substr(start, i - start));
+            start = i + 1;
+        }
+    }
+    if (depth != 0) {
+        return bad(expr, "'[' is never closed");
+    }
+    terms.push_back(expr.substr(start));
+    return terms;
+}
+
+/// Expands one bracket body "001-003,7" into its numbers as strings, keeping zero padding.
+Result<std::vector<std::string>> expand_ranges(std::string_view expr, std::string_view body) {
+    std::vector<std::string> out;
+    for (auto part : split(body, ',')) {
+        part = trim(part);
+        const auto dash = part.find('-');
+        const auto lo_text = part.substr(0, dash);
+        const auto hi_text = dash == std::string_view::npos ? lo_text : part.substr(dash + 1);
+        const auto lo = parse_uint(lo_text);
+        const auto hi = parse_uint(hi_text);
+        if (!lo || !hi) {
+            return bad(expr, "range '" + std::string(part) + "' is not N or N-M with decimal numbers");
+        }
+        if (*hi < *lo) {
+            return bad(expr, "range '" + std::string(part) + "' goes down");
+        }
+        if (*hi - *lo >= kMaxHostlistSize) {
+            return bad(expr, "range '" + std::string(part) + "' has too many names");
+        }
+        const std::size_t width = lo_text.size();
+        for (auto v = *lo; v <= *hi; ++v) {
+            out.push_back(pad(v, width));
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> expand_hostlist(std::string_view expr) {
+    std::vector<std::string> names;
+    expr = trim(expr);
+    if (expr.empty()) {
+        return names;
+    }
+    auto terms = split_terms(expr);
+    if (!terms) {
+        return fail(terms.error());
+    }
+    for (auto term : *terms) {
+        term = trim(term);
+        if (term.empty()) {
+            return bad(expr, "empty name between commas");
+        }
+        std::vector<std::string> partial{""};
+        std::size_t pos = 0;
+        while (pos < term.size()) {
+            const auto open = term.find('[', pos);
+            const auto literal = term.substr(pos, open - pos);
+            for (auto& p : partial) {
+                p += literal;
+            }
+            if (open == std::string_view::npos) {
+                break;
+            }
+            const auto close = term.find(']', open);
+            auto numbers = expand_ranges(expr, term.substr(open + 1, close - open - 1));
+            if (!numbers) {
+                return fail(numbers.error());
+            }
+            std::vector<std::string> next;
+            for (const auto& p : partial) {
+                for (const auto& n : *numbers) {
+                    next.push_back(p + n);
+                }
+            }
+            if (names.size() + next.size() > kMaxHostlistSize) {
+                return bad(expr, "more than " + std::to_string(kMaxHostlistSize) + " names");
+            }
+            partial = std::move(next);
+            pos = close + 1;
+        }
+        names.insert(names.end(), partial.begin(), partial.end());
+        if (names.size() > kMaxHostlistSize) {
+            return bad(expr, "more than " + std::to_string(kMaxHostlistSize) + " names");
+        }
+    }
+    return names;
+}
+
+std::string compress_hostlist(std::vector<std::string> names) {
+    // Key: (prefix, digit width); value: numbers. Names without a numeric suffix stand alone.
+    std::map<std::tuple<std::string, std::size_t>, std::vector<std::uint64_t>> groups;
+    std::vector<std::string> plain;
+    for (const auto& name : names) {
+        std::size_t digits = 0;
+        while (digits < name.size() && digits < 18 &&
+               std::isdigit(static_cast<unsigned char>(name[name.size() - 1 - digits])) != 0) {
+            ++digits;
+        }
+        if (digits == 0) {
+            plain.push_back(name);
+            continue;
+        }
+        const auto prefix = name.substr(0, name.size() - digits);
+        const auto number = parse_uint(std::string_view(name).substr(name.size() - digits));
+        // Unpadded numbers ("n9", "n10") share a group of width 0 so they can form one range.
+        const std::size_t width = name[name.size() - digits] == '0' && digits > 1 ? digits : 0;
+        groups[{prefix, width}].push_back(*number);
+    }
+    // An unpadded number as wide as a padded group of the same prefix belongs to it
+    // ("node099" and "node100" form node[099-100]).
+    for (auto it = groups.begin(); it != groups.end();) {
+        const auto& [prefix, width] = it->first;
+        if (width != 0) {
+            ++it;
+            continue;
+        }
+        auto& nums = it->second;
+        for (auto n = nums.begin(); n != nums.end();) {
+            const auto padded = groups.find({prefix, std::to_string(*n).size()});
+            if (padded != groups.end()) {
+                padded->second.push_back(*n);
+                n = nums.erase(n);
+            } else {
+                ++n;
+            }
+        }
+        it = nums.empty() ? groups.erase(it) : std::next(it);
+    }
+    std::vector<std::pair<std::string, std::string>> out;  // (sort key, text)
+    std::sort(plain.begin(), plain.end());
+    plain.erase(std::unique(plain.begin(), plain.end()), plain.end());
+    for (const auto& p : plain) {
+        out.emplace_back(p, p);
+    }
+    for (auto& [key, nums] : groups) {
+        const auto& [prefix, width] = key;
+        std::sort(nums.begin(), nums.end());
+        nums.erase(std::unique(nums.begin(), nums.end()), nums.end());
+        std::string body;
+        std::size_t count = 0;
+        for (std::size_t i = 0; i < nums.size();) {
+            std::size_t j = i;
+            while (j + 1 < nums.size() && nums[j + 1] == nums[j] + 1) {
+                ++j;
+            }
+            if (!body.empty()) {
+                body += ',';
+            }
+            body += pad(nums[i], width);
+            if (j > i) {
+                body += '-' + pad(nums[j], width);
+            }
+            count += j - i + 1;
+            i = j + 1;
+        }
+        out.emplace_back(prefix + pad(nums.front(), width),
+                         count == 1 ? prefix + body : prefix + "[" + body + "]");
+    }
+    std::sort(out.begin(), out.end());
+    std::string result;
+    for (const auto& [k, text] : out) {
+        if (!result.empty()) {
+            result += ',';
+        }
+        result += text;
+    }
+    return result;
+}
+
+}  // namespace switchyard

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// Small string helpers shared by the parsers.
+#include "switchyard/common/strings.hpp"
+
+#include <charconv>
+
+namespace switchyard {
+
+std::string_view trim(std::string_view s) {
+    constexpr std::string_view kBlanks = " \t\r\n";
+    const auto first = s.find_first_not_of(kBlanks);
+    if (first == std::string_view::npos) {
+        return {};
+    }
+    const auto last = s.find_last_not_of(kBlanks);
+    return s.substr(first, last - first + 1);
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+    std::vector<std::string_view> out;
+    std::size_t start = 0;
+    while (true) {
+        const auto pos = s.find(sep, start);
+        if (pos == std::string_view::npos) {
+            out.push_back(s.substr(start));
+            return out;
+        }
+        out.push_back(s.substr(start, pos - start));
+        start = pos + 1;
+    }
+}
+
+std::optional<std::uint64_t> parse_uint(std::string_view s) {
+    if (s.empty()) {
+        return std::nullopt;
+    }
+    std::uint64_t value = 0;
+    const auto* end = s.data() + s.size();
+    const auto [ptr, ec] = std::from_chars(s.data(), end, value);
+    if (ec != std::errc{} || ptr != end) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+    std::string out;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (i > 0) {
+            out += sep;
+        }
+        out += parts[i];
+    }
+    return out;
+}
+
+}  // namespace switchyard

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// Hook logic of spank_switchyard.so, one function per SPANK callback, written against SpankApi.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "spank_api.hpp"
+#include "switchyard/common/log.hpp"
+
+namespace switchyard::spank {
+
+/// plugstack.conf words after the plugin path (ac/av), as views.
+using PluginWords = std::vector<std::string_view>;
+
+/// Step ids at or above this are Slurm's special steps (batch script, extern, interactive).
+inline constexpr std::uint32_t kFirstSpecialStepId = 0xfffffff0U;
+
+/// Names of the variables exported in this version.
+inline constexpr std::string_view kEnvVersion = "SWITCHYARD_VERSION";
+inline constexpr std::string_view kEnvStages = "SWITCHYARD_STAGES";
+
+namespace hooks {
+
+/// slurm_spank_init, every context: checks plugstack arguments and registers the job options.
+/// A bad argument fails the hook, except in slurmd, where it is logged and the daemon keeps
+/// running (a typo in plugstack.conf must not take nodes down).
+int init(SpankApi& api, Logger& log, const PluginWords& words);
+
+/// slurm_spank_user_init, remote: exports SWITCHYARD_VERSION and, for --pipeline-stages,
+/// SWITCHYARD_STAGES into the step's tasks without overwriting a value the user set.
+/// Special steps (the batch script, extern) get nothing, so inner sruns see only their own values.
+int user_init(SpankApi& api, Logger& log, const PluginWords& words);
+
+/// The callback of every option (`val` = OptionId): validates the value in the client, where a
+/// negative return makes srun/sbatch/salloc exit with an error, and again in slurmstepd.
+int option(int val, const char* optarg, int remote, Logger& log);
+
+}  // namespace hooks
+}  // namespace switchyard::spank

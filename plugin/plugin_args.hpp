@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// plugstack.conf arguments of spank_switchyard.so: strict key=value parsing, no Slurm types.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "switchyard/common/result.hpp"
+#include "switchyard/policy/job_options.hpp"
+
+namespace switchyard::spank {
+
+/// What an internal error does to the step or prolog.
+enum class OnError {
+    Fail,  ///< the hook returns an error (fail-closed; default)
+    Warn,  ///< the hook logs and returns success (fail-open)
+};
+
+/// The admin's plugstack.conf words after the plugin path.
+struct PluginArgs {
+    std::string config = "/etc/slurm/switchyard.yaml";  ///< policy file
+    policy::JobOptions defaults;  ///< admin defaults under the user's options
+    OnError on_error = OnError::Fail;
+};
+
+/// The accepted keys, for messages: "config, stage_scope, rank_order, nccl_env, on_error".
+[[nodiscard]] std::string_view plugin_arg_keys();
+
+/// Parses `key=value` words. Keys: config=ABSOLUTE_PATH, stage_scope=, rank_order=, nccl_env=
+/// (same values as the user options), on_error=fail|warn.
+/// \return Error::invalid_argument naming the word for a word without '=', an unknown key (the
+///         message lists the valid keys), a repeated key, or a bad value (named with the choices).
+[[nodiscard]] Result<PluginArgs> parse_plugin_args(const std::vector<std::string_view>& words);
+
+}  // namespace switchyard::spank

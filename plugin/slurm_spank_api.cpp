@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: Apache-2.0
+// The real SpankApi over spank_t and the Slurm log sink.
+#include "slurm_spank_api.hpp"
+
+#include <array>
+#include <climits>
+#include <string>
+
+#include "guard.hpp"
+#include "hooks.hpp"
+
+namespace switchyard::spank {
+namespace {
+
+/// Slurm keeps a pointer to the registered struct: one static entry per option.
+std::array<struct spank_option, policy::kJobOptions.size()> make_option_table() {
+    std::array<struct spank_option, policy::kJobOptions.size()> table{};
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        const auto& spec = policy::kJobOptions[i];
+        // The string_views view literals, which are NUL-terminated; spank.h wants char*.
+        table[i] = {const_cast<char*>(spec.name.data()), const_cast<char*>(spec.arginfo.data()),
+                    const_cast<char*>(spec.usage.data()), spec.has_arg ? 1 : 0,
+                    static_cast<int>(spec.id), option_callback};
+    }
+    return table;
+}
+
+struct spank_option* option_entry(const policy::OptionSpec& spec) {
+    static auto table = make_option_table();
+    for (auto& entry : table) {
+        if (entry.val == static_cast<int>(spec.id)) {
+            return &entry;
+        }
+    }
+    return nullptr;
+}
+
+Failure spank_failure(const char* call, spank_err_t rc) {
+    return fail(Error::internal(std::string(call) + ": " + spank_strerror(rc)));
+}
+
+}  // namespace
+
+Context SlurmSpankApi::context() const {
+    switch (spank_context()) {
+        case S_CTX_LOCAL: return Context::Local;
+        case S_CTX_REMOTE: return Context::Remote;
+        case S_CTX_ALLOCATOR: return Context::Allocator;
+        case S_CTX_SLURMD: return Context::Slurmd;
+        case S_CTX_JOB_SCRIPT: return Context::JobScript;
+        case S_CTX_ERROR: break;
+    }
+    return Context::Error;
+}
+
+std::optional<std::uint32_t> SlurmSpankApi::step_id() {
+    std::uint32_t id = 0;
+    if (spank_get_item(sp_, S_JOB_STEPID, &id) != ESPANK_SUCCESS) {
+        return std::nullopt;
+    }
+    return id;
+}
+
+Result<void> SlurmSpankApi::register_option(const policy::OptionSpec& spec) {
+    auto* entry = option_entry(spec);
+    if (entry == nullptr) {
+        return fail(Error::internal("no option table entry"));
+    }
+    if (const auto rc = spank_option_register(sp_, entry); rc != ESPANK_SUCCESS) {
+        return spank_failure("spank_option_register", rc);
+    }
+    return {};
+}
+
+std::optional<std::string> SlurmSpankApi::get_option(const policy::OptionSpec& spec) {
+    auto* entry = option_entry(spec);
+    char* optarg = nullptr;
+    if (entry == nullptr || spank_option_getopt(sp_, entry, &optarg) != ESPANK_SUCCESS) {
+        return std::nullopt;
+    }
+    return std::string(optarg != nullptr ? optarg : "");
+}
+
+std::optional<std::string> SlurmSpankApi::getenv(std::string_view name) {
+    const std::string key(name);
+    std::string buf(256, '\0');
+    while (true) {
+        const auto rc = spank_getenv(sp_, key.c_str(), buf.data(), static_cast<int>(buf.size()));
+        if (rc == ESPANK_SUCCESS) {
+            buf.resize(buf.find('\0'));
+            return buf;
+        }
+        if (rc != ESPANK_NOSPACE || buf.size() >= (1U << 20)) {
+            return std::nullopt;
+        }
+        buf.assign(buf.size() * 4, '\0');
+    }
+}
+
+Result<SetEnv> SlurmSpankApi::setenv(std::string_view name, std::string_view value, bool overwrite) {
+    const std::string k(name);
+    const std::string v(value);
+    const auto rc = spank_setenv(sp_, k.c_str(), v.c_str(), overwrite ? 1 : 0);
+    if (rc == ESPANK_SUCCESS) {
+        return SetEnv::Set;
+    }
+    if (rc == ESPANK_ENV_EXISTS) {
+        return SetEnv::KeptExisting;
+    }
+    return spank_failure(("spank_setenv " + k).c_str(), rc);
+}
+
+void SlurmLogger::log(Level level, Component, std::string_view message) noexcept {
+    const int len = message.size() > INT_MAX ? INT_MAX : static_cast<int>(message.size());
+    switch (level) {
+        case Level::Error: slurm_error("switchyard: %.*s", len, message.data()); break;
+        case Level::Warning: slurm_spank_log("switchyard: warning: %.*s", len, message.data()); break;
+        case Level::Info: slurm_info("switchyard: %.*s", len, message.data()); break;
+        case Level::Verbose: slurm_verbose("switchyard: %.*s", len, message.data()); break;
+        case Level::Debug: slurm_debug("switchyard: %.*s", len, message.data()); break;
+    }
+}
+
+void slurm_error_sink(const char* line) noexcept { slurm_error("%s", line); }
+
+int option_callback(int val, const char* optarg, int remote) {
+    return guard("option", slurm_error_sink, -1, [&] {
+        SlurmLogger log;
+        return hooks::option(val, optarg, remote, log);
+    });
+}
+
+}  // namespace switchyard::spank

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// The real SpankApi over spank_t, and the Logger that writes through Slurm's log functions.
+#pragma once
+
+#include "spank_api.hpp"
+#include "spank_compat.hpp"
+
+namespace switchyard::spank {
+
+/// SpankApi backed by a live spank_t handle.
+class SlurmSpankApi final : public SpankApi {
+public:
+    explicit SlurmSpankApi(spank_t sp) : sp_(sp) {}
+    [[nodiscard]] Context context() const override;
+    [[nodiscard]] std::optional<std::uint32_t> step_id() override;
+    [[nodiscard]] Result<void> register_option(const policy::OptionSpec& spec) override;
+    [[nodiscard]] std::optional<std::string> get_option(const policy::OptionSpec& spec) override;
+    [[nodiscard]] std::optional<std::string> getenv(std::string_view name) override;
+    [[nodiscard]] Result<SetEnv> setenv(std::string_view name,
+                                        std::string_view value,
+                                        bool overwrite) override;
+
+private:
+    spank_t sp_;
+};
+
+/// Logger writing "switchyard: <message>" through slurm_error/slurm_info/... (never using the
+/// message as a format string). Warnings use slurm_spank_log so srun users see them.
+class SlurmLogger final : public Logger {
+public:
+    void log(Level level, Component component, std::string_view message) noexcept override;
+};
+
+/// GuardSink writing through slurm_error.
+void slurm_error_sink(const char* line) noexcept;
+
+/// The C option callback registered for every option.
+int option_callback(int val, const char* optarg, int remote);
+
+}  // namespace switchyard::spank

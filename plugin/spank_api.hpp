@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// SpankApi: the plugin's view of spank_t, so hook logic runs in tests without Slurm.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "switchyard/common/log.hpp"
+#include "switchyard/common/result.hpp"
+#include "switchyard/policy/job_options.hpp"
+
+namespace switchyard::spank {
+
+/// spank_context() values.
+enum class Context { Error, Local, Remote, Allocator, Slurmd, JobScript };
+
+[[nodiscard]] std::string_view to_string(Context c);
+
+/// Outcome of a non-overwriting setenv.
+enum class SetEnv { Set, KeptExisting };
+
+/// The subset of the SPANK API the hooks use. The real implementation wraps spank_t; tests use a
+/// recording fake.
+class SpankApi {
+public:
+    virtual ~SpankApi() = default;
+    [[nodiscard]] virtual Context context() const = 0;
+    /// The step id (S_JOB_STEPID); nullopt where Slurm does not provide it.
+    [[nodiscard]] virtual std::optional<std::uint32_t> step_id() = 0;
+    /// Registers one job option so srun/sbatch/salloc accept it and list it in --help.
+    [[nodiscard]] virtual Result<void> register_option(const policy::OptionSpec& spec) = 0;
+    /// The option's value if the user gave it (flags yield ""), from the command line or
+    /// Slurm's environment fallback; nullopt when not given.
+    [[nodiscard]] virtual std::optional<std::string> get_option(const policy::OptionSpec& spec) = 0;
+    /// A variable of the job's environment (remote context).
+    [[nodiscard]] virtual std::optional<std::string> getenv(std::string_view name) = 0;
+    /// Sets a variable in the job's environment; with overwrite=false a present value is kept.
+    [[nodiscard]] virtual Result<SetEnv> setenv(std::string_view name,
+                                                std::string_view value,
+                                                bool overwrite) = 0;
+};
+
+}  // namespace switchyard::spank

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// The extern "C" surface of spank_switchyard.so: plugin symbols and SPANK hooks, each one line
+// through guard() so no exception reaches Slurm.
+#include <string_view>
+#include <vector>
+
+#include "guard.hpp"
+#include "hooks.hpp"
+#include "slurm_spank_api.hpp"
+#include "spank_compat.hpp"
+
+namespace sy = switchyard::spank;
+
+namespace {
+
+sy::PluginWords words(int ac, char** av) {
+    sy::PluginWords out;
+    for (int i = 0; i < ac; ++i) {
+        if (av[i] != nullptr) {
+            out.emplace_back(av[i]);
+        }
+    }
+    return out;
+}
+
+/// Runs one hook with the real API and logger behind the guard.
+template <typename Hook>
+int run(const char* name, int error_rc, spank_t sp, int ac, char** av, Hook hook) noexcept {
+    return sy::guard(name, sy::slurm_error_sink, error_rc, [&] {
+        sy::SlurmSpankApi api(sp);
+        sy::SlurmLogger log;
+        return hook(api, log, words(ac, av));
+    });
+}
+
+}  // namespace
+
+extern "C" {
+
+// Defined by hand: SPANK_PLUGIN() would give them internal linkage in C++ (reference/slurm.md).
+SWITCHYARD_EXPORT extern const char plugin_name[];
+SWITCHYARD_EXPORT extern const char plugin_type[];
+SWITCHYARD_EXPORT extern const unsigned int plugin_version;
+SWITCHYARD_EXPORT extern const unsigned int spank_plugin_version;
+const char plugin_name[] = "switchyard";
+const char plugin_type[] = "spank";
+const unsigned int plugin_version = SLURM_VERSION_NUMBER;
+const unsigned int spank_plugin_version = 1;
+
+SWITCHYARD_EXPORT int slurm_spank_init(spank_t sp, int ac, char** av) {
+    // In slurmd an error return stops the daemon: a broken plugin must not take the node down.
+    const int error_rc = spank_context() == S_CTX_SLURMD ? 0 : -1;
+    return run("init", error_rc, sp, ac, av, sy::hooks::init);
+}
+
+SWITCHYARD_EXPORT int slurm_spank_user_init(spank_t sp, int ac, char** av) {
+    return run("user_init", -1, sp, ac, av, sy::hooks::user_init);
+}
+
+}  // extern "C"

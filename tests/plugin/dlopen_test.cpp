@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: Apache-2.0
+// Loads the built spank_switchyard.so with dlopen(RTLD_NOW) into a host that provides the spank_*
+// and slurm_* functions Slurm's processes provide, and drives its real extern "C" hooks.
+#include <dlfcn.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "spank_compat.hpp"
+
+namespace {
+struct Host {
+    spank_context_t ctx = S_CTX_LOCAL;
+    bool throw_in_register = false;
+    std::map<std::string, std::string> options;  // what spank_option_getopt reports
+    std::map<std::string, std::string> env;
+    std::vector<struct spank_option*> registered;
+    std::vector<std::string> errors;
+    std::vector<std::string> infos;
+};
+Host g_host;
+
+std::string format(const char* fmt, va_list ap) {
+    char buf[1024];
+    std::vsnprintf(buf, sizeof buf, fmt, ap);
+    return buf;
+}
+}  // namespace
+
+// The host side of the SPANK ABI, as exported by libslurmfull in srun/slurmstepd.
+extern "C" {
+spank_context_t spank_context(void) { return g_host.ctx; }
+spank_err_t spank_option_register(spank_t, struct spank_option* opt) {
+    if (g_host.throw_in_register) {
+        throw std::runtime_error("injected by the test host");
+    }
+    g_host.registered.push_back(opt);
+    return static_cast<spank_err_t>(ESPANK_SUCCESS);
+}
+spank_err_t spank_option_getopt(spank_t, struct spank_option* opt, char** value) {
+    auto it = g_host.options.find(opt->name);
+    if (it == g_host.options.end()) {
+        return static_cast<spank_err_t>(ESPANK_ERROR);
+    }
+    *value = it->second.data();
+    return static_cast<spank_err_t>(ESPANK_SUCCESS);
+}
+spank_err_t spank_get_item(spank_t, spank_item_t item, ...) {
+    if (item != S_JOB_STEPID) {
+        return static_cast<spank_err_t>(ESPANK_BAD_ARG);
+    }
+    va_list ap;
+    va_start(ap, item);
+    *va_arg(ap, uint32_t*) = 0;
+    va_end(ap);
+    return static_cast<spank_err_t>(ESPANK_SUCCESS);
+}
+spank_err_t spank_getenv(spank_t, const char* var, char* buf, int len) {
+    auto it = g_host.env.find(var);
+    if (it == g_host.env.end()) {
+        return static_cast<spank_err_t>(ESPANK_ENV_NOEXIST);
+    }
+    std::snprintf(buf, static_cast<size_t>(len), "%s", it->second.c_str());
+    return static_cast<spank_err_t>(ESPANK_SUCCESS);
+}
+spank_err_t spank_setenv(spank_t, const char* var, const char* val, int overwrite) {
+    if (g_host.env.count(var) != 0 && overwrite == 0) {
+        return static_cast<spank_err_t>(ESPANK_ENV_EXISTS);
+    }
+    g_host.env[var] = val;
+    return static_cast<spank_err_t>(ESPANK_SUCCESS);
+}
+const char* spank_strerror(spank_err_t) { return "stub error"; }
+void slurm_error(const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    g_host.errors.push_back(format(fmt, ap));
+    va_end(ap);
+}
+void slurm_info(const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    g_host.infos.push_back(format(fmt, ap));
+    va_end(ap);
+}
+void slurm_verbose(const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    g_host.infos.push_back(format(fmt, ap));
+    va_end(ap);
+}
+void slurm_debug(const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    g_host.infos.push_back(format(fmt, ap));
+    va_end(ap);
+}
+void slurm_spank_log(const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    g_host.infos.push_back(format(fmt, ap));
+    va_end(ap);
+}
+}
+
+namespace {
+using HookFn = int (*)(spank_t, int, char**);
+
+struct Plugin {
+    void* handle = nullptr;
+    Plugin() {
+        handle = dlopen(SWITCHYARD_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL);
+        if (handle == nullptr) {
+            FAIL("dlopen " << SWITCHYARD_PLUGIN_PATH << ": " << dlerror());
+        }
+    }
+    ~Plugin() {
+        if (handle != nullptr) {
+            dlclose(handle);
+        }
+    }
+    template <typename T>
+    T sym(const char* name) const {
+        void* p = dlsym(handle, name);
+        if (p == nullptr) {
+            FAIL("missing symbol " << name);
+        }
+        return reinterpret_cast<T>(p);
+    }
+};
+
+int call(const Plugin& p, const char* hook, std::vector<std::string> words) {
+    std::vector<char*> av;
+    for (auto& w : words) {
+        av.push_back(w.data());
+    }
+    return p.sym<HookFn>(hook)(nullptr, static_cast<int>(av.size()), av.data());
+}
+}  // namespace
+
+TEST_CASE("dlopen: the plugin loads with RTLD_NOW and names itself", "[dlopen]") {
+    Plugin p;
+    CHECK(std::string(p.sym<const char*>("plugin_name")) == "switchyard");
+    CHECK(std::string(p.sym<const char*>("plugin_type")) == "spank");
+    CHECK(*p.sym<const unsigned*>("plugin_version") == SLURM_VERSION_NUMBER);
+    CHECK(*p.sym<const unsigned*>("spank_plugin_version") == 1U);
+    CHECK(dlsym(p.handle, "_ZN10switchyard7policy21parse_pipeline_stagesESt17basic_string_viewIcSt11char_traitsIcEE") == nullptr);
+}
+
+TEST_CASE("dlopen: init registers the options with working callbacks", "[dlopen]") {
+    g_host = Host{};
+    Plugin p;
+    REQUIRE(call(p, "slurm_spank_init", {"config=/etc/slurm/switchyard.yaml"}) == 0);
+    REQUIRE(g_host.registered.size() == 5);
+    auto* stages = g_host.registered[0];
+    CHECK(std::string(stages->name) == "pipeline-stages");
+    CHECK(stages->has_arg == 1);
+    CHECK(stages->cb(stages->val, "4", 0) == 0);
+    CHECK(stages->cb(stages->val, "abc", 0) == -1);
+    REQUIRE_FALSE(g_host.errors.empty());
+    CHECK(g_host.errors.back() ==
+          "switchyard: --pipeline-stages: expected a whole number of stages from 1 to 1024, got 'abc'");
+}
+
+TEST_CASE("dlopen: a throw inside a hook becomes -1 and a log line", "[dlopen][guard]") {
+    g_host = Host{};
+    g_host.throw_in_register = true;
+    Plugin p;
+    CHECK(call(p, "slurm_spank_init", {}) == -1);
+    REQUIRE(g_host.errors.size() == 1);
+    CHECK(g_host.errors[0] == "switchyard: init: internal error: injected by the test host");
+    // In slurmd the same failure is logged but the daemon is not stopped.
+    g_host.errors.clear();
+    g_host.ctx = S_CTX_SLURMD;
+    CHECK(call(p, "slurm_spank_init", {}) == 0);
+    CHECK(g_host.errors.size() == 1);
+}
+
+TEST_CASE("dlopen: unknown plugstack key fails init with its name", "[dlopen]") {
+    g_host = Host{};
+    Plugin p;
+    CHECK(call(p, "slurm_spank_init", {"colour=blue"}) == -1);
+    REQUIRE(g_host.errors.size() == 1);
+    CHECK_THAT(g_host.errors[0], Catch::Contains("unknown key 'colour'"));
+}
+
+TEST_CASE("dlopen: user_init exports through spank_setenv without overwriting", "[dlopen]") {
+    g_host = Host{};
+    g_host.ctx = S_CTX_REMOTE;
+    g_host.options["pipeline-stages"] = "3";
+    g_host.env["SWITCHYARD_VERSION"] = "user-set";
+    Plugin p;
+    REQUIRE(call(p, "slurm_spank_init", {}) == 0);
+    REQUIRE(call(p, "slurm_spank_user_init", {}) == 0);
+    CHECK(g_host.env.at("SWITCHYARD_STAGES") == "3");
+    CHECK(g_host.env.at("SWITCHYARD_VERSION") == "user-set");
+}

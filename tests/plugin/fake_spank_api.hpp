@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// FakeSpankApi: a recording SpankApi for hook tests, with a job environment and user options.
+#pragma once
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "spank_api.hpp"
+
+namespace switchyard::spank::test {
+
+class FakeSpankApi final : public SpankApi {
+public:
+    Context ctx = Context::Remote;
+    std::optional<std::uint32_t> step = 0;
+    std::map<std::string, std::string> env;      ///< the job environment
+    std::map<std::string, std::string> options;  ///< option name → value given by the user
+    std::vector<std::string> registered;         ///< option names, in registration order
+    bool throw_on_register = false;              ///< makes register_option throw (guard tests)
+    bool fail_setenv = false;
+
+    [[nodiscard]] Context context() const override { return ctx; }
+    [[nodiscard]] std::optional<std::uint32_t> step_id() override { return step; }
+    [[nodiscard]] Result<void> register_option(const policy::OptionSpec& spec) override {
+        if (throw_on_register) {
+            throw std::runtime_error("injected failure in register_option");
+        }
+        registered.emplace_back(spec.name);
+        return {};
+    }
+    [[nodiscard]] std::optional<std::string> get_option(const policy::OptionSpec& spec) override {
+        const auto it = options.find(std::string(spec.name));
+        if (it == options.end()) {
+            return std::nullopt;
+        }
+        return it->second;
+    }
+    [[nodiscard]] std::optional<std::string> getenv(std::string_view name) override {
+        const auto it = env.find(std::string(name));
+        if (it == env.end()) {
+            return std::nullopt;
+        }
+        return it->second;
+    }
+    [[nodiscard]] Result<SetEnv> setenv(std::string_view name,
+                                        std::string_view value,
+                                        bool overwrite) override {
+        if (fail_setenv) {
+            return fail(Error::internal("spank_setenv: Not implemented"));
+        }
+        auto [it, inserted] = env.try_emplace(std::string(name), value);
+        if (!inserted && !overwrite) {
+            return SetEnv::KeptExisting;
+        }
+        it->second = std::string(value);
+        return SetEnv::Set;
+    }
+};
+
+}  // namespace switchyard::spank::test

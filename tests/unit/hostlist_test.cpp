@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tests of Slurm hostlist expansion and compression.
+#include "switchyard/common/hostlist.hpp"
+
+#include "catch.hpp"
+
+using switchyard::compress_hostlist;
+using switchyard::expand_hostlist;
+using V = std::vector<std::string>;
+
+TEST_CASE("hostlist: expands ranges in order, keeping padding", "[hostlist]") {
+    auto r = expand_hostlist("node[001-003,010],gpu7");
+    REQUIRE(r);
+    CHECK(*r == V{"node001", "node002", "node003", "node010", "gpu7"});
+}
+
+TEST_CASE("hostlist: keeps Slurm's order and duplicates", "[hostlist]") {
+    auto ok = expand_hostlist("n3,n1,n3");
+    REQUIRE(ok);
+    CHECK(*ok == V{"n3", "n1", "n3"});
+}
+
+TEST_CASE("hostlist: several bracket groups expand as a product", "[hostlist]") {
+    auto r = expand_hostlist("r[1-2]n[1-2]");
+    REQUIRE(r);
+    CHECK(*r == V{"r1n1", "r1n2", "r2n1", "r2n2"});
+}
+
+TEST_CASE("hostlist: empty expression gives no names", "[hostlist]") {
+    auto r = expand_hostlist("  ");
+    REQUIRE(r);
+    CHECK(r->empty());
+}
+
+TEST_CASE("hostlist: bad expressions are named in the error", "[hostlist]") {
+    struct Case {
+        const char* expr;
+        const char* needle;
+    };
+    const Case cases[] = {
+        {"node[1-3", "never closed"},
+        {"node1-3]", "without '['"},
+        {"node[3-1]", "goes down"},
+        {"node[a-b]", "not N or N-M"},
+        {"node[1-2],,n3", "empty name"},
+        {"node[[1]]", "nested"},
+        {"n[0-99999999]", "too many"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.expr);
+        auto r = expand_hostlist(c.expr);
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.error().message(), Catch::Contains(c.needle));
+        CHECK_THAT(r.error().message(), Catch::Contains(c.expr));
+    }
+}
+
+TEST_CASE("hostlist: compress sorts, merges runs and keeps widths", "[hostlist]") {
+    CHECK(compress_hostlist({"node003", "node001", "node002", "gpu1"}) == "gpu1,node[001-003]");
+    CHECK(compress_hostlist({"node001", "node003"}) == "node[001,003]");
+    CHECK(compress_hostlist({"n9", "n10", "n11"}) == "n[9-11]");
+    CHECK(compress_hostlist({"node099", "node100"}) == "node[099-100]");
+    CHECK(compress_hostlist({"login", "node1", "node1"}) == "login,node1");
+    CHECK(compress_hostlist({}).empty());
+}
+
+TEST_CASE("hostlist: compress then expand is the sorted unique set", "[hostlist]") {
+    const V names{"a-gpu012", "a-gpu003", "b7", "a-gpu004", "a-gpu005", "b8", "c"};
+    auto back = expand_hostlist(compress_hostlist(names));
+    REQUIRE(back);
+    V sorted = names;
+    std::sort(sorted.begin(), sorted.end());
+    V got = *back;
+    std::sort(got.begin(), got.end());
+    CHECK(got == sorted);
+}
