@@ -18,7 +18,9 @@ std::array<struct spank_option, policy::kJobOptions.size()> make_option_table() 
     for (std::size_t i = 0; i < table.size(); ++i) {
         const auto& spec = policy::kJobOptions[i];
         // The string_views view literals, which are NUL-terminated; spank.h wants char*.
-        table[i] = {const_cast<char*>(spec.name.data()), const_cast<char*>(spec.arginfo.data()),
+        // A flag needs arginfo NULL, else --help shows "--topo-report=".
+        char* arginfo = spec.has_arg ? const_cast<char*>(spec.arginfo.data()) : nullptr;
+        table[i] = {const_cast<char*>(spec.name.data()), arginfo,
                     const_cast<char*>(spec.usage.data()), spec.has_arg ? 1 : 0,
                     static_cast<int>(spec.id), option_callback};
     }

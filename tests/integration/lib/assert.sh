@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: Apache-2.0
+# Assertions for the integration test scripts: each failure says what was expected and what came.
+# shellcheck shell=bash
+
+_sy_failures=0
+
+# run_capture CMD... — runs CMD, sets $out, $err and $rc (never aborts the script).
+run_capture() {
+  local o e
+  o=$(mktemp); e=$(mktemp)
+  rc=0
+  "$@" >"$o" 2>"$e" || rc=$?
+  out=$(cat "$o"); err=$(cat "$e")
+  rm -f "$o" "$e"
+}
+
+fail_check() {
+  echo "FAIL: $*"
+  echo "  stdout: ${out:-}" | head -20
+  echo "  stderr: ${err:-}" | head -20
+  _sy_failures=$((_sy_failures + 1))
+}
+
+expect_rc() {  # expect_rc WANT "what"
+  [ "$rc" = "$1" ] && echo "ok: $2 (exit $rc)" || fail_check "$2: exit $rc, expected $1"
+}
+
+expect_nonzero_rc() {
+  [ "$rc" != 0 ] && echo "ok: $1 (exit $rc)" || fail_check "$1: exit 0, expected a failure"
+}
+
+expect_eq() {  # expect_eq GOT WANT "what"
+  [ "$1" = "$2" ] && echo "ok: $3" || fail_check "$3: got '$1', expected '$2'"
+}
+
+expect_contains() {  # expect_contains HAYSTACK NEEDLE "what"
+  grep -qF -- "$2" <<<"$1" && echo "ok: $3" || fail_check "$3: '$2' not found"
+}
+
+finish() {
+  if [ "$_sy_failures" -ne 0 ]; then
+    echo "$_sy_failures check(s) failed"
+    exit 1
+  fi
+  echo "all checks passed"
+}
