@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Generates ibsim net files for the fabric shapes Switchyard must classify, with ground truth.
+
+Shapes (see ../shared/reference/fabric.md section 3):
+  fat2  2-level fat tree: every leaf to every spine, optionally k parallel cables per pair
+  fat3  3-level fat tree: pods of leaves + aggregation switches; agg j of every pod to all
+        cores of plane j
+  dfp   Dragonfly+: groups of leaves + spines (full leaf-spine mesh), spine-to-spine global
+        links between every pair of groups (link k between spine k mod S of both groups)
+  rail  rail-optimized: hosts with R HCAs; a scalable unit (SU) has R leaves; HCA r of every SU
+        host to leaf r of its SU; every leaf to every spine
+
+Writes <out>.net (ibnetdiscover format as ibsim 0.10 reads it: every link on both ends) and
+<out>.truth.json (hosts, HCA -> leaf/port, SU, pod/group, switch roles, full link list, counts).
+Deterministic: the same arguments give byte-identical files.
+"""
+import argparse
+import json
+import sys
+
+SPEED = "4xHDR"  # ibsim 0.10 knows SDR..HDR; NDR needs ibsim 0.12
+MANAGED = "MF0;{name}:MQM8700/U1"
+FACTORY = "Quantum Mellanox Technologies"
+
+
+class Fabric:
+    def __init__(self, factory_names):
+        self.factory = factory_names
+        self.switches = []      # dicts: id, name, role, guid, ports {port: (remote id, remote port)}
+        self.cas = []           # dicts: id, host, hca, guid, ports {...}
+        self.by_id = {}
+        self.links = []         # (id a, port a, id b, port b)
+        self.hosts = {}         # host -> truth record
+
+    def switch(self, name, role, **attrs):
+        sw = {"id": "S-" + name, "name": name, "role": role,
+              "guid": 0x0c42a10300000000 + 0x100 * (len(self.switches) + 1),
+              "ports": {}, "next": 1, **attrs}
+        self.switches.append(sw)
+        self.by_id[sw["id"]] = sw
+        return sw
+
+    def ca(self, host, hca):
+        ca = {"id": f"H-{host}-{hca}", "host": host, "hca": hca,
+              "guid": 0xb8cef60300000000 + 0x10 * (len(self.cas) + 1),
+              "ports": {}, "next": 1}
+        self.cas.append(ca)
+        self.by_id[ca["id"]] = ca
+        return ca
+
+    def link(self, a, b):
+        pa, pb = a["next"], b["next"]
+        a["next"] += 1
+        b["next"] += 1
+        a["ports"][pa] = (b["id"], pb)
+        b["ports"][pb] = (a["id"], pa)
+        self.links.append((a["id"], pa, b["id"], pb))
+        return pa, pb
+
+    def attach(self, host, hca, leaf, **truth):
+        ca = self.ca(host, hca)
+        _, leaf_port = self.link(leaf, ca)
+        rec = self.hosts.setdefault(host, {"hcas": [], **truth})
+        rec["hcas"].append({"hca": hca, "guid": f"0x{ca['guid']:016x}",
+                            "leaf": leaf["name"], "leaf_port": leaf_port})
+
+    def desc(self, node):
+        if "host" in node:
+            return f"{node['host']} {node['hca']}"
+        return FACTORY if self.factory else MANAGED.format(name=node["name"])
+
+    def net_text(self):
+        out = []
+        for sw in self.switches:
+            nports = max(36, sw["next"] - 1)
+            out += ["vendid=0x2c9", "devid=0xd2f0", f"switchguid=0x{sw['guid']:016x}",
+                    f'Switch\t{nports} "{sw["id"]}"\t\t# "{self.desc(sw)}" enhanced port 0 lid 0 lmc 0']
+            for p in sorted(sw["ports"]):
+                rid, rp = sw["ports"][p]
+                out.append(f'[{p}]\t"{rid}"[{rp}]\t\t# "{self.desc(self.by_id[rid])}" lid 0 {SPEED}')
+            out.append("")
+        for ca in self.cas:
+            out += ["vendid=0x2c9", "devid=0x101b", f"caguid=0x{ca['guid']:016x}",
+                    f'Ca\t1 "{ca["id"]}"\t\t# "{self.desc(ca)}"']
+            rid, rp = ca["ports"][1]
+            out.append(f'[1]\t"{rid}"[{rp}]\t\t# lid 0 lmc 0 "{self.desc(self.by_id[rid])}" lid 0 {SPEED}')
+            out.append("")
+        return "\n".join(out)
+
+    def truth(self, shape, params):
+        switches = [{"name": s["name"], "guid": f"0x{s['guid']:016x}", "role": s["role"],
+                     **{k: s[k] for k in ("pod", "group", "su", "plane", "rail") if k in s}}
+                    for s in self.switches]
+        return {
+            "shape": shape, "params": params, "factory_switch_names": self.factory,
+            "counts": {"switches": len(self.switches), "cas": len(self.cas),
+                       "hosts": len(self.hosts), "links": len(self.links),
+                       "max_switch_ports": max(s["next"] - 1 for s in self.switches)},
+            "switches": switches, "hosts": self.hosts,
+            "links": [list(link) for link in self.links],
+        }
+
+
+def host_name(i):
+    return f"gpu{i:04d}"
+
+
+def build_fat2(f, a):
+    spines = [f.switch(f"spine{s + 1:02d}", "spine") for s in range(a.spines)]
+    h = 0
+    for l in range(a.leaves):
+        leaf = f.switch(f"leaf{l + 1:02d}", "leaf", su=f"su{l + 1:02d}")
+        for _ in range(a.hosts_per_leaf):
+            h += 1
+            f.attach(host_name(h), "mlx5_0", leaf, su=f"su{l + 1:02d}")
+        for sp in spines:
+            for _ in range(a.parallel):
+                f.link(leaf, sp)
+
+
+def build_fat3(f, a):
+    cores = [[f.switch(f"core{p + 1}-{c + 1}", "core", plane=p + 1) for c in range(a.cores_per_plane)]
+             for p in range(a.aggs)]
+    h = 0
+    for pod in range(a.pods):
+        pname = f"pod{pod + 1}"
+        aggs = [f.switch(f"{pname}-agg{j + 1}", "agg", pod=pname) for j in range(a.aggs)]
+        for l in range(a.leaves):
+            su = f"{pname}-su{l + 1}"
+            leaf = f.switch(f"{pname}-leaf{l + 1}", "leaf", pod=pname, su=su)
+            for _ in range(a.hosts_per_leaf):
+                h += 1
+                f.attach(host_name(h), "mlx5_0", leaf, su=su, pod=pname)
+            for agg in aggs:
+                for _ in range(a.parallel):
+                    f.link(leaf, agg)
+        for j, agg in enumerate(aggs):
+            for core in cores[j]:
+                f.link(agg, core)
+
+
+def build_dfp(f, a):
+    groups = []
+    h = 0
+    for g in range(a.groups):
+        gname = f"g{g + 1}"
+        spines = [f.switch(f"{gname}-spine{s + 1}", "spine", group=gname) for s in range(a.spines)]
+        for l in range(a.leaves):
+            su = f"{gname}-su{l + 1}"
+            leaf = f.switch(f"{gname}-leaf{l + 1}", "leaf", group=gname, su=su)
+            for _ in range(a.hosts_per_leaf):
+                h += 1
+                f.attach(host_name(h), "mlx5_0", leaf, su=su, group=gname)
+            for sp in spines:
+                for _ in range(a.parallel):
+                    f.link(leaf, sp)
+        groups.append(spines)
+    for x in range(a.groups):
+        for y in range(x + 1, a.groups):
+            for k in range(a.global_links):
+                f.link(groups[x][k % a.spines], groups[y][k % a.spines])
+
+
+def build_rail(f, a):
+    spines = [f.switch(f"spine{s + 1:02d}", "spine") for s in range(a.spines)]
+    h = 0
+    for u in range(a.sus):
+        su = f"su{u + 1:02d}"
+        leaves = [f.switch(f"{su}-rail{r}", "leaf", su=su, rail=r) for r in range(a.rails)]
+        for _ in range(a.hosts_per_su):
+            h += 1
+            for r, leaf in enumerate(leaves):
+                f.attach(host_name(h), f"mlx5_{r}", leaf, su=su)
+        for leaf in leaves:
+            for sp in spines:
+                for _ in range(a.parallel):
+                    f.link(leaf, sp)
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("shape", choices=["fat2", "fat3", "dfp", "rail"])
+    p.add_argument("-o", "--out", required=True, help="output path without extension")
+    p.add_argument("--leaves", type=int, default=4, help="leaves (fat2) or leaves per pod/group")
+    p.add_argument("--spines", type=int, default=2, help="spines (fat2, rail) or spines per group (dfp)")
+    p.add_argument("--hosts-per-leaf", type=int, default=4)
+    p.add_argument("--parallel", type=int, default=1, help="parallel cables per leaf-up pair")
+    p.add_argument("--pods", type=int, default=2)
+    p.add_argument("--aggs", type=int, default=2, help="aggregation switches per pod (= core planes)")
+    p.add_argument("--cores-per-plane", type=int, default=2)
+    p.add_argument("--groups", type=int, default=4)
+    p.add_argument("--global-links", type=int, default=2, help="global cables per group pair")
+    p.add_argument("--sus", type=int, default=2)
+    p.add_argument("--hosts-per-su", type=int, default=4)
+    p.add_argument("--rails", type=int, default=4)
+    p.add_argument("--factory-names", action="store_true",
+                   help="switches carry the factory description, no names")
+    a = p.parse_args(argv)
+    for k, v in vars(a).items():
+        if isinstance(v, int) and not isinstance(v, bool) and v < 1:
+            p.error(f"--{k.replace('_', '-')} must be at least 1, got {v}")
+    f = Fabric(a.factory_names)
+    {"fat2": build_fat2, "fat3": build_fat3, "dfp": build_dfp, "rail": build_rail}[a.shape](f, a)
+    worst = max(s["next"] - 1 for s in f.switches)
+    if worst > 255:
+        p.error(f"a switch would need {worst} ports; ibsim allows at most 255")
+    params = {k: v for k, v in sorted(vars(a).items()) if k not in ("out", "shape")}
+    with open(a.out + ".net", "w") as fh:
+        fh.write(f"# Switchyard generated fabric: {a.shape} {json.dumps(params, sort_keys=True)}\n")
+        fh.write(f.net_text())
+    with open(a.out + ".truth.json", "w") as fh:
+        json.dump(f.truth(a.shape, params), fh, indent=1, sort_keys=True)
+        fh.write("\n")
+    c = f.truth(a.shape, params)["counts"]
+    print(f"{a.out}.net: {c['switches']} switches, {c['cas']} CAs, {c['hosts']} hosts, {c['links']} links")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
