@@ -12,7 +12,8 @@ Shapes (see ../shared/reference/fabric.md section 3):
         host to leaf r of its SU; every leaf to every spine
 
 Writes <out>.net (ibnetdiscover format as ibsim 0.10 reads it: every link on both ends) and
-<out>.truth.json (hosts, HCA -> leaf/port, SU, pod/group, switch roles, full link list, counts).
+<out>.truth.json (hosts, HCA -> leaf/port, SU, pod/group, switch roles, full link list, counts)
+and <out>.topology.conf (the topology/tree file a correct discovery must produce).
 Deterministic: the same arguments give byte-identical files.
 """
 import argparse
@@ -102,8 +103,36 @@ class Fabric:
         }
 
 
+HOST_PREFIX, HOST_DIGITS = "gpu", 4
+
+
 def host_name(i):
-    return f"gpu{i:04d}"
+    return f"{HOST_PREFIX}{i:0{HOST_DIGITS}d}"
+
+
+def compress(names):
+    """Slurm hostlist of names sharing one prefix and width: gpu[0001-0004,0007]."""
+    nums = sorted(int(n[len(HOST_PREFIX):]) for n in names)
+    runs, start = [], nums[0]
+    for a, b in zip(nums, nums[1:] + [None]):
+        if b != a + 1:
+            runs.append(f"{start:0{HOST_DIGITS}d}" + ("" if a == start else f"-{a:0{HOST_DIGITS}d}"))
+            start = b
+    return f"{HOST_PREFIX}[{','.join(runs)}]" if len(nums) > 1 else f"{HOST_PREFIX}{runs[0]}"
+
+
+def slurm_topology(truth):
+    """Ground-truth topology.conf for topology/tree: SUs, then pods/groups, then one root."""
+    sus, parent = {}, {}
+    for host, rec in truth["hosts"].items():
+        sus.setdefault(rec["su"], []).append(host)
+        parent[rec["su"]] = rec.get("pod") or rec.get("group")
+    lines = [f"SwitchName={su} Nodes={compress(hosts)}" for su, hosts in sorted(sus.items())]
+    tops = sorted({p for p in parent.values() if p})
+    for top in tops:
+        lines.append(f"SwitchName={top} Switches={','.join(sorted(s for s in sus if parent[s] == top))}")
+    lines.append(f"SwitchName=root Switches={','.join(tops or sorted(sus))}")
+    return "\n".join(lines) + "\n"
 
 
 def build_fat2(f, a):
@@ -196,7 +225,11 @@ def main(argv):
     p.add_argument("--rails", type=int, default=4)
     p.add_argument("--factory-names", action="store_true",
                    help="switches carry the factory description, no names")
+    p.add_argument("--host-prefix", default="gpu", help="host names: PREFIX + zero-padded number")
+    p.add_argument("--host-digits", type=int, default=4)
     a = p.parse_args(argv)
+    global HOST_PREFIX, HOST_DIGITS
+    HOST_PREFIX, HOST_DIGITS = a.host_prefix, a.host_digits
     for k, v in vars(a).items():
         if isinstance(v, int) and not isinstance(v, bool) and v < 1:
             p.error(f"--{k.replace('_', '-')} must be at least 1, got {v}")
@@ -212,6 +245,8 @@ def main(argv):
     with open(a.out + ".truth.json", "w") as fh:
         json.dump(f.truth(a.shape, params), fh, indent=1, sort_keys=True)
         fh.write("\n")
+    with open(a.out + ".topology.conf", "w") as fh:
+        fh.write(slurm_topology(f.truth(a.shape, params)))
     c = f.truth(a.shape, params)["counts"]
     print(f"{a.out}.net: {c['switches']} switches, {c['cas']} CAs, {c['hosts']} hosts, {c['links']} links")
 
