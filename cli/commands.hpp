@@ -2,11 +2,10 @@
 // The subcommand table of the switchyard command.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 namespace switchyard::cli {
 

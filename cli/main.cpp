@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Entry point of the switchyard command: global flags, subcommand dispatch, exit codes.
+#include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "commands.hpp"
 
@@ -19,8 +18,9 @@ int main(int argc, char** argv) {
     std::string chosen;
     cli::register_subcommands(app, chosen);
     if (argc > 1 && argv[1][0] != '-' && !cli::is_subcommand(argv[1])) {
-        std::cerr << "switchyard: unknown subcommand '" << argv[1] << "'; valid subcommands: "
-                  << cli::subcommand_names() << "\nRun 'switchyard --help' for usage.\n";
+        std::cerr << "switchyard: unknown subcommand '" << argv[1]
+                  << "'; valid subcommands: " << cli::subcommand_names()
+                  << "\nRun 'switchyard --help' for usage.\n";
         return cli::kExitUsage;
     }
     try {

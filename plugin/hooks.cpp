@@ -35,7 +35,10 @@ Result<policy::JobOptions> resolve_options(SpankApi& api, const PluginArgs& args
 }
 
 /// setenv without overwrite; a kept user value is reported, a failure returned.
-Result<void> export_var(SpankApi& api, Logger& log, std::string_view name, const std::string& value) {
+Result<void> export_var(SpankApi& api,
+                        Logger& log,
+                        std::string_view name,
+                        const std::string& value) {
     auto r = api.setenv(name, value, /*overwrite=*/false);
     if (!r) {
         return fail(r.error());
@@ -51,12 +54,18 @@ Result<void> export_var(SpankApi& api, Logger& log, std::string_view name, const
 
 std::string_view to_string(Context c) {
     switch (c) {
-        case Context::Error: return "error";
-        case Context::Local: return "local";
-        case Context::Remote: return "remote";
-        case Context::Allocator: return "allocator";
-        case Context::Slurmd: return "slurmd";
-        case Context::JobScript: return "job_script";
+        case Context::Error:
+            return "error";
+        case Context::Local:
+            return "local";
+        case Context::Remote:
+            return "remote";
+        case Context::Allocator:
+            return "allocator";
+        case Context::Slurmd:
+            return "slurmd";
+        case Context::JobScript:
+            return "job_script";
     }
     return "?";
 }
@@ -71,7 +80,8 @@ int init(SpankApi& api, Logger& log, const PluginWords& words) {
     }
     for (const auto& spec : policy::kJobOptions) {
         if (auto r = api.register_option(spec); !r) {
-            log.error(Component::Plugin, "--" + std::string(spec.name) + ": " + r.error().message());
+            log.error(Component::Plugin,
+                      "--" + std::string(spec.name) + ": " + r.error().message());
             return failure;
         }
     }
@@ -110,8 +120,8 @@ int user_init(SpankApi& api, Logger& log, const PluginWords& words) {
 int option(int val, const char* optarg, int remote, Logger& log) {
     const auto id = policy::option_from_val(val);
     if (!id) {
-        log.error(Component::Plugin, "option callback for unknown option number " +
-                                         std::to_string(val));
+        log.error(Component::Plugin,
+                  "option callback for unknown option number " + std::to_string(val));
         return -1;
     }
     const auto& spec = policy::option_spec(*id);

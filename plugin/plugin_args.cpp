@@ -8,7 +8,8 @@ namespace switchyard::spank {
 namespace {
 
 Failure bad_word(std::string_view word, const std::string& why) {
-    return fail(Error::invalid_argument("plugstack.conf argument '" + std::string(word) + "': " + why));
+    return fail(
+        Error::invalid_argument("plugstack.conf argument '" + std::string(word) + "': " + why));
 }
 
 Result<void> apply_key(PluginArgs& args, std::string_view key, std::string_view value) {
@@ -40,7 +41,9 @@ Result<void> apply_key(PluginArgs& args, std::string_view key, std::string_view 
 
 }  // namespace
 
-std::string_view plugin_arg_keys() { return "config, stage_scope, rank_order, nccl_env, on_error"; }
+std::string_view plugin_arg_keys() {
+    return "config, stage_scope, rank_order, nccl_env, on_error";
+}
 
 Result<PluginArgs> parse_plugin_args(const std::vector<std::string_view>& words) {
     static constexpr std::string_view kKeys[] = {"config", "stage_scope", "rank_order", "nccl_env",
@@ -59,8 +62,8 @@ Result<PluginArgs> parse_plugin_args(const std::vector<std::string_view>& words)
             known = known || k == key;
         }
         if (!known) {
-            return bad_word(word, "unknown key '" + std::string(key) + "'; valid keys: " +
-                                      std::string(plugin_arg_keys()));
+            return bad_word(word, "unknown key '" + std::string(key) +
+                                      "'; valid keys: " + std::string(plugin_arg_keys()));
         }
         if (!seen.insert(key).second) {
             return bad_word(word, "key '" + std::string(key) + "' given twice");

@@ -20,9 +20,12 @@ std::array<struct spank_option, policy::kJobOptions.size()> make_option_table() 
         // The string_views view literals, which are NUL-terminated; spank.h wants char*.
         // A flag needs arginfo NULL, else --help shows "--topo-report=".
         char* arginfo = spec.has_arg ? const_cast<char*>(spec.arginfo.data()) : nullptr;
-        table[i] = {const_cast<char*>(spec.name.data()), arginfo,
-                    const_cast<char*>(spec.usage.data()), spec.has_arg ? 1 : 0,
-                    static_cast<int>(spec.id), option_callback};
+        table[i] = {const_cast<char*>(spec.name.data()),
+                    arginfo,
+                    const_cast<char*>(spec.usage.data()),
+                    spec.has_arg ? 1 : 0,
+                    static_cast<int>(spec.id),
+                    option_callback};
     }
     return table;
 }
@@ -45,12 +48,18 @@ Failure spank_failure(const char* call, spank_err_t rc) {
 
 Context SlurmSpankApi::context() const {
     switch (spank_context()) {
-        case S_CTX_LOCAL: return Context::Local;
-        case S_CTX_REMOTE: return Context::Remote;
-        case S_CTX_ALLOCATOR: return Context::Allocator;
-        case S_CTX_SLURMD: return Context::Slurmd;
-        case S_CTX_JOB_SCRIPT: return Context::JobScript;
-        case S_CTX_ERROR: break;
+        case S_CTX_LOCAL:
+            return Context::Local;
+        case S_CTX_REMOTE:
+            return Context::Remote;
+        case S_CTX_ALLOCATOR:
+            return Context::Allocator;
+        case S_CTX_SLURMD:
+            return Context::Slurmd;
+        case S_CTX_JOB_SCRIPT:
+            return Context::JobScript;
+        case S_CTX_ERROR:
+            break;
     }
     return Context::Error;
 }
@@ -99,7 +108,9 @@ std::optional<std::string> SlurmSpankApi::getenv(std::string_view name) {
     }
 }
 
-Result<SetEnv> SlurmSpankApi::setenv(std::string_view name, std::string_view value, bool overwrite) {
+Result<SetEnv> SlurmSpankApi::setenv(std::string_view name,
+                                     std::string_view value,
+                                     bool overwrite) {
     const std::string k(name);
     const std::string v(value);
     const auto rc = spank_setenv(sp_, k.c_str(), v.c_str(), overwrite ? 1 : 0);
@@ -115,15 +126,27 @@ Result<SetEnv> SlurmSpankApi::setenv(std::string_view name, std::string_view val
 void SlurmLogger::log(Level level, Component, std::string_view message) noexcept {
     const int len = message.size() > INT_MAX ? INT_MAX : static_cast<int>(message.size());
     switch (level) {
-        case Level::Error: slurm_error("switchyard: %.*s", len, message.data()); break;
-        case Level::Warning: slurm_spank_log("switchyard: warning: %.*s", len, message.data()); break;
-        case Level::Info: slurm_info("switchyard: %.*s", len, message.data()); break;
-        case Level::Verbose: slurm_verbose("switchyard: %.*s", len, message.data()); break;
-        case Level::Debug: slurm_debug("switchyard: %.*s", len, message.data()); break;
+        case Level::Error:
+            slurm_error("switchyard: %.*s", len, message.data());
+            break;
+        case Level::Warning:
+            slurm_spank_log("switchyard: warning: %.*s", len, message.data());
+            break;
+        case Level::Info:
+            slurm_info("switchyard: %.*s", len, message.data());
+            break;
+        case Level::Verbose:
+            slurm_verbose("switchyard: %.*s", len, message.data());
+            break;
+        case Level::Debug:
+            slurm_debug("switchyard: %.*s", len, message.data());
+            break;
     }
 }
 
-void slurm_error_sink(const char* line) noexcept { slurm_error("%s", line); }
+void slurm_error_sink(const char* line) noexcept {
+    slurm_error("%s", line);
+}
 
 int option_callback(int val, const char* optarg, int remote) {
     return guard("option", slurm_error_sink, -1, [&] {

@@ -63,7 +63,8 @@ Result<std::vector<std::string>> expand_ranges(std::string_view expr, std::strin
         const auto lo = parse_uint(lo_text);
         const auto hi = parse_uint(hi_text);
         if (!lo || !hi) {
-            return bad(expr, "range '" + std::string(part) + "' is not N or N-M with decimal numbers");
+            return bad(expr,
+                       "range '" + std::string(part) + "' is not N or N-M with decimal numbers");
         }
         if (*hi < *lo) {
             return bad(expr, "range '" + std::string(part) + "' goes down");

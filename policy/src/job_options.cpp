@@ -11,7 +11,8 @@ namespace {
 
 Failure bad_value(std::string_view option, std::string_view expected, std::string_view got) {
     return fail(Error::invalid_argument("--" + std::string(option) + ": expected " +
-                                        std::string(expected) + ", got '" + std::string(got) + "'"));
+                                        std::string(expected) + ", got '" + std::string(got) +
+                                        "'"));
 }
 
 bool is_profile_char(char c) {
@@ -82,9 +83,9 @@ Result<NcclEnvChoice> parse_nccl_env(std::string_view value) {
                              value.front() != '.' && value.front() != '_' &&
                              std::all_of(value.begin(), value.end(), is_profile_char);
     if (!well_formed) {
-        return bad_value("nccl-env",
-                         "auto, off, or a profile name of lower-case letters, digits, '_', '.', '-'",
-                         value);
+        return bad_value(
+            "nccl-env", "auto, off, or a profile name of lower-case letters, digits, '_', '.', '-'",
+            value);
     }
     return NcclEnvChoice{NcclEnvChoice::Kind::Profile, std::string(value)};
 }
@@ -132,26 +133,34 @@ Result<void> apply_option(JobOptions& opts, OptionId id, std::string_view value)
 
 std::string_view to_string(StageScope s) {
     switch (s) {
-        case StageScope::Leaf: return "leaf";
-        case StageScope::Group: return "group";
-        case StageScope::Any: return "any";
+        case StageScope::Leaf:
+            return "leaf";
+        case StageScope::Group:
+            return "group";
+        case StageScope::Any:
+            return "any";
     }
     return "?";
 }
 
 std::string_view to_string(RankOrder r) {
     switch (r) {
-        case RankOrder::Topology: return "topology";
-        case RankOrder::Slurm: return "slurm";
+        case RankOrder::Topology:
+            return "topology";
+        case RankOrder::Slurm:
+            return "slurm";
     }
     return "?";
 }
 
 std::string to_string(const NcclEnvChoice& c) {
     switch (c.kind) {
-        case NcclEnvChoice::Kind::Auto: return "auto";
-        case NcclEnvChoice::Kind::Off: return "off";
-        case NcclEnvChoice::Kind::Profile: return c.profile;
+        case NcclEnvChoice::Kind::Auto:
+            return "auto";
+        case NcclEnvChoice::Kind::Off:
+            return "off";
+        case NcclEnvChoice::Kind::Profile:
+            return c.profile;
     }
     return "?";
 }

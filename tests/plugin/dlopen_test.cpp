@@ -35,7 +35,9 @@ std::string format(const char* fmt, va_list ap) {
 
 // The host side of the SPANK ABI, as exported by libslurmfull in srun/slurmstepd.
 extern "C" {
-spank_context_t spank_context(void) { return g_host.ctx; }
+spank_context_t spank_context(void) {
+    return g_host.ctx;
+}
 spank_err_t spank_option_register(spank_t, struct spank_option* opt) {
     if (g_host.throw_in_register) {
         throw std::runtime_error("injected by the test host");
@@ -76,7 +78,9 @@ spank_err_t spank_setenv(spank_t, const char* var, const char* val, int overwrit
     g_host.env[var] = val;
     return static_cast<spank_err_t>(ESPANK_SUCCESS);
 }
-const char* spank_strerror(spank_err_t) { return "stub error"; }
+const char* spank_strerror(spank_err_t) {
+    return "stub error";
+}
 void slurm_error(const char* fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -150,7 +154,9 @@ TEST_CASE("dlopen: the plugin loads with RTLD_NOW and names itself", "[dlopen]")
     CHECK(std::string(p.sym<const char*>("plugin_type")) == "spank");
     CHECK(*p.sym<const unsigned*>("plugin_version") == SLURM_VERSION_NUMBER);
     CHECK(*p.sym<const unsigned*>("spank_plugin_version") == 1U);
-    CHECK(dlsym(p.handle, "_ZN10switchyard7policy21parse_pipeline_stagesESt17basic_string_viewIcSt11char_traitsIcEE") == nullptr);
+    CHECK(dlsym(p.handle,
+                "_ZN10switchyard7policy21parse_pipeline_stagesESt17basic_string_viewIcSt11char_"
+                "traitsIcEE") == nullptr);
 }
 
 TEST_CASE("dlopen: init registers the options with working callbacks", "[dlopen]") {
@@ -165,7 +171,8 @@ TEST_CASE("dlopen: init registers the options with working callbacks", "[dlopen]
     CHECK(stages->cb(stages->val, "abc", 0) == -1);
     REQUIRE_FALSE(g_host.errors.empty());
     CHECK(g_host.errors.back() ==
-          "switchyard: --pipeline-stages: expected a whole number of stages from 1 to 1024, got 'abc'");
+          "switchyard: --pipeline-stages: expected a whole number of stages from 1 to 1024, got "
+          "'abc'");
 }
 
 TEST_CASE("dlopen: a throw inside a hook becomes -1 and a log line", "[dlopen][guard]") {

@@ -12,7 +12,9 @@
 
 namespace {
 std::vector<std::string> g_lines;  // the sink must be a plain function pointer
-void capture(const char* line) noexcept { g_lines.emplace_back(line); }
+void capture(const char* line) noexcept {
+    g_lines.emplace_back(line);
+}
 }  // namespace
 
 using switchyard::spank::guard;
@@ -26,7 +28,8 @@ TEST_CASE("guard: passes through the body's return code", "[guard]") {
 
 TEST_CASE("guard: std::exception becomes error_rc and a line", "[guard]") {
     g_lines.clear();
-    const int rc = guard("task_init", capture, -1, []() -> int { throw std::runtime_error("boom"); });
+    const int rc =
+        guard("task_init", capture, -1, []() -> int { throw std::runtime_error("boom"); });
     CHECK(rc == -1);
     REQUIRE(g_lines.size() == 1);
     CHECK(g_lines[0] == "switchyard: task_init: internal error: boom");

@@ -105,13 +105,15 @@ TEST_CASE("hooks: option callback validates values", "[hooks]") {
     const int stages = static_cast<int>(policy::OptionId::PipelineStages);
     CHECK(hooks::option(stages, "8", 0, log) == 0);
     CHECK(hooks::option(stages, "abc", 0, log) == -1);
-    CHECK(log.contains(Level::Error,
-                       "--pipeline-stages: expected a whole number of stages from 1 to 1024, got 'abc'"));
+    CHECK(log.contains(
+        Level::Error,
+        "--pipeline-stages: expected a whole number of stages from 1 to 1024, got 'abc'"));
     CHECK(hooks::option(stages, nullptr, 0, log) == -1);
     CHECK(log.contains(Level::Error, "--pipeline-stages: a value is required"));
     CHECK(hooks::option(static_cast<int>(policy::OptionId::TopoReport), nullptr, 0, log) == 0);
     CHECK(hooks::option(static_cast<int>(policy::OptionId::StageScope), "rack", 1, log) == -1);
-    CHECK(log.contains(Level::Error, "--stage-scope: expected one of leaf, group, any, got 'rack'"));
+    CHECK(
+        log.contains(Level::Error, "--stage-scope: expected one of leaf, group, any, got 'rack'"));
     CHECK(hooks::option(42, "x", 0, log) == -1);
     CHECK(log.contains(Level::Error, "unknown option number 42"));
 }

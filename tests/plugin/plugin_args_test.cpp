@@ -32,8 +32,7 @@ TEST_CASE("plugin_args: errors name the word, the key and what was expected", "[
         const char* message;
     };
     const Case cases[] = {
-        {"verbose",
-         "plugstack.conf argument 'verbose': expected key=value"},
+        {"verbose", "plugstack.conf argument 'verbose': expected key=value"},
         {"conf=/x",
          "plugstack.conf argument 'conf=/x': unknown key 'conf'; valid keys: config, stage_scope, "
          "rank_order, nccl_env, on_error"},
@@ -54,5 +53,6 @@ TEST_CASE("plugin_args: errors name the word, the key and what was expected", "[
     }
     auto twice = parse_plugin_args({"config=/a", "config=/b"});
     REQUIRE_FALSE(twice);
-    CHECK(twice.error().message() == "plugstack.conf argument 'config=/b': key 'config' given twice");
+    CHECK(twice.error().message() ==
+          "plugstack.conf argument 'config=/b': key 'config' given twice");
 }

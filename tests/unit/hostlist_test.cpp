@@ -38,12 +38,8 @@ TEST_CASE("hostlist: bad expressions are named in the error", "[hostlist]") {
         const char* needle;
     };
     const Case cases[] = {
-        {"node[1-3", "never closed"},
-        {"node1-3]", "without '['"},
-        {"node[3-1]", "goes down"},
-        {"node[a-b]", "not N or N-M"},
-        {"node[1-2],,n3", "empty name"},
-        {"node[[1]]", "nested"},
+        {"node[1-3", "never closed"},  {"node1-3]", "without '['"},     {"node[3-1]", "goes down"},
+        {"node[a-b]", "not N or N-M"}, {"node[1-2],,n3", "empty name"}, {"node[[1]]", "nested"},
         {"n[0-99999999]", "too many"},
     };
     for (const auto& c : cases) {

@@ -44,7 +44,8 @@ TEST_CASE("ibnet_scan: counts records and parallel links once per cable", "[ibne
 TEST_CASE("ibnet_scan: malformed lines name file and line", "[ibnet_scan]") {
     auto no_count = scan_ibnetdiscover("\nSwitch \"S-1\"\n", "bad.txt");
     REQUIRE_FALSE(no_count);
-    CHECK_THAT(no_count.error().to_string(), Catch::StartsWith("bad.txt:2: expected 'Switch <number"));
+    CHECK_THAT(no_count.error().to_string(),
+               Catch::StartsWith("bad.txt:2: expected 'Switch <number"));
     auto orphan = scan_ibnetdiscover("[1]\t\"S-1\"[2]\n", "orphan.txt");
     REQUIRE_FALSE(orphan);
     CHECK(orphan.error().to_string() == "orphan.txt:1: port line before any Switch/Ca/Rt record");
@@ -61,8 +62,8 @@ TEST_CASE("ibnet_scan: empty input is an empty fabric", "[ibnet_scan]") {
 }
 
 TEST_CASE("ibnet_scan: real DGX H100 SuperPOD capture", "[ibnet_scan][real]") {
-    const auto path =
-        switchyard::test::real_fixtures() / "ibnetdiscover" / "topograph-dgxh100-superpod-example.out";
+    const auto path = switchyard::test::real_fixtures() / "ibnetdiscover" /
+                      "topograph-dgxh100-superpod-example.out";
     // Tests tagged [real] are registered only when ../shared/fixtures/real exists (CMake).
     REQUIRE(std::filesystem::exists(path));
     auto r = scan_ibnetdiscover(switchyard::test::slurp(path), path.string());

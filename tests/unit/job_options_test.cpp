@@ -8,7 +8,8 @@
 
 using namespace switchyard::policy;
 
-TEST_CASE("job_options: the five options of the design, with unique names and vals", "[job_options]") {
+TEST_CASE("job_options: the five options of the design, with unique names and vals",
+          "[job_options]") {
     std::set<std::string_view> names;
     std::set<int> vals;
     for (const auto& s : kJobOptions) {
@@ -29,7 +30,8 @@ TEST_CASE("job_options: pipeline stages accept 1..1024 only", "[job_options]") {
     CHECK(*parse_pipeline_stages("1") == 1U);
     CHECK(*parse_pipeline_stages("4") == 4U);
     CHECK(*parse_pipeline_stages("1024") == 1024U);
-    for (const char* bad : {"0", "1025", "abc", "-2", "2.5", "", " 4", "4x", "99999999999999999999"}) {
+    for (const char* bad :
+         {"0", "1025", "abc", "-2", "2.5", "", " 4", "4x", "99999999999999999999"}) {
         INFO(bad);
         auto r = parse_pipeline_stages(bad);
         REQUIRE_FALSE(r);

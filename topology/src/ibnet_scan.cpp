@@ -75,7 +75,8 @@ Result<IbnetCounts> scan_ibnetdiscover(std::string_view text, std::string_view s
             if (!nports || !id) {
                 return parse_error(source, line_no,
                                    "expected '" + std::string(kind) +
-                                       " <number of ports> \"<id>\"', got '" + std::string(line) + "'");
+                                       " <number of ports> \"<id>\"', got '" + std::string(line) +
+                                       "'");
             }
             current = std::string(*id);
             (kind == "Switch" ? counts.switches : kind == "Ca" ? counts.cas : counts.routers)++;
@@ -95,9 +96,9 @@ Result<IbnetCounts> scan_ibnetdiscover(std::string_view text, std::string_view s
         const auto remote = take_quoted(rest);
         const auto remote_port = take_port(rest);
         if (!port || !remote || !remote_port) {
-            return parse_error(source, line_no,
-                               "expected '[port] \"<remote id>\"[remote port]', got '" +
-                                   std::string(line) + "'");
+            return parse_error(
+                source, line_no,
+                "expected '[port] \"<remote id>\"[remote port]', got '" + std::string(line) + "'");
         }
         ++counts.port_lines;
         ends.push_back({PortEnd{current, *port}, PortEnd{std::string(*remote), *remote_port}});

@@ -42,7 +42,9 @@ public:
     static Error not_found(std::string message) {
         return {ErrorCode::NotFound, std::move(message), std::nullopt};
     }
-    static Error io(std::string message) { return {ErrorCode::Io, std::move(message), std::nullopt}; }
+    static Error io(std::string message) {
+        return {ErrorCode::Io, std::move(message), std::nullopt};
+    }
     static Error unsupported(std::string message) {
         return {ErrorCode::Unsupported, std::move(message), std::nullopt};
     }

@@ -15,24 +15,36 @@ enum class Component { Topo, Fabric, Policy, Env, Plugin, Health, Cli };
 
 [[nodiscard]] constexpr std::string_view to_string(Level level) {
     switch (level) {
-        case Level::Error: return "error";
-        case Level::Warning: return "warning";
-        case Level::Info: return "info";
-        case Level::Verbose: return "verbose";
-        case Level::Debug: return "debug";
+        case Level::Error:
+            return "error";
+        case Level::Warning:
+            return "warning";
+        case Level::Info:
+            return "info";
+        case Level::Verbose:
+            return "verbose";
+        case Level::Debug:
+            return "debug";
     }
     return "?";
 }
 
 [[nodiscard]] constexpr std::string_view to_string(Component c) {
     switch (c) {
-        case Component::Topo: return "topo";
-        case Component::Fabric: return "fabric";
-        case Component::Policy: return "policy";
-        case Component::Env: return "env";
-        case Component::Plugin: return "plugin";
-        case Component::Health: return "health";
-        case Component::Cli: return "cli";
+        case Component::Topo:
+            return "topo";
+        case Component::Fabric:
+            return "fabric";
+        case Component::Policy:
+            return "policy";
+        case Component::Env:
+            return "env";
+        case Component::Plugin:
+            return "plugin";
+        case Component::Health:
+            return "health";
+        case Component::Cli:
+            return "cli";
     }
     return "?";
 }

@@ -15,13 +15,16 @@ namespace switchyard {
 struct Failure {
     Error error;
 };
-inline Failure fail(Error e) { return Failure{std::move(e)}; }
+inline Failure fail(Error e) {
+    return Failure{std::move(e)};
+}
 
 /// A value of type T, or the Error that prevented it. Accessing the wrong side is a bug (asserts).
 template <typename T>
 class [[nodiscard]] Result {
 public:
-    Result(T value) : data_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
+    Result(T value)
+        : data_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
     Result(Failure f) : data_(std::in_place_index<1>, std::move(f.error)) {}  // NOLINT
 
     [[nodiscard]] bool has_value() const { return data_.index() == 0; }

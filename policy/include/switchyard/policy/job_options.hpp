@@ -99,9 +99,7 @@ inline constexpr std::array<OptionSpec, 5> kJobOptions{{
 
 /// Validates `value` for option `id` and stores it in `opts`. Flags ignore the value.
 /// \return the parse error of the option, whose message names the option and the value.
-[[nodiscard]] Result<void> apply_option(JobOptions& opts,
-                                        OptionId id,
-                                        std::string_view value);
+[[nodiscard]] Result<void> apply_option(JobOptions& opts, OptionId id, std::string_view value);
 
 [[nodiscard]] std::string_view to_string(StageScope s);
 [[nodiscard]] std::string_view to_string(RankOrder r);

@@ -15,9 +15,9 @@ struct IbnetCounts {
     std::size_t switches = 0;
     std::size_t cas = 0;
     std::size_t routers = 0;
-    std::size_t port_lines = 0;    ///< connected-port lines, both ends of every link
-    std::size_t links = 0;         ///< distinct cables
-    std::size_t one_sided = 0;     ///< cables seen from only one end (dangling or truncated dump)
+    std::size_t port_lines = 0;  ///< connected-port lines, both ends of every link
+    std::size_t links = 0;       ///< distinct cables
+    std::size_t one_sided = 0;   ///< cables seen from only one end (dangling or truncated dump)
 };
 
 /// Scans the default `ibnetdiscover` output (records "Switch N ...", "Ca N ...", "Rt N ..."
