@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,11 +15,15 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitProblem = 1;
 inline constexpr int kExitUsage = 2;
 
-/// One subcommand: its name, one-line summary and, until it lands, the issue that builds it.
+/// What runs after parsing: set by the chosen subcommand's callback.
+using Runner = std::function<int()>;
+
+/// One subcommand: its name, summary, how it adds its options, or the issue that builds it.
 struct Subcommand {
     std::string_view name;
     std::string_view summary;
-    std::string_view pending_issue;  ///< non-empty while not implemented
+    void (*setup)(CLI::App& cmd, Runner& run);  ///< nullptr while not implemented
+    std::string_view pending_issue;
 };
 
 /// Every subcommand, in --help order.
@@ -30,10 +35,10 @@ struct Subcommand {
 /// "discover, fabric, ..." for messages.
 [[nodiscard]] std::string subcommand_names();
 
-/// Adds every subcommand to `app`; each records into `chosen` when it is selected.
-void register_subcommands(CLI::App& app, std::string& chosen);
+/// Adds every subcommand to `app`; the chosen one sets `run`.
+void register_subcommands(CLI::App& app, Runner& run);
 
-/// Runs the chosen subcommand after parsing; returns the process exit code.
-[[nodiscard]] int run_subcommand(const std::string& chosen);
+void setup_discover(CLI::App& cmd, Runner& run);
+void setup_fabric(CLI::App& cmd, Runner& run);
 
 }  // namespace switchyard::cli

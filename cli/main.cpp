@@ -15,8 +15,8 @@ int main(int argc, char** argv) {
         "switchyard"};
     app.set_version_flag("-V,--version", std::string("switchyard ") + SWITCHYARD_VERSION_STRING);
     app.require_subcommand(0, 1);
-    std::string chosen;
-    cli::register_subcommands(app, chosen);
+    cli::Runner run;
+    cli::register_subcommands(app, run);
     if (argc > 1 && argv[1][0] != '-' && !cli::is_subcommand(argv[1])) {
         std::cerr << "switchyard: unknown subcommand '" << argv[1]
                   << "'; valid subcommands: " << cli::subcommand_names()
@@ -33,13 +33,13 @@ int main(int argc, char** argv) {
         std::cerr << "switchyard: " << e.what() << "\nRun 'switchyard --help' for usage.\n";
         return cli::kExitUsage;
     }
-    if (chosen.empty()) {
+    if (!run) {
         std::cerr << "switchyard: a subcommand is required; valid subcommands: "
                   << cli::subcommand_names() << "\nRun 'switchyard --help' for usage.\n";
         return cli::kExitUsage;
     }
     try {
-        return cli::run_subcommand(chosen);
+        return run();
     } catch (const std::exception& e) {
         std::cerr << "switchyard: internal error: " << e.what() << '\n';
         return cli::kExitProblem;

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: Apache-2.0
+// `switchyard discover`: ibnetdiscover output → fabric map, Slurm topology files, summary.
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <regex>
+
+#include "commands.hpp"
+#include "io.hpp"
+#include "switchyard/topology/classify.hpp"
+#include "switchyard/topology/slurm_writers.hpp"
+
+namespace switchyard::cli {
+namespace {
+
+namespace topo = switchyard::topology;
+
+struct DiscoverArgs {
+    std::string input;
+    std::string guid_map;
+    std::string compute_hca;
+    std::string out_dir;
+};
+
+/// Up to three details per anomaly kind, then "... and N more".
+void print_anomalies(const std::vector<topo::Anomaly>& anomalies) {
+    std::map<std::string, std::vector<const topo::Anomaly*>> by_kind;
+    for (const auto& a : anomalies) {
+        by_kind[a.kind].push_back(&a);
+    }
+    if (by_kind.empty()) {
+        std::cout << "anomalies: none\n";
+        return;
+    }
+    std::cout << "anomalies: " << anomalies.size() << "\n";
+    for (const auto& [kind, list] : by_kind) {
+        std::cout << "  " << kind << ": " << list.size() << "\n";
+        for (std::size_t i = 0; i < list.size() && i < 3; ++i) {
+            std::cout << "    " << list[i]->detail << "\n";
+        }
+        if (list.size() > 3) {
+            std::cout << "    ... and " << list.size() - 3 << " more (all listed in fabric.map)\n";
+        }
+    }
+}
+
+void print_summary(const topo::Classification& c, const std::string& source) {
+    const auto& m = c.map;
+    std::cout << "fabric: " << topo::to_string(m.kind) << ", " << m.tiers << " switch tier"
+              << (m.tiers == 1 ? "" : "s") << ", " << m.hosts.size() << " hosts, "
+              << c.stats.compute_hcas << " compute HCAs (" << c.stats.excluded_hcas
+              << " other CAs left out) from " << source << "\n";
+    std::cout << "switches:";
+    for (std::size_t t = 1; t < c.stats.switches_per_tier.size(); ++t) {
+        std::cout << (t > 1 ? "," : "") << " tier " << t << ": " << c.stats.switches_per_tier[t];
+    }
+    if (!c.stats.switches_per_tier.empty() && c.stats.switches_per_tier[0] > 0) {
+        std::cout << ", unreachable: " << c.stats.switches_per_tier[0];
+    }
+    std::cout << "\nrails: " << m.hcas.size() << " (";
+    for (std::size_t i = 0; i < m.hcas.size(); ++i) {
+        std::cout << (i > 0 ? " " : "") << m.hcas[i];
+    }
+    std::cout << ")\nscalable units: " << m.sus.size() << "\n";
+    for (const auto& g : m.groups) {
+        std::size_t hosts = 0;
+        for (const auto s : g.sus) {
+            hosts += m.sus[s].hosts.size();
+        }
+        std::cout << "  group " << g.name << ": " << g.sus.size() << " SUs, " << hosts
+                  << " hosts\n";
+    }
+    std::cout << "leaf uplinks (cables per leaf-switch pair):";
+    for (const auto& [cables, pairs] : c.stats.uplink_cables) {
+        std::cout << " " << cables << " x " << pairs << " pairs;";
+    }
+    std::cout << "\n";
+    print_anomalies(m.anomalies);
+}
+
+int run_discover(const DiscoverArgs& a) {
+    auto text = read_input(a.input);
+    if (!text) {
+        std::cerr << "switchyard discover: " << text.error().to_string() << "\n";
+        return kExitProblem;
+    }
+    const std::string source = a.input == "-" ? "<stdin>" : a.input;
+    auto graph = topo::parse_ibnetdiscover(*text, source);
+    if (!graph) {
+        std::cerr << "switchyard discover: " << graph.error().to_string() << "\n";
+        return kExitProblem;
+    }
+    topo::ClassifyOptions opt;
+    topo::GuidMap guid_map;
+    if (!a.guid_map.empty()) {
+        auto gm_text = read_input(a.guid_map);
+        auto gm = gm_text ? topo::parse_guid_map(*gm_text, a.guid_map)
+                          : Result<topo::GuidMap>(fail(gm_text.error()));
+        if (!gm) {
+            std::cerr << "switchyard discover: --guid-map: " << gm.error().to_string() << "\n";
+            return kExitProblem;
+        }
+        guid_map = std::move(*gm);
+        opt.guid_map = &guid_map;
+    }
+    if (!a.compute_hca.empty()) {
+        try {
+            opt.compute_hca = std::regex(a.compute_hca, std::regex::ECMAScript);
+        } catch (const std::regex_error& e) {
+            std::cerr << "switchyard discover: --compute-hca '" << a.compute_hca
+                      << "' is not a valid regular expression: " << e.what() << "\n";
+            return kExitUsage;
+        }
+    }
+    auto c = topo::classify(*graph, opt);
+    for (const auto& w : graph->warnings) {
+        c.map.anomalies.push_back({w.kind, w.where.to_string() + ": " + w.message});
+    }
+    print_summary(c, source);
+    if (c.map.hosts.empty()) {
+        std::cerr << "switchyard discover: no compute host is attached to a switch in " << source
+                  << "; nothing written\n";
+        return kExitProblem;
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(a.out_dir, ec);
+    if (ec) {
+        std::cerr << "switchyard discover: cannot create '" << a.out_dir << "': " << ec.message()
+                  << "\n";
+        return kExitProblem;
+    }
+    const std::string header = "Written by switchyard " SWITCHYARD_VERSION_STRING
+                               " discover from " +
+                               source + ".\nRegenerate instead of editing: switchyard discover.";
+    const std::pair<const char*, std::string> files[] = {
+        {"fabric.map",
+         topo::write_fabric_map(
+             c.map, "written by switchyard " SWITCHYARD_VERSION_STRING " discover from " + source)},
+        {"topology.conf", topo::write_topology_conf(c.map, header)},
+        {"topology-block.conf", topo::write_topology_block(c.map, header)},
+        {"topology.yaml", topo::write_topology_yaml(c.map, header)},
+        {"node-features.conf", topo::write_node_features(c.map, header)},
+        {"node-features.sh", topo::write_feature_commands(c.map, header)},
+    };
+    std::cout << "wrote:";
+    for (const auto& [name, content] : files) {
+        const auto path = (std::filesystem::path(a.out_dir) / name).string();
+        if (auto r = write_file_atomic(path, content); !r) {
+            std::cerr << "\nswitchyard discover: " << r.error().to_string() << "\n";
+            return kExitProblem;
+        }
+        std::cout << " " << name;
+    }
+    std::cout << " (in " << a.out_dir << ")\n";
+    return kExitOk;
+}
+
+}  // namespace
+
+void setup_discover(CLI::App& cmd, Runner& run) {
+    auto args = std::make_shared<DiscoverArgs>();
+    cmd.footer(
+        "\nExamples:\n"
+        "  ibnetdiscover > fabric.txt && switchyard discover --ibnetdiscover fabric.txt -o out/\n"
+        "  switchyard discover --ibnetdiscover fabric.txt --guid-map guids.txt "
+        "--compute-hca 'mlx5_[0-7]' -o /etc/slurm/switchyard\n");
+    cmd.add_option("--ibnetdiscover", args->input,
+                   "ibnetdiscover output (default or -p format); - for stdin")
+        ->required();
+    cmd.add_option("--guid-map", args->guid_map,
+                   "lines '<guid> <host> [<hca>]' naming HCAs whose description names no host");
+    cmd.add_option(
+        "--compute-hca", args->compute_hca,
+        "regular expression of compute HCA names, e.g. 'mlx5_[0-7]'; others are left out");
+    cmd.add_option("-o,--output", args->out_dir, "directory for fabric.map and the Slurm files")
+        ->required();
+    cmd.callback([&run, args] { run = [args] { return run_discover(*args); }; });
+}
+
+}  // namespace switchyard::cli

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+// File helpers for the CLI.
+#include "io.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+namespace switchyard::cli {
+
+Result<std::string> read_input(const std::string& path) {
+    if (path == "-") {
+        std::ostringstream s;
+        s << std::cin.rdbuf();
+        return s.str();
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        return fail(Error::io("cannot read '" + path + "': " + std::strerror(errno)));
+    }
+    std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) {
+        return fail(Error::io("error while reading '" + path + "'"));
+    }
+    return data;
+}
+
+Result<void> write_file_atomic(const std::string& path, std::string_view content) {
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) {
+            return fail(Error::io("cannot write '" + tmp + "': " + std::strerror(errno)));
+        }
+        out.write(content.data(), static_cast<std::streamsize>(content.size()));
+        out.flush();
+        if (!out) {
+            std::remove(tmp.c_str());
+            return fail(Error::io("error while writing '" + tmp + "'"));
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        const std::string why = std::strerror(errno);
+        std::remove(tmp.c_str());
+        return fail(Error::io("cannot rename '" + tmp + "' to '" + path + "': " + why));
+    }
+    return {};
+}
+
+}  // namespace switchyard::cli

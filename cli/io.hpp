@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: Apache-2.0
+// File helpers for the CLI: read a file or stdin, write a file atomically, with messages that
+// name the path.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "switchyard/common/result.hpp"
+
+namespace switchyard::cli {
+
+/// The bytes of `path`, or of standard input for "-".
+[[nodiscard]] Result<std::string> read_input(const std::string& path);
+
+/// Writes `content` to `path` through a temporary file and rename, so readers (the plugin at
+/// step launch) never see a half-written file.
+[[nodiscard]] Result<void> write_file_atomic(const std::string& path, std::string_view content);
+
+}  // namespace switchyard::cli

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+// Classification of a FabricGraph from its cabling alone: compute hosts, leaves, tiers,
+// scalable units, pods/groups, rails; every dirty record reported as an anomaly.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <regex>
+#include <string>
+#include <unordered_map>
+
+#include "switchyard/common/result.hpp"
+#include "switchyard/topology/fabric_graph.hpp"
+#include "switchyard/topology/fabric_map.hpp"
+
+namespace switchyard::topology {
+
+/// What a GUID→host map says about one node or port GUID.
+struct GuidEntry {
+    std::string host;
+    std::string hca;  ///< empty when the map line had no device
+};
+
+using GuidMap = std::unordered_map<std::uint64_t, GuidEntry>;
+
+/// Parses "<guid> <host> [<hca>]" lines (node or port GUIDs; '#' comments and blank lines
+/// allowed), as gathered per node from /sys/class/infiniband/*/node_guid or `ibstat -p`.
+/// \return the map, or Error::parse with source:line for a bad GUID, a missing host, extra
+///         fields, or one GUID given two different hosts.
+[[nodiscard]] Result<GuidMap> parse_guid_map(std::string_view text, std::string_view source);
+
+struct ClassifyOptions {
+    const GuidMap* guid_map = nullptr;  ///< optional
+    /// HCA device names that belong to the compute fabric (e.g. "mlx5_[0-7]"); others are
+    /// storage/management HCAs and never shape the compute topology. nullopt: all HCAs.
+    std::optional<std::regex> compute_hca;
+};
+
+/// Facts for the discover summary that the map file does not keep.
+struct ClassifyStats {
+    std::vector<std::size_t> switches_per_tier;  ///< [0] = unreachable, [1] = leaves, ...
+    /// cables per (leaf, upper switch) pair → how many such pairs; {2: 62} = all doubled
+    std::vector<std::pair<std::uint32_t, std::size_t>> uplink_cables;
+    std::size_t compute_hcas = 0;
+    std::size_t excluded_hcas = 0;  ///< SHARP, unnamed, placeholder, non-compute, isolated
+};
+
+struct Classification {
+    FabricMap map;
+    ClassifyStats stats;
+};
+
+/// Classifies the fabric. Deterministic: the same graph and options give the same map.
+[[nodiscard]] Classification classify(const FabricGraph& graph, const ClassifyOptions& options);
+
+}  // namespace switchyard::topology

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+// FabricMap: the classified fabric (groups → scalable units → leaves → hosts and their rails),
+// and its versioned text file, which the plugin reads at every step launch.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "switchyard/common/result.hpp"
+
+namespace switchyard::topology {
+
+/// What the cabling says the fabric is.
+enum class FabricKind {
+    Empty,          ///< no compute host is attached to a switch
+    FatTree,        ///< one group: leaves (or rail leaf groups) under a common spine layer
+    FatTree3,       ///< pods of leaves + aggregation switches under a core layer
+    DragonflyPlus,  ///< groups (leaf–spine Clos) joined by spine-to-spine global links
+    Islands,        ///< several groups with no path between them
+};
+
+[[nodiscard]] std::string_view to_string(FabricKind k);
+[[nodiscard]] std::optional<FabricKind> fabric_kind_from_string(std::string_view s);
+
+struct MapSwitch {
+    std::string name;  ///< switch name from its description, else "sw-<guid hex>"
+    std::uint64_t guid = 0;
+    std::uint32_t tier = 0;  ///< 1 = leaf (serves hosts), 2 = above leaves, ...; 0 = unreachable
+};
+
+/// One HCA of a host: its rail (device name) and the leaf its cable reaches.
+struct MapRail {
+    std::uint32_t hca = 0;     ///< index into FabricMap::hcas
+    std::uint32_t leaf = 0;    ///< index into FabricMap::switches
+    std::uint32_t cables = 1;  ///< parallel cables between this HCA and the leaf
+};
+
+struct MapHost {
+    std::string name;
+    std::uint32_t su = 0;          ///< index into FabricMap::sus
+    std::uint32_t rail_begin = 0;  ///< first rail in FabricMap::rails
+    std::uint32_t rail_count = 0;
+};
+
+/// A scalable unit: the leaves that serve the same hosts (one leaf in a plain fat tree).
+struct MapSu {
+    std::string name;
+    std::uint32_t group = 0;            ///< index into FabricMap::groups
+    std::vector<std::uint32_t> leaves;  ///< switch indices
+    std::vector<std::uint32_t> hosts;   ///< host indices (derived; not stored in the file)
+};
+
+/// A Dragonfly+ group or fat-tree pod (the whole fabric for a 2-level fat tree).
+struct MapGroup {
+    std::string name;
+    std::vector<std::uint32_t> sus;  ///< derived; not stored in the file
+};
+
+struct Anomaly {
+    std::string kind;    ///< stable word, e.g. unnamed-hca, sharp-node, missing-rail
+    std::string detail;  ///< names hosts, GUIDs, switches
+};
+
+struct FabricMap {
+    FabricKind kind = FabricKind::Empty;
+    std::uint32_t tiers = 0;
+    std::vector<std::string> hcas;  ///< rail device names, sorted
+    std::vector<MapSwitch> switches;
+    std::vector<MapGroup> groups;
+    std::vector<MapSu> sus;
+    std::vector<MapHost> hosts;  ///< sorted by name
+    std::vector<MapRail> rails;
+    std::vector<Anomaly> anomalies;
+
+    /// The host called `name`, or nullptr (binary search).
+    [[nodiscard]] const MapHost* find_host(std::string_view name) const;
+    [[nodiscard]] std::span<const MapRail> rails_of(const MapHost& h) const {
+        return {rails.data() + h.rail_begin, h.rail_count};
+    }
+};
+
+/// Current version of the map file format.
+inline constexpr int kFabricMapVersion = 1;
+
+/// Writes the map file: "switchyard-fabric-map 1", then kind, tiers, switch, group, su, host
+/// and anomaly lines, one object per line, sorted, so two maps diff meaningfully.
+[[nodiscard]] std::string write_fabric_map(const FabricMap& map, std::string_view comment);
+
+/// Reads a map file. Validates everything: the version line, line shapes, references to
+/// switches/SUs/groups defined earlier, duplicate names, hosts in sorted order.
+/// \return the map, or Error::parse naming source:line and the expected form.
+[[nodiscard]] Result<FabricMap> read_fabric_map(std::string_view text, std::string_view source);
+
+}  // namespace switchyard::topology

@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fabric classification from cabling: hosts and rails, leaves and tiers, scalable units
+// (leaves sharing hosts), pods/groups (SUs sharing the switches above their leaves).
+#include "switchyard/topology/classify.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "fabric_names.hpp"
+#include "switchyard/common/strings.hpp"
+
+namespace switchyard::topology {
+namespace {
+
+constexpr std::uint32_t kSharpDevid = 0xcf09;
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+/// Union-find over dense indices; the smallest index represents its set.
+class Disjoint {
+public:
+    explicit Disjoint(std::size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0U); }
+    std::uint32_t find(std::uint32_t x) {
+        while (parent_[x] != x) {
+            parent_[x] = parent_[parent_[x]];
+            x = parent_[x];
+        }
+        return x;
+    }
+    void join(std::uint32_t a, std::uint32_t b) {
+        a = find(a);
+        b = find(b);
+        if (a != b) {
+            parent_[std::max(a, b)] = std::min(a, b);
+        }
+    }
+
+private:
+    std::vector<std::uint32_t> parent_;
+};
+
+struct RawRail {
+    std::string hca;
+    NodeIndex leaf;
+    std::uint32_t cables;
+};
+using HostTable = std::map<std::string, std::vector<RawRail>>;
+
+bool is_placeholder_host(std::string_view h) {
+    static constexpr std::string_view kPlaceholders[] = {
+        "localhost", "localhost.localdomain", "ubuntu", "debian", "(none)", "linux"};
+    return std::find(std::begin(kPlaceholders), std::end(kPlaceholders), h) !=
+           std::end(kPlaceholders);
+}
+
+/// Factory descriptions carry no host: "MT4129 ConnectX7   Mellanox Technologies".
+bool is_factory_ca_desc(std::string_view d) {
+    d = trim(d);
+    return d.empty() || d.find("Mellanox Technologies") != std::string_view::npos ||
+           (d.size() > 2 && d.starts_with("MT") &&
+            std::isdigit(static_cast<unsigned char>(d[2])) != 0);
+}
+
+class Classifier {
+public:
+    Classifier(const FabricGraph& g, const ClassifyOptions& opt, Classification& out)
+        : g_(g), opt_(opt), map_(out.map), stats_(out.stats) {}
+
+    void run() {
+        const auto hosts = find_hosts();
+        compute_tiers(hosts);
+        build_switches();
+        build_hosts_and_sus(hosts);
+        build_groups();
+    }
+
+private:
+    const FabricGraph& g_;
+    const ClassifyOptions& opt_;
+    FabricMap& map_;
+    ClassifyStats& stats_;
+    std::map<std::string, bool> compute_cache_;
+    std::vector<std::uint32_t> tier_;          // per graph node
+    std::vector<std::uint32_t> switch_index_;  // graph node → map switch
+
+    void anomaly(std::string kind, std::string detail) {
+        map_.anomalies.push_back({std::move(kind), std::move(detail)});
+    }
+
+    bool is_compute_hca(const std::string& hca) {
+        if (!opt_.compute_hca || hca == "unknown") {
+            return true;
+        }
+        auto [it, inserted] = compute_cache_.try_emplace(hca, false);
+        if (inserted) {
+            it->second = std::regex_match(hca, *opt_.compute_hca);
+        }
+        return it->second;
+    }
+
+    /// "0x… (on 'leaf desc' port N)" so an admin can find the cable.
+    [[nodiscard]] std::string where(NodeIndex ca) const {
+        std::string s = format_guid(g_.nodes[ca].guid);
+        for (const auto& p : g_.nodes[ca].ports) {
+            if (p.remote != kNoNode) {
+                return s + " (on '" + g_.nodes[p.remote].desc + "' port " +
+                       std::to_string(p.remote_port) + ")";
+            }
+        }
+        return s;
+    }
+
+    [[nodiscard]] const GuidEntry* lookup(NodeIndex ca) const {
+        if (opt_.guid_map == nullptr) {
+            return nullptr;
+        }
+        const auto& node = g_.nodes[ca];
+        auto find = [&](std::uint64_t guid) -> const GuidEntry* {
+            const auto it = opt_.guid_map->find(guid);
+            return it == opt_.guid_map->end() ? nullptr : &it->second;
+        };
+        if (const auto* e = find(node.guid)) {
+            return e;
+        }
+        for (const auto& p : node.ports) {  // real CX-7: port GUID = node GUID; ibsim: + port
+            for (const auto guid : {p.port_guid, node.guid + p.port}) {
+                if (const auto* e = guid != 0 ? find(guid) : nullptr) {
+                    return e;
+                }
+            }
+        }
+        return nullptr;
+    }
+
+    /// Host and HCA of a CA, or nullopt (and an anomaly) when it is not a usable compute HCA.
+    std::optional<std::pair<std::string, std::string>> identify(NodeIndex ca) {
+        const auto& node = g_.nodes[ca];
+        if (node.devid == kSharpDevid || node.desc.find("Aggregation Node") != std::string::npos) {
+            anomaly("sharp-node", where(ca) + ": SHARP aggregation node, not a host");
+            return std::nullopt;
+        }
+        const auto desc = trim(node.desc);
+        const auto blank = desc.find_first_of(" \t");
+        const auto host = desc.substr(0, blank);
+        const auto hca =
+            blank == std::string_view::npos ? std::string_view{} : trim(desc.substr(blank));
+        const bool factory = is_factory_ca_desc(desc);
+        if (const auto* e = lookup(ca)) {
+            std::string h =
+                e->hca.empty() ? (factory || hca.empty() ? "unknown" : std::string(hca)) : e->hca;
+            if (factory || is_placeholder_host(host)) {
+                anomaly("resolved-by-guid-map", where(ca) + ": '" + node.desc + "' is " + e->host +
+                                                    " " + h + " by the GUID map");
+            }
+            return std::pair(e->host, std::move(h));
+        }
+        if (factory) {
+            anomaly("unnamed-hca", where(ca) + ": description '" + node.desc +
+                                       "' names no host, and no GUID-map entry");
+            return std::nullopt;
+        }
+        if (is_placeholder_host(host)) {
+            anomaly("placeholder-host", where(ca) + ": description '" + node.desc +
+                                            "' has a placeholder host name, and no GUID-map entry");
+            return std::nullopt;
+        }
+        return std::pair(std::string(host),
+                         hca.empty() ? std::string("unknown") : std::string(hca));
+    }
+
+    HostTable find_hosts() {
+        HostTable hosts;
+        std::map<std::pair<std::string, std::string>, NodeIndex> seen;
+        std::map<std::string, std::size_t> non_compute;
+        for (NodeIndex i = 0; i < g_.nodes.size(); ++i) {
+            if (g_.nodes[i].kind != NodeKind::Ca) {
+                continue;
+            }
+            auto id = identify(i);
+            if (id && !is_compute_hca(id->second)) {
+                ++non_compute[id->second];
+                id.reset();
+            } else if (id) {
+                if (auto [it, fresh] = seen.try_emplace(*id, i); !fresh) {
+                    anomaly("duplicate-hca", where(i) + ": '" + id->first + " " + id->second +
+                                                 "' is already " +
+                                                 format_guid(g_.nodes[it->second].guid));
+                    id.reset();
+                }
+            }
+            if (!id || !add_rails(hosts, i, *id)) {
+                ++stats_.excluded_hcas;
+                continue;
+            }
+            ++stats_.compute_hcas;
+        }
+        for (const auto& [hca, count] : non_compute) {
+            anomaly("non-compute-hca", std::to_string(count) + " HCA(s) named '" + hca +
+                                           "' left out by the compute-HCA selector");
+        }
+        return hosts;
+    }
+
+    bool add_rails(HostTable& hosts, NodeIndex ca, const std::pair<std::string, std::string>& id) {
+        std::map<NodeIndex, std::uint32_t> by_leaf;
+        for (const auto& p : g_.nodes[ca].ports) {
+            if (p.remote != kNoNode && g_.nodes[p.remote].kind == NodeKind::Switch) {
+                ++by_leaf[p.remote];
+            }
+        }
+        if (by_leaf.empty()) {
+            anomaly("isolated-hca",
+                    where(ca) + ": " + id.first + " " + id.second + " has no cable to a switch");
+            return false;
+        }
+        auto& rails = hosts[id.first];
+        for (const auto& [leaf, cables] : by_leaf) {  // a dual-homed HCA gives one rail per leaf
+            rails.push_back({by_leaf.size() == 1 ? id.second : id.second + "@" + g_.nodes[leaf].id,
+                             leaf, cables});
+        }
+        return true;
+    }
+
+    void compute_tiers(const HostTable& hosts) {
+        tier_.assign(g_.nodes.size(), 0);
+        std::deque<NodeIndex> queue;
+        for (const auto& [host, rails] : hosts) {
+            for (const auto& r : rails) {
+                if (tier_[r.leaf] == 0) {
+                    tier_[r.leaf] = 1;
+                    queue.push_back(r.leaf);
+                }
+            }
+        }
+        while (!queue.empty()) {
+            const auto s = queue.front();
+            queue.pop_front();
+            for (const auto& p : g_.nodes[s].ports) {
+                if (p.remote != kNoNode && g_.nodes[p.remote].kind == NodeKind::Switch &&
+                    tier_[p.remote] == 0) {
+                    tier_[p.remote] = tier_[s] + 1;
+                    queue.push_back(p.remote);
+                }
+            }
+        }
+    }
+
+    /// Every switch, named, sorted by tier (unreachable last) then name.
+    void build_switches() {
+        std::vector<NodeIndex> nodes;
+        for (NodeIndex i = 0; i < g_.nodes.size(); ++i) {
+            if (g_.nodes[i].kind == NodeKind::Switch) {
+                nodes.push_back(i);
+            }
+        }
+        const auto names = name_switches(g_, nodes, map_.anomalies);
+        std::vector<std::uint32_t> order(nodes.size());
+        std::iota(order.begin(), order.end(), 0U);
+        auto key = [&](std::uint32_t k) {
+            const auto t = tier_[nodes[k]];
+            return std::pair(t == 0 ? kNone : t, std::string_view(names[k]));
+        };
+        std::sort(order.begin(), order.end(), [&](auto a, auto b) { return key(a) < key(b); });
+        switch_index_.assign(g_.nodes.size(), kNone);
+        for (const auto k : order) {
+            const auto n = nodes[k];
+            switch_index_[n] = static_cast<std::uint32_t>(map_.switches.size());
+            map_.switches.push_back({names[k], g_.nodes[n].guid, tier_[n]});
+            map_.tiers = std::max(map_.tiers, tier_[n]);
+            if (stats_.switches_per_tier.size() <= tier_[n]) {
+                stats_.switches_per_tier.resize(tier_[n] + 1, 0);
+            }
+            ++stats_.switches_per_tier[tier_[n]];
+            if (tier_[n] == 0) {
+                anomaly("unreachable-switch",
+                        "'" + names[k] + "' (" + format_guid(g_.nodes[n].guid) +
+                            ") has no path to a leaf that serves a compute host");
+            }
+        }
+    }
+
+    void build_hosts_and_sus(const HostTable& hosts) {
+        std::set<std::string> hcas;
+        for (const auto& [host, rails] : hosts) {
+            for (const auto& r : rails) {
+                hcas.insert(r.hca);
+            }
+        }
+        map_.hcas.assign(hcas.begin(), hcas.end());
+        Disjoint leaves(map_.switches.size());
+        for (const auto& [host, rails] : hosts) {
+            MapHost h{host, 0, static_cast<std::uint32_t>(map_.rails.size()),
+                      static_cast<std::uint32_t>(rails.size())};
+            for (const auto& r : rails) {
+                const auto hca = static_cast<std::uint32_t>(
+                    std::lower_bound(map_.hcas.begin(), map_.hcas.end(), r.hca) -
+                    map_.hcas.begin());
+                map_.rails.push_back({hca, switch_index_[r.leaf], r.cables});
+                leaves.join(switch_index_[rails.front().leaf], switch_index_[r.leaf]);
+            }
+            std::sort(map_.rails.begin() + h.rail_begin, map_.rails.end(),
+                      [](const MapRail& a, const MapRail& b) { return a.hca < b.hca; });
+            map_.hosts.push_back(std::move(h));
+        }
+        // SUs in the order of their first host (hosts are sorted by name): deterministic.
+        std::vector<std::uint32_t> su_of_root(map_.switches.size(), kNone);
+        for (std::uint32_t hi = 0; hi < map_.hosts.size(); ++hi) {
+            auto& h = map_.hosts[hi];
+            const auto root = leaves.find(map_.rails[h.rail_begin].leaf);
+            if (su_of_root[root] == kNone) {
+                su_of_root[root] = static_cast<std::uint32_t>(map_.sus.size());
+                map_.sus.emplace_back();
+            }
+            h.su = su_of_root[root];
+            map_.sus[h.su].hosts.push_back(hi);
+        }
+        for (std::uint32_t s = 0; s < map_.switches.size(); ++s) {
+            if (map_.switches[s].tier == 1) {
+                map_.sus[su_of_root[leaves.find(s)]].leaves.push_back(s);
+            }
+        }
+        name_sus(map_);
+        report_missing_rails();
+    }
+
+    /// A host with fewer rails than its SU offers is reported with the rails it lacks.
+    void report_missing_rails() {
+        for (const auto& su : map_.sus) {
+            std::set<std::uint32_t> offered;
+            for (const auto hi : su.hosts) {
+                for (const auto& r : map_.rails_of(map_.hosts[hi])) {
+                    offered.insert(r.hca);
+                }
+            }
+            for (const auto hi : su.hosts) {
+                std::set<std::uint32_t> missing = offered;
+                for (const auto& r : map_.rails_of(map_.hosts[hi])) {
+                    missing.erase(r.hca);
+                }
+                if (missing.empty()) {
+                    continue;
+                }
+                std::vector<std::string> names;
+                for (const auto m : missing) {
+                    names.push_back(map_.hcas[m]);
+                }
+                anomaly("missing-rail", map_.hosts[hi].name + " in SU " + su.name + " has no " +
+                                            join(names, ", ") + " (its SU has " +
+                                            std::to_string(offered.size()) + " rails)");
+            }
+        }
+    }
+
+    void build_groups() {
+        const auto nsus = map_.sus.size();
+        Disjoint groups(nsus + map_.switches.size());  // SUs, then switches shifted by nsus
+        std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> uplinks;
+        for (std::uint32_t s = 0; s < nsus; ++s) {
+            for (const auto leaf : map_.sus[s].leaves) {
+                for (const auto& p : g_.nodes[leaf_node(leaf)].ports) {
+                    const auto up = p.remote == kNoNode ? kNone : switch_index_[p.remote];
+                    if (up != kNone && map_.switches[up].tier == 2) {
+                        groups.join(s, static_cast<std::uint32_t>(nsus + up));
+                        ++uplinks[{leaf, up}];
+                    }
+                }
+            }
+        }
+        report_uplinks(uplinks);
+        std::vector<std::uint32_t> group_of_root(nsus + map_.switches.size(), kNone);
+        for (std::uint32_t s = 0; s < nsus; ++s) {
+            const auto root = groups.find(s);
+            if (group_of_root[root] == kNone) {
+                group_of_root[root] = static_cast<std::uint32_t>(map_.groups.size());
+                map_.groups.emplace_back();
+            }
+            map_.sus[s].group = group_of_root[root];
+            map_.groups[map_.sus[s].group].sus.push_back(s);
+        }
+        std::vector<std::uint32_t> group_of_switch(map_.switches.size(), kNone);
+        for (std::uint32_t w = 0; w < map_.switches.size(); ++w) {
+            const auto root = groups.find(static_cast<std::uint32_t>(nsus + w));
+            group_of_switch[w] = root < group_of_root.size() ? group_of_root[root] : kNone;
+        }
+        name_groups(map_, group_of_switch);
+        map_.kind = fabric_kind(group_of_switch);
+        if (map_.kind == FabricKind::Islands) {
+            anomaly("disconnected",
+                    std::to_string(map_.groups.size()) + " groups with no cable path between them");
+        }
+    }
+
+    /// Histogram of cables per (leaf, upper switch) pair; pairs below the most common count
+    /// (a cable down or missing) are anomalies.
+    void report_uplinks(
+        const std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t>& uplinks) {
+        std::map<std::uint32_t, std::size_t> histogram;
+        for (const auto& [pair, cables] : uplinks) {
+            ++histogram[cables];
+        }
+        stats_.uplink_cables.assign(histogram.begin(), histogram.end());
+        if (histogram.size() < 2) {
+            return;
+        }
+        const auto mode =
+            std::max_element(histogram.begin(), histogram.end(), [](auto& a, auto& b) {
+                return a.second < b.second;
+            })->first;
+        for (const auto& [pair, cables] : uplinks) {
+            if (cables < mode) {
+                anomaly("uneven-uplinks",
+                        "'" + map_.switches[pair.first].name + "' to '" +
+                            map_.switches[pair.second].name + "': " + std::to_string(cables) +
+                            " cable(s), most leaf pairs have " + std::to_string(mode));
+            }
+        }
+    }
+
+    [[nodiscard]] NodeIndex leaf_node(std::uint32_t map_switch) const {
+        // switch_index_ is the only mapping; invert lazily once.
+        if (node_of_switch_.empty()) {
+            node_of_switch_.assign(map_.switches.size(), kNoNode);
+            for (NodeIndex n = 0; n < switch_index_.size(); ++n) {
+                if (switch_index_[n] != kNone) {
+                    node_of_switch_[switch_index_[n]] = n;
+                }
+            }
+        }
+        return node_of_switch_[map_switch];
+    }
+    mutable std::vector<NodeIndex> node_of_switch_;
+
+    /// Several groups: Dragonfly+ when tier-2 switches of different groups are cabled to each
+    /// other (global links); a 3-level fat tree when a higher tier joins them; else islands.
+    [[nodiscard]] FabricKind fabric_kind(const std::vector<std::uint32_t>& group_of_switch) const {
+        if (map_.hosts.empty()) {
+            return FabricKind::Empty;
+        }
+        if (map_.groups.size() == 1) {
+            return FabricKind::FatTree;
+        }
+        bool global = false;
+        for (std::uint32_t w = 0; w < map_.switches.size() && !global; ++w) {
+            if (map_.switches[w].tier != 2) {
+                continue;
+            }
+            for (const auto& p : g_.nodes[leaf_node(w)].ports) {
+                const auto o = p.remote == kNoNode ? kNone : switch_index_[p.remote];
+                if (o != kNone && map_.switches[o].tier == 2 &&
+                    group_of_switch[o] != group_of_switch[w]) {
+                    global = true;
+                    break;
+                }
+            }
+        }
+        if (global) {
+            return FabricKind::DragonflyPlus;
+        }
+        return map_.tiers >= 3 ? FabricKind::FatTree3 : FabricKind::Islands;
+    }
+};
+
+}  // namespace
+
+Result<GuidMap> parse_guid_map(std::string_view text, std::string_view source) {
+    GuidMap out;
+    std::uint32_t line_no = 0;
+    for (auto line : split(text, '\n')) {
+        ++line_no;
+        line = trim(line.substr(0, line.find('#')));
+        if (line.empty()) {
+            continue;
+        }
+        std::vector<std::string_view> f;
+        for (auto w : split(line, ' ')) {
+            for (auto x : split(w, '\t')) {
+                if (!x.empty()) {
+                    f.push_back(x);
+                }
+            }
+        }
+        auto bad = [&](const std::string& why) {
+            return fail(Error::parse(
+                SourceLoc{std::string(source), line_no, 0},
+                why + "; expected '<guid> <host> [<hca>]', got '" + std::string(line) + "'"));
+        };
+        const auto guid = parse_guid(f[0]);
+        if (!guid) {
+            return bad("'" + std::string(f[0]) + "' is not a GUID");
+        }
+        if (f.size() < 2 || f.size() > 3) {
+            return bad(f.size() < 2 ? "no host" : "too many fields");
+        }
+        GuidEntry e{std::string(f[1]), f.size() == 3 ? std::string(f[2]) : std::string()};
+        auto [it, fresh] = out.try_emplace(*guid, e);
+        if (!fresh && it->second.host != e.host) {
+            return bad("GUID " + format_guid(*guid) + " was already given to host '" +
+                       it->second.host + "'");
+        }
+    }
+    return out;
+}
+
+Classification classify(const FabricGraph& graph, const ClassifyOptions& options) {
+    Classification out;
+    Classifier(graph, options, out).run();
+    return out;
+}
+
+}  // namespace switchyard::topology

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: Apache-2.0
+// The fabric map file: writer and validating reader (fast: the plugin reads it per step).
+#include "switchyard/topology/fabric_map.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <unordered_map>
+
+#include "switchyard/topology/fabric_graph.hpp"
+
+namespace switchyard::topology {
+namespace {
+
+constexpr std::string_view kMagic = "switchyard-fabric-map";
+
+/// Splits a line on single spaces into at most `max` fields; the last takes the rest.
+std::size_t fields(std::string_view line, std::string_view* out, std::size_t max) {
+    std::size_t n = 0;
+    while (!line.empty() && n < max) {
+        if (n + 1 == max) {
+            out[n++] = line;
+            break;
+        }
+        const auto sp = line.find(' ');
+        out[n++] = line.substr(0, sp);
+        if (sp == std::string_view::npos) {
+            break;
+        }
+        line.remove_prefix(sp + 1);
+    }
+    return n;
+}
+
+class Reader {
+public:
+    Reader(std::string_view text, std::string_view source) : text_(text), source_(source) {}
+
+    Result<FabricMap> run() {
+        std::string_view line;
+        if (!next(line) || !check_version(line)) {
+            return fail(error_);
+        }
+        while (next(line)) {
+            if (line.empty() || line.front() == '#') {
+                continue;
+            }
+            if (!dispatch(line)) {
+                return fail(error_);
+            }
+        }
+        for (std::uint32_t s = 0; s < map_.sus.size(); ++s) {
+            map_.groups[map_.sus[s].group].sus.push_back(s);
+        }
+        return std::move(map_);
+    }
+
+private:
+    std::string_view text_;
+    std::string_view source_;
+    std::size_t pos_ = 0;
+    std::uint32_t line_no_ = 0;
+    Error error_ = Error::internal("");
+    FabricMap map_;
+    std::unordered_map<std::string_view, std::uint32_t> switch_by_name_;
+    std::unordered_map<std::string_view, std::uint32_t> su_by_name_;
+    std::unordered_map<std::string_view, std::uint32_t> group_by_name_;
+    std::vector<std::uint32_t> prev_rails_;  // leaf per rail of the previous host line
+    std::vector<std::string_view> prev_rail_text_;
+
+    bool next(std::string_view& line) {
+        if (pos_ >= text_.size()) {
+            return false;
+        }
+        const auto* start = text_.data() + pos_;
+        const auto* nl = static_cast<const char*>(std::memchr(start, '\n', text_.size() - pos_));
+        const auto len = nl != nullptr ? static_cast<std::size_t>(nl - start) : text_.size() - pos_;
+        line = std::string_view(start, len);
+        pos_ += len + 1;
+        ++line_no_;
+        return true;
+    }
+
+    bool bad(const std::string& message) {
+        error_ = Error::parse(SourceLoc{std::string(source_), line_no_, 0}, message);
+        return false;
+    }
+
+    bool check_version(std::string_view line) {
+        std::string_view f[3];
+        const auto n = fields(line, f, 3);
+        if (n != 2 || f[0] != kMagic) {
+            return bad(
+                "expected '" + std::string(kMagic) + " " + std::to_string(kFabricMapVersion) +
+                "' on the first line; is this a fabric map written by 'switchyard discover'?");
+        }
+        if (f[1] != std::to_string(kFabricMapVersion)) {
+            return bad("fabric map version " + std::string(f[1]) +
+                       " is not supported; this switchyard reads version " +
+                       std::to_string(kFabricMapVersion) + " (re-run 'switchyard discover')");
+        }
+        return true;
+    }
+
+    template <typename Map>
+    bool lookup(const Map& m, std::string_view name, std::string_view what, std::uint32_t& out) {
+        const auto it = m.find(name);
+        if (it == m.end()) {
+            return bad(std::string(what) + " '" + std::string(name) +
+                       "' is not defined above this line");
+        }
+        out = it->second;
+        return true;
+    }
+
+    template <typename Map>
+    bool define(Map& m, std::string_view name, std::string_view what, std::uint32_t index) {
+        if (name.empty()) {
+            return bad(std::string(what) + " without a name");
+        }
+        if (!m.emplace(name, index).second) {
+            return bad(std::string(what) + " '" + std::string(name) + "' is defined twice");
+        }
+        return true;
+    }
+
+    static std::optional<std::uint32_t> number(std::string_view s) {
+        std::uint32_t v = 0;
+        const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec != std::errc{} || p != s.data() + s.size()) {
+            return std::nullopt;
+        }
+        return v;
+    }
+
+    bool dispatch(std::string_view line) {
+        std::string_view f[5];
+        const auto sp = line.find(' ');
+        const auto key = line.substr(0, sp);
+        const auto rest = sp == std::string_view::npos ? std::string_view{} : line.substr(sp + 1);
+        if (key == "host") {
+            return host_line(rest);
+        }
+        if (key == "switch") {
+            const auto n = fields(rest, f, 4);
+            const auto guid = n == 3 ? parse_guid(f[1]) : std::nullopt;
+            const auto tier = n == 3 ? number(f[2]) : std::nullopt;
+            if (!guid || !tier) {
+                return bad("expected 'switch <name> <guid> <tier>', got '" + std::string(line) +
+                           "'");
+            }
+            const auto idx = static_cast<std::uint32_t>(map_.switches.size());
+            map_.switches.push_back({std::string(f[0]), *guid, *tier});
+            return define(switch_by_name_, f[0], "switch", idx);  // views into the text: stable
+        }
+        if (key == "su") {
+            return su_line(rest, line);
+        }
+        if (key == "group") {
+            if (fields(rest, f, 2) != 1) {
+                return bad("expected 'group <name>', got '" + std::string(line) + "'");
+            }
+            const auto idx = static_cast<std::uint32_t>(map_.groups.size());
+            map_.groups.push_back({std::string(f[0]), {}});
+            return define(group_by_name_, f[0], "group", idx);
+        }
+        if (key == "anomaly") {
+            if (fields(rest, f, 2) != 2) {
+                return bad("expected 'anomaly <kind> <detail>', got '" + std::string(line) + "'");
+            }
+            map_.anomalies.push_back({std::string(f[0]), std::string(f[1])});
+            return true;
+        }
+        if (key == "kind") {
+            const auto k = fabric_kind_from_string(rest);
+            if (!k) {
+                return bad("unknown fabric kind '" + std::string(rest) +
+                           "'; expected empty, fat-tree, fat-tree-3, dragonfly+ or islands");
+            }
+            map_.kind = *k;
+            return true;
+        }
+        if (key == "tiers") {
+            const auto t = number(rest);
+            if (!t) {
+                return bad("expected 'tiers <number>', got '" + std::string(line) + "'");
+            }
+            map_.tiers = *t;
+            return true;
+        }
+        if (key == "hcas") {
+            auto names = rest;
+            while (!names.empty()) {
+                const auto s = names.find(' ');
+                map_.hcas.emplace_back(names.substr(0, s));
+                names = s == std::string_view::npos ? std::string_view{} : names.substr(s + 1);
+            }
+            if (!std::is_sorted(map_.hcas.begin(), map_.hcas.end())) {
+                return bad("the 'hcas' line must list HCA names sorted");
+            }
+            return true;
+        }
+        return bad("unknown line '" + std::string(line.substr(0, 60)) +
+                   "'; expected kind, tiers, hcas, switch, group, su, host or anomaly");
+    }
+
+    bool su_line(std::string_view rest, std::string_view line) {
+        std::string_view f[4];
+        if (fields(rest, f, 4) != 3) {
+            return bad("expected 'su <name> <group> <leaf>[,<leaf>...]', got '" +
+                       std::string(line) + "'");
+        }
+        MapSu su;
+        su.name = std::string(f[0]);
+        if (!lookup(group_by_name_, f[1], "group", su.group)) {
+            return false;
+        }
+        auto leaves = f[2];
+        while (!leaves.empty()) {
+            const auto c = leaves.find(',');
+            std::uint32_t leaf = 0;
+            if (!lookup(switch_by_name_, leaves.substr(0, c), "switch", leaf)) {
+                return false;
+            }
+            su.leaves.push_back(leaf);
+            leaves = c == std::string_view::npos ? std::string_view{} : leaves.substr(c + 1);
+        }
+        const auto idx = static_cast<std::uint32_t>(map_.sus.size());
+        map_.sus.push_back(std::move(su));
+        return define(su_by_name_, f[0], "su", idx);
+    }
+
+    /// "host <name> <su> <hca>:<leaf>[*<cables>],..." — hosts sorted, references resolved.
+    bool host_line(std::string_view rest) {
+        std::string_view f[4];
+        if (fields(rest, f, 4) != 3) {
+            return bad("expected 'host <name> <su> <hca>:<leaf>[,...]', got 'host " +
+                       std::string(rest) + "'");
+        }
+        MapHost h;
+        h.name = std::string(f[0]);
+        if (!map_.hosts.empty() && !(map_.hosts.back().name < h.name)) {
+            return bad("host '" + h.name +
+                       "' is out of order or repeated (hosts must be sorted by name)");
+        }
+        if (!lookup(su_by_name_, f[1], "su", h.su)) {
+            return false;
+        }
+        h.rail_begin = static_cast<std::uint32_t>(map_.rails.size());
+        auto rails = f[2];
+        std::size_t r = 0;
+        while (!rails.empty()) {
+            const auto c = rails.find(',');
+            if (!rail(rails.substr(0, c), r++)) {
+                return false;
+            }
+            rails = c == std::string_view::npos ? std::string_view{} : rails.substr(c + 1);
+        }
+        h.rail_count = static_cast<std::uint32_t>(map_.rails.size() - h.rail_begin);
+        map_.sus[h.su].hosts.push_back(static_cast<std::uint32_t>(map_.hosts.size()));
+        map_.hosts.push_back(std::move(h));
+        return true;
+    }
+
+    bool rail(std::string_view text, std::size_t position) {
+        MapRail rail;
+        const auto star = text.find('*');
+        if (star != std::string_view::npos) {
+            const auto cables = number(text.substr(star + 1));
+            if (!cables || *cables == 0) {
+                return bad("bad cable count in rail '" + std::string(text) + "'");
+            }
+            rail.cables = *cables;
+            text = text.substr(0, star);
+        }
+        const auto colon = text.find(':');
+        if (colon == std::string_view::npos) {
+            return bad("expected '<hca>:<leaf>' in rail '" + std::string(text) + "'");
+        }
+        const auto hca = text.substr(0, colon);
+        const auto it = std::lower_bound(map_.hcas.begin(), map_.hcas.end(), hca);
+        if (it == map_.hcas.end() || *it != hca) {
+            return bad("HCA '" + std::string(hca) + "' is not in the 'hcas' line");
+        }
+        rail.hca = static_cast<std::uint32_t>(it - map_.hcas.begin());
+        // Consecutive hosts mostly share their rails: compare with the previous host first.
+        if (position < prev_rail_text_.size() && prev_rail_text_[position] == text) {
+            rail.leaf = prev_rails_[position];
+        } else if (!lookup(switch_by_name_, text.substr(colon + 1), "switch", rail.leaf)) {
+            return false;
+        }
+        if (prev_rail_text_.size() <= position) {
+            prev_rail_text_.resize(position + 1);
+            prev_rails_.resize(position + 1);
+        }
+        prev_rail_text_[position] = text;
+        prev_rails_[position] = rail.leaf;
+        map_.rails.push_back(rail);
+        return true;
+    }
+};
+
+}  // namespace
+
+std::string_view to_string(FabricKind k) {
+    switch (k) {
+        case FabricKind::Empty:
+            return "empty";
+        case FabricKind::FatTree:
+            return "fat-tree";
+        case FabricKind::FatTree3:
+            return "fat-tree-3";
+        case FabricKind::DragonflyPlus:
+            return "dragonfly+";
+        case FabricKind::Islands:
+            return "islands";
+    }
+    return "?";
+}
+
+std::optional<FabricKind> fabric_kind_from_string(std::string_view s) {
+    for (const auto k : {FabricKind::Empty, FabricKind::FatTree, FabricKind::FatTree3,
+                         FabricKind::DragonflyPlus, FabricKind::Islands}) {
+        if (to_string(k) == s) {
+            return k;
+        }
+    }
+    return std::nullopt;
+}
+
+const MapHost* FabricMap::find_host(std::string_view name) const {
+    const auto it =
+        std::lower_bound(hosts.begin(), hosts.end(), name,
+                         [](const MapHost& h, std::string_view n) { return h.name < n; });
+    return it != hosts.end() && it->name == name ? &*it : nullptr;
+}
+
+std::string write_fabric_map(const FabricMap& map, std::string_view comment) {
+    std::string out;
+    out.reserve(64 * (map.hosts.size() + map.switches.size()) + 24 * map.rails.size());
+    out += std::string(kMagic) + " " + std::to_string(kFabricMapVersion) + "\n";
+    if (!comment.empty()) {
+        out += "# " + std::string(comment) + "\n";
+    }
+    out += "kind " + std::string(to_string(map.kind)) + "\ntiers " + std::to_string(map.tiers) +
+           "\nhcas";
+    for (const auto& h : map.hcas) {
+        out += ' ' + h;
+    }
+    out += '\n';
+    for (const auto& s : map.switches) {
+        out += "switch " + s.name + ' ' + format_guid(s.guid) + ' ' + std::to_string(s.tier) + '\n';
+    }
+    for (const auto& g : map.groups) {
+        out += "group " + g.name + '\n';
+    }
+    for (const auto& su : map.sus) {
+        out += "su " + su.name + ' ' + map.groups[su.group].name + ' ';
+        for (std::size_t i = 0; i < su.leaves.size(); ++i) {
+            out += (i > 0 ? "," : "") + map.switches[su.leaves[i]].name;
+        }
+        out += '\n';
+    }
+    for (const auto& h : map.hosts) {
+        out += "host " + h.name + ' ' + map.sus[h.su].name + ' ';
+        bool first = true;
+        for (const auto& r : map.rails_of(h)) {
+            out += (first ? "" : ",") + map.hcas[r.hca] + ':' + map.switches[r.leaf].name;
+            if (r.cables != 1) {
+                out += '*' + std::to_string(r.cables);
+            }
+            first = false;
+        }
+        out += '\n';
+    }
+    for (const auto& a : map.anomalies) {
+        out += "anomaly " + a.kind + ' ' + a.detail + '\n';
+    }
+    return out;
+}
+
+Result<FabricMap> read_fabric_map(std::string_view text, std::string_view source) {
+    return Reader(text, source).run();
+}
+
+}  // namespace switchyard::topology

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: Apache-2.0
+// Stable names for switches, scalable units and groups.
+#include "fabric_names.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+
+namespace switchyard::topology {
+namespace {
+
+bool is_name_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_' || c == '.';
+}
+
+bool is_separator(char c) {
+    return c == '-' || c == '_' || c == '.';
+}
+
+/// The name a switch description gives, or "" when it gives none.
+std::string name_from_desc(std::string_view desc) {
+    if (desc.starts_with("MF0;")) {
+        desc.remove_prefix(4);
+        desc = desc.substr(0, desc.find(':'));
+    } else if (desc.find_first_of(" \t") != std::string_view::npos) {
+        return {};  // "Quantum Mellanox Technologies" and other factory strings
+    }
+    std::string out(desc);
+    std::replace_if(
+        out.begin(), out.end(), [](char c) { return !is_name_char(c); }, '_');
+    return out;
+}
+
+/// Splits "A09-P1-IBLEAF-01-04" into tokens and the separators before them.
+std::vector<std::pair<char, std::string_view>> tokens(std::string_view name) {
+    std::vector<std::pair<char, std::string_view>> out;
+    char sep = 0;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= name.size(); ++i) {
+        if (i == name.size() || is_separator(name[i])) {
+            out.emplace_back(sep, name.substr(start, i - start));
+            sep = i < name.size() ? name[i] : 0;
+            start = i + 1;
+        }
+    }
+    return out;
+}
+
+/// The tokens all names share at the same positions: {"A09-P1-IBLEAF-01-04",
+/// "A09-P1-IBLEAF-02-04"} → "A09-P1-IBLEAF-04", {"g1-spine1","g1-spine2"} → "g1". Names with
+/// different token counts fall back to their common prefix cut at a separator.
+std::string common_stem(const std::vector<std::string_view>& names) {
+    if (names.empty()) {
+        return {};
+    }
+    if (names.size() == 1) {
+        return std::string(names.front());
+    }
+    auto first = tokens(names.front());
+    bool same_shape = true;
+    std::vector<bool> keep(first.size(), true);
+    for (const auto n : names) {
+        const auto t = tokens(n);
+        if (t.size() != first.size()) {
+            same_shape = false;
+            break;
+        }
+        for (std::size_t i = 0; i < t.size(); ++i) {
+            keep[i] = keep[i] && t[i] == first[i];
+        }
+    }
+    std::string out;
+    if (same_shape) {
+        for (std::size_t i = 0; i < first.size(); ++i) {
+            if (keep[i] && !first[i].second.empty()) {
+                if (!out.empty()) {
+                    out += first[i].first != 0 ? first[i].first : '-';
+                }
+                out += first[i].second;
+            }
+        }
+        return out;
+    }
+    std::string_view p = names.front();
+    for (const auto n : names) {
+        std::size_t i = 0;
+        while (i < p.size() && i < n.size() && p[i] == n[i]) {
+            ++i;
+        }
+        p = p.substr(0, i);
+    }
+    auto cut = p.size();
+    while (cut > 0 && !is_separator(p[cut - 1])) {
+        --cut;
+    }
+    while (cut > 0 && is_separator(p[cut - 1])) {
+        --cut;
+    }
+    return std::string(p.substr(0, cut));
+}
+
+bool is_guid_name(const MapSwitch& s) {
+    return s.name == guid_name("sw-", s.guid);
+}
+
+/// Gives `wanted` to slot i unless taken; then the fallback.
+void claim(std::set<std::string>& taken,
+           std::string& slot,
+           std::string wanted,
+           std::string fallback) {
+    if (wanted.empty() || taken.count(wanted) != 0) {
+        wanted = std::move(fallback);
+    }
+    taken.insert(wanted);
+    slot = std::move(wanted);
+}
+
+}  // namespace
+
+std::string guid_name(std::string_view prefix, std::uint64_t guid) {
+    return std::string(prefix) + format_guid(guid).substr(2);
+}
+
+std::vector<std::string> name_switches(const FabricGraph& g,
+                                       const std::vector<NodeIndex>& nodes,
+                                       std::vector<Anomaly>& anomalies) {
+    std::vector<std::string> names;
+    std::map<std::string, std::size_t> uses;
+    for (const auto n : nodes) {
+        names.push_back(name_from_desc(g.nodes[n].desc));
+        ++uses[names.back()];
+    }
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const auto guid = g.nodes[nodes[i]].guid;
+        if (!names[i].empty() && uses[names[i]] > 1) {
+            anomalies.push_back({"duplicate-switch-name",
+                                 "'" + names[i] + "' names " + std::to_string(uses[names[i]]) +
+                                     " switches; " + format_guid(guid) + " is called " +
+                                     guid_name("sw-", guid)});
+            names[i].clear();
+        }
+        if (names[i].empty()) {
+            names[i] = guid_name("sw-", guid);
+        }
+    }
+    return names;
+}
+
+void name_sus(FabricMap& map) {
+    std::set<std::string> taken;
+    for (auto& su : map.sus) {
+        std::vector<std::string_view> names;
+        std::uint64_t lowest = std::numeric_limits<std::uint64_t>::max();
+        bool meaningful = true;
+        for (const auto leaf : su.leaves) {
+            names.push_back(map.switches[leaf].name);
+            lowest = std::min(lowest, map.switches[leaf].guid);
+            meaningful = meaningful && !is_guid_name(map.switches[leaf]);
+        }
+        claim(taken, su.name, meaningful ? common_stem(names) : std::string(),
+              guid_name("su-", lowest));
+    }
+}
+
+void name_groups(FabricMap& map, const std::vector<std::uint32_t>& group_of_switch) {
+    std::set<std::string> taken;
+    for (const auto& su : map.sus) {
+        taken.insert(su.name);
+    }
+    for (std::uint32_t gi = 0; gi < map.groups.size(); ++gi) {
+        std::vector<std::string_view> names;
+        std::uint64_t lowest = std::numeric_limits<std::uint64_t>::max();
+        bool meaningful = true;
+        for (std::uint32_t w = 0; w < map.switches.size(); ++w) {
+            if (group_of_switch[w] == gi && map.switches[w].tier == 2) {
+                names.push_back(map.switches[w].name);
+                lowest = std::min(lowest, map.switches[w].guid);
+                meaningful = meaningful && !is_guid_name(map.switches[w]);
+            }
+        }
+        for (const auto s : map.groups[gi].sus) {
+            for (const auto leaf : map.sus[s].leaves) {
+                lowest = std::min(lowest, map.switches[leaf].guid);
+            }
+        }
+        std::string wanted = meaningful && !names.empty() ? common_stem(names) : std::string();
+        if (map.groups.size() == 1 && (wanted.empty() || names.size() == 1)) {
+            wanted = "fabric";
+        }
+        claim(taken, map.groups[gi].name, wanted, guid_name("group-", lowest));
+    }
+}
+
+}  // namespace switchyard::topology

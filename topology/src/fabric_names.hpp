@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+// Stable names for switches, scalable units and groups: meaningful names from switch
+// descriptions when there are any, else derived from GUIDs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "switchyard/topology/fabric_graph.hpp"
+#include "switchyard/topology/fabric_map.hpp"
+
+namespace switchyard::topology {
+
+/// "sw-<16 hex>": the name of a switch whose description names nothing.
+[[nodiscard]] std::string guid_name(std::string_view prefix, std::uint64_t guid);
+
+/// Names for the switch nodes `nodes` of `g`: the name in "MF0;<name>:<model>", or a one-word
+/// description, else GUID-derived. Names used twice fall back to GUID names (an anomaly).
+[[nodiscard]] std::vector<std::string> name_switches(const FabricGraph& g,
+                                                     const std::vector<NodeIndex>& nodes,
+                                                     std::vector<Anomaly>& anomalies);
+
+/// Names every SU: its leaf's name, or the common stem of its leaves' names
+/// ("A09-P1-IBLEAF-04-01..08" → "A09-P1-IBLEAF-04"), else "su-<lowest leaf GUID>".
+void name_sus(FabricMap& map);
+
+/// Names every group from the switches above its leaves ("g1-spine1,g1-spine2" → "g1"); a
+/// fabric of one group without such a stem is "fabric"; else "group-<lowest GUID>".
+/// `group_of_switch[w]` is the group of map switch w, or UINT32_MAX.
+void name_groups(FabricMap& map, const std::vector<std::uint32_t>& group_of_switch);
+
+}  // namespace switchyard::topology

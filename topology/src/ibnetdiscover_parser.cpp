@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: Apache-2.0
+// ibnetdiscover text → FabricGraph: the default record format and the -p port list
+// (infiniband-diags 44; grammar in reference/fabric.md section 1).
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <unordered_map>
+
+#include "switchyard/common/strings.hpp"
+#include "switchyard/topology/fabric_graph.hpp"
+
+namespace switchyard::topology {
+namespace {
+
+/// Line-by-line reader that knows its line number.
+class Lines {
+public:
+    explicit Lines(std::string_view text) : text_(text) {}
+    bool next(std::string_view& line) {
+        if (pos_ >= text_.size()) {
+            return false;
+        }
+        const auto* start = text_.data() + pos_;
+        const auto* nl = static_cast<const char*>(std::memchr(start, '\n', text_.size() - pos_));
+        const std::size_t len =
+            nl != nullptr ? static_cast<std::size_t>(nl - start) : text_.size() - pos_;
+        line = std::string_view(start, len);
+        if (!line.empty() && line.back() == '\r') {
+            line.remove_suffix(1);
+        }
+        pos_ += len + 1;
+        ++number_;
+        return true;
+    }
+    [[nodiscard]] std::uint32_t number() const { return number_; }
+
+private:
+    std::string_view text_;
+    std::size_t pos_ = 0;
+    std::uint32_t number_ = 0;
+};
+
+/// A cursor over one line with the small token readers the grammar needs.
+struct Cursor {
+    std::string_view s;
+    void skip_blanks() {
+        while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
+            s.remove_prefix(1);
+        }
+    }
+    bool eat(char c) {
+        skip_blanks();
+        if (s.empty() || s.front() != c) {
+            return false;
+        }
+        s.remove_prefix(1);
+        return true;
+    }
+    std::optional<std::string_view> word() {
+        skip_blanks();
+        std::size_t n = 0;
+        while (n < s.size() && s[n] != ' ' && s[n] != '\t') {
+            ++n;
+        }
+        if (n == 0) {
+            return std::nullopt;
+        }
+        auto w = s.substr(0, n);
+        s.remove_prefix(n);
+        return w;
+    }
+    std::optional<std::uint32_t> number() {
+        skip_blanks();
+        std::uint32_t v = 0;
+        const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec != std::errc{} || p == s.data()) {
+            return std::nullopt;
+        }
+        s.remove_prefix(static_cast<std::size_t>(p - s.data()));
+        return v;
+    }
+    /// Reads text between `q` quotes.
+    std::optional<std::string_view> quoted(char q = '"') {
+        if (!eat(q)) {
+            return std::nullopt;
+        }
+        const auto close = s.find(q);
+        if (close == std::string_view::npos) {
+            return std::nullopt;
+        }
+        auto t = s.substr(0, close);
+        s.remove_prefix(close + 1);
+        return t;
+    }
+    /// Reads "[n]" and an optional "[ext n]" after it.
+    std::optional<std::uint32_t> bracket_port() {
+        if (!eat('[')) {
+            return std::nullopt;
+        }
+        auto n = number();
+        if (!n || !eat(']')) {
+            return std::nullopt;
+        }
+        auto rest = s;
+        if (eat('[') && s.starts_with("ext ")) {
+            const auto close = s.find(']');
+            s.remove_prefix(close == std::string_view::npos ? s.size() : close + 1);
+        } else {
+            s = rest;
+        }
+        return n;
+    }
+    /// Reads "(hex)".
+    std::optional<std::uint64_t> paren_guid() {
+        if (!eat('(')) {
+            return std::nullopt;
+        }
+        const auto close = s.find(')');
+        if (close == std::string_view::npos) {
+            return std::nullopt;
+        }
+        auto g = parse_guid(s.substr(0, close));
+        s.remove_prefix(close + 1);
+        return g;
+    }
+};
+
+Failure error_at(std::string_view source, std::uint32_t line, std::string message) {
+    return fail(Error::parse(SourceLoc{std::string(source), line, 0}, std::move(message)));
+}
+
+std::string quote_line(std::string_view line) {
+    constexpr std::size_t kMax = 120;
+    return "'" + std::string(line.substr(0, kMax)) + (line.size() > kMax ? "...'" : "'");
+}
+
+/// optional::and_then, which C++20 lacks.
+template <typename F>
+auto then(std::optional<std::string_view> v, F f) -> decltype(f(std::string_view{})) {
+    if (!v) {
+        return std::nullopt;
+    }
+    return f(*v);
+}
+
+/// A port line whose remote end is resolved after all records are read.
+struct PendingPort {
+    NodeIndex node;
+    std::size_t port_index;
+    std::string_view remote_id;
+};
+
+std::optional<NodeKind> header_kind(std::string_view word) {
+    if (word == "Switch") {
+        return NodeKind::Switch;
+    }
+    if (word == "Ca") {
+        return NodeKind::Ca;
+    }
+    if (word == "Rt") {
+        return NodeKind::Router;
+    }
+    return std::nullopt;
+}
+
+/// GUID carried by an id "S-<hex>" / "H-<hex>" / "R-<hex>", if it has that shape.
+std::optional<std::uint64_t> guid_from_id(std::string_view id) {
+    if (id.size() > 2 && id[1] == '-') {
+        return parse_guid(id.substr(2));
+    }
+    return std::nullopt;
+}
+
+/// Builds the id → node map and resolves every pending remote; unknown ids become dangling.
+void resolve_remotes(FabricGraph& g,
+                     const std::vector<PendingPort>& pending,
+                     std::string_view source) {
+    std::unordered_map<std::string_view, NodeIndex> by_id;
+    by_id.reserve(g.nodes.size() * 2);
+    for (NodeIndex i = 0; i < g.nodes.size(); ++i) {
+        by_id.emplace(g.nodes[i].id, i);
+    }
+    for (const auto& p : pending) {
+        auto& port = g.nodes[p.node].ports[p.port_index];
+        const auto it = by_id.find(p.remote_id);
+        if (it == by_id.end()) {
+            g.warnings.push_back({"dangling-link", SourceLoc{std::string(source), port.line, 0},
+                                  "port " + std::to_string(port.port) + " of '" +
+                                      g.nodes[p.node].id + "' leads to '" +
+                                      std::string(p.remote_id) +
+                                      "', which has no record in the dump"});
+            continue;
+        }
+        port.remote = it->second;
+    }
+}
+
+/// Warns about cables whose two ends disagree (A[1]→B[2] but B[2] missing or elsewhere).
+void check_symmetry(FabricGraph& g, std::string_view source) {
+    for (auto& n : g.nodes) {
+        std::sort(n.ports.begin(), n.ports.end(),
+                  [](const FabricPort& a, const FabricPort& b) { return a.port < b.port; });
+    }
+    for (NodeIndex i = 0; i < g.nodes.size(); ++i) {
+        for (const auto& p : g.nodes[i].ports) {
+            if (p.remote == kNoNode) {
+                continue;
+            }
+            const auto& rports = g.nodes[p.remote].ports;
+            const auto it =
+                std::lower_bound(rports.begin(), rports.end(), p.remote_port,
+                                 [](const FabricPort& a, std::uint32_t v) { return a.port < v; });
+            const bool back = it != rports.end() && it->port == p.remote_port && it->remote == i &&
+                              it->remote_port == p.port;
+            if (!back) {
+                g.warnings.push_back({"asymmetric-link", SourceLoc{std::string(source), p.line, 0},
+                                      "'" + g.nodes[i].id + "'[" + std::to_string(p.port) +
+                                          "] → '" + g.nodes[p.remote].id + "'[" +
+                                          std::to_string(p.remote_port) +
+                                          "], but that port does not lead back"});
+            }
+        }
+    }
+}
+
+Result<void> check_unique_guids(const FabricGraph& g, std::string_view source) {
+    std::vector<std::pair<std::uint64_t, NodeIndex>> guids;
+    guids.reserve(g.nodes.size());
+    for (NodeIndex i = 0; i < g.nodes.size(); ++i) {
+        guids.emplace_back(g.nodes[i].guid, i);
+    }
+    std::sort(guids.begin(), guids.end());
+    for (std::size_t i = 1; i < guids.size(); ++i) {
+        if (guids[i].first == guids[i - 1].first) {
+            const auto& a = g.nodes[guids[i - 1].second];
+            const auto& b = g.nodes[guids[i].second];
+            const auto& [first, second] = a.line < b.line ? std::tie(a, b) : std::tie(b, a);
+            return error_at(source, second.line,
+                            "GUID " + format_guid(second.guid) + " of '" + second.id +
+                                "' was already used by '" + first.id + "' on line " +
+                                std::to_string(first.line));
+        }
+    }
+    return {};
+}
+
+/// Attributes given on the lines before a header.
+struct PendingAttrs {
+    std::optional<std::uint64_t> guid;
+    std::uint32_t devid = 0;
+};
+
+Result<void> parse_attr_line(std::string_view line, PendingAttrs& attrs) {
+    const auto eq = line.find('=');
+    const auto key = line.substr(0, eq);
+    auto value = line.substr(eq + 1);
+    if (key == "switchguid" || key == "caguid" || key == "routerguid") {
+        value = value.substr(0, value.find('('));
+        attrs.guid = parse_guid(value);
+        if (!attrs.guid) {
+            return fail(Error::invalid_argument("bad GUID"));
+        }
+    } else if (key == "devid") {
+        const auto v = parse_guid(value);  // hex like a GUID
+        attrs.devid = v ? static_cast<std::uint32_t>(*v) : 0;
+    }
+    return {};  // vendid, sysimgguid and other ids carry nothing we use
+}
+
+Result<FabricGraph> parse_records(std::string_view text, std::string_view source) {
+    FabricGraph g;
+    g.nodes.reserve(text.size() / 400 + 16);
+    std::vector<PendingPort> pending;
+    pending.reserve(text.size() / 90 + 16);
+    PendingAttrs attrs;
+    NodeIndex current = kNoNode;
+    Lines lines(text);
+    std::string_view line;
+    while (lines.next(line)) {
+        const auto t = trim(line);
+        if (t.empty()) {
+            current = kNoNode;
+            continue;
+        }
+        if (t.front() == '#') {
+            continue;
+        }
+        const auto n = lines.number();
+        if (t.front() == '[') {
+            if (current == kNoNode) {
+                return error_at(source, n,
+                                "port line outside a Switch/Ca/Rt record: " + quote_line(t));
+            }
+            Cursor c{t};
+            auto& node = g.nodes[current];
+            FabricPort port;
+            port.line = n;
+            const auto local = c.bracket_port();
+            if (c.s.starts_with('(')) {  // CA: "[1](portguid)"
+                const auto pg = c.paren_guid();
+                port.port_guid = pg.value_or(0);
+            }
+            const auto remote_id = c.quoted();
+            const auto remote_port = c.bracket_port();
+            if (!local || !remote_id || !remote_port) {
+                return error_at(
+                    source, n,
+                    "expected '[port] \"<remote id>\"[remote port]', got " + quote_line(t));
+            }
+            if (node.nports != 0 && *local > node.nports) {
+                return error_at(source, n,
+                                "port " + std::to_string(*local) + " of '" + node.id +
+                                    "' is beyond its " + std::to_string(node.nports) + " ports");
+            }
+            for (const auto& p : node.ports) {
+                if (p.port == *local) {
+                    return error_at(source, n,
+                                    "port " + std::to_string(*local) + " of '" + node.id +
+                                        "' already listed on line " + std::to_string(p.line));
+                }
+            }
+            if (c.s.starts_with('(')) {  // switch port to a CA: "[1](remote port guid)"
+                (void)c.paren_guid();
+            }
+            port.port = *local;
+            port.remote_port = *remote_port;
+            node.ports.push_back(port);
+            pending.push_back({current, node.ports.size() - 1, *remote_id});
+            continue;
+        }
+        Cursor c{t};
+        const auto first = c.word();
+        if (const auto kind = first ? header_kind(*first) : std::nullopt) {
+            const auto nports = c.number();
+            const auto id = c.quoted();
+            if (!nports || !id || id->empty()) {
+                return error_at(source, n,
+                                "expected '" + std::string(*first) +
+                                    " <number of ports> \"<id>\" # \"<description>\"', got " +
+                                    quote_line(t));
+            }
+            FabricNode node;
+            node.kind = *kind;
+            node.nports = *nports;
+            node.id = std::string(*id);
+            node.line = n;
+            node.devid = attrs.devid;
+            const auto guid = attrs.guid ? attrs.guid : guid_from_id(*id);
+            if (!guid) {
+                return error_at(source, n,
+                                "no GUID for '" + node.id +
+                                    "': expected a switchguid=/caguid= line before it or "
+                                    "an id of the form S-<hex>/H-<hex>");
+            }
+            node.guid = *guid;
+            if (c.eat('#')) {
+                node.desc = std::string(c.quoted().value_or(""));
+            }
+            attrs = PendingAttrs{};
+            current = static_cast<NodeIndex>(g.nodes.size());
+            g.nodes.push_back(std::move(node));
+            continue;
+        }
+        if (t.find('=') != std::string_view::npos && !t.starts_with('=')) {
+            if (!parse_attr_line(t, attrs)) {
+                return error_at(source, n, "bad GUID in " + quote_line(t));
+            }
+            continue;
+        }
+        return error_at(source, n,
+                        "unrecognised line " + quote_line(t) +
+                            "; expected a Switch/Ca/Rt header, a [port] line or key=value");
+    }
+    if (g.nodes.empty()) {
+        return error_at(source, lines.number(),
+                        "no Switch or Ca record found; is this ibnetdiscover output?");
+    }
+    if (auto r = check_unique_guids(g, source); !r) {
+        return fail(r.error());
+    }
+    resolve_remotes(g, pending, source);
+    check_symmetry(g, source);
+    return g;
+}
+
+/// `ibnetdiscover -p`: one line per port, "CA lid port guid width speed - SW lid port guid (...)".
+Result<FabricGraph> parse_port_list(std::string_view text, std::string_view source) {
+    FabricGraph g;
+    std::unordered_map<std::uint64_t, NodeIndex> by_guid;
+    auto node_for = [&](NodeKind kind, std::uint64_t guid, std::string_view desc,
+                        std::uint32_t line) -> NodeIndex {
+        auto [it, inserted] = by_guid.try_emplace(guid, static_cast<NodeIndex>(g.nodes.size()));
+        if (inserted) {
+            FabricNode node;
+            node.kind = kind;
+            node.guid = guid;
+            node.id = std::string(kind == NodeKind::Switch ? "S-"
+                                  : kind == NodeKind::Ca   ? "H-"
+                                                           : "R-") +
+                      format_guid(guid).substr(2);
+            node.desc = std::string(desc);
+            node.line = line;
+            g.nodes.push_back(std::move(node));
+        } else if (g.nodes[it->second].desc.empty()) {
+            g.nodes[it->second].desc = std::string(desc);
+        }
+        return it->second;
+    };
+    auto kind_of = [](std::string_view w) -> std::optional<NodeKind> {
+        if (w == "CA") {
+            return NodeKind::Ca;
+        }
+        if (w == "SW") {
+            return NodeKind::Switch;
+        }
+        if (w == "RT") {
+            return NodeKind::Router;
+        }
+        return std::nullopt;
+    };
+    struct Half {
+        NodeIndex node;
+        std::uint32_t port;
+        std::uint64_t remote_guid;
+        std::uint32_t remote_port;
+        std::uint32_t line;
+    };
+    std::vector<Half> halves;
+    Lines lines(text);
+    std::string_view line;
+    while (lines.next(line)) {
+        const auto t = trim(line);
+        if (t.empty() || t.front() == '#') {
+            continue;
+        }
+        const auto n = lines.number();
+        Cursor c{t};
+        const auto kind = then(c.word(), kind_of);
+        const auto lid = c.number();
+        const auto port = c.number();
+        const auto guid = then(c.word(), [](std::string_view w) { return parse_guid(w); });
+        const auto width = c.word();
+        const auto speed = c.word();
+        if (!kind || !lid || !port || !guid || !width || !speed) {
+            return error_at(source, n,
+                            "expected '<CA|SW|RT> <lid> <port> <guid> <width> <speed> ...', got " +
+                                quote_line(t));
+        }
+        if (c.eat('-')) {
+            const auto rkind = then(c.word(), kind_of);
+            const auto rlid = c.number();
+            const auto rport = c.number();
+            const auto rguid = then(c.word(), [](std::string_view w) { return parse_guid(w); });
+            std::string_view ldesc;
+            std::string_view rdesc;
+            if (c.eat('(')) {
+                ldesc = c.quoted('\'').value_or("");
+                c.eat('-');
+                rdesc = c.quoted('\'').value_or("");
+            }
+            if (!rkind || !rlid || !rport || !rguid) {
+                return error_at(source, n,
+                                "expected '- <CA|SW|RT> <lid> <port> <guid>' after the "
+                                "local port, got " +
+                                    quote_line(t));
+            }
+            const auto local = node_for(*kind, *guid, ldesc, n);
+            node_for(*rkind, *rguid, rdesc, n);
+            halves.push_back({local, *port, *rguid, *rport, n});
+        } else {
+            node_for(*kind, *guid, c.quoted('\'').value_or(""), n);  // unconnected port
+        }
+    }
+    if (g.nodes.empty()) {
+        return error_at(source, lines.number(),
+                        "no port lines found; is this 'ibnetdiscover -p' output?");
+    }
+    for (const auto& h : halves) {
+        auto& node = g.nodes[h.node];
+        for (const auto& p : node.ports) {
+            if (p.port == h.port) {
+                return error_at(source, h.line,
+                                "port " + std::to_string(h.port) + " of " + format_guid(node.guid) +
+                                    " already listed on line " + std::to_string(p.line));
+            }
+        }
+        node.ports.push_back({h.port, by_guid.at(h.remote_guid), h.remote_port, 0, h.line});
+    }
+    for (auto& node : g.nodes) {
+        for (const auto& p : node.ports) {
+            node.nports = std::max(node.nports, p.port);
+        }
+    }
+    check_symmetry(g, source);
+    return g;
+}
+
+bool looks_like_port_list(std::string_view text) {
+    Lines lines(text);
+    std::string_view line;
+    while (lines.next(line)) {
+        const auto t = trim(line);
+        if (t.empty() || t.front() == '#') {
+            continue;
+        }
+        return t.starts_with("CA ") || t.starts_with("SW ") || t.starts_with("RT ");
+    }
+    return false;
+}
+
+}  // namespace
+
+std::string_view to_string(NodeKind k) {
+    switch (k) {
+        case NodeKind::Switch:
+            return "switch";
+        case NodeKind::Ca:
+            return "ca";
+        case NodeKind::Router:
+            return "router";
+    }
+    return "?";
+}
+
+std::optional<std::uint64_t> parse_guid(std::string_view s) {
+    s = trim(s);
+    if (s.starts_with("0x") || s.starts_with("0X")) {
+        s.remove_prefix(2);
+    }
+    std::uint64_t v = 0;
+    int digits = 0;
+    for (const char ch : s) {
+        if (ch == ':') {
+            continue;
+        }
+        int d = 0;
+        if (ch >= '0' && ch <= '9') {
+            d = ch - '0';
+        } else if (ch >= 'a' && ch <= 'f') {
+            d = ch - 'a' + 10;
+        } else if (ch >= 'A' && ch <= 'F') {
+            d = ch - 'A' + 10;
+        } else {
+            return std::nullopt;
+        }
+        if (++digits > 16) {
+            return std::nullopt;
+        }
+        v = (v << 4U) | static_cast<std::uint64_t>(d);
+    }
+    if (digits == 0) {
+        return std::nullopt;
+    }
+    return v;
+}
+
+std::string format_guid(std::uint64_t guid) {
+    char buf[19];
+    std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(guid));
+    return buf;
+}
+
+Result<FabricGraph> parse_ibnetdiscover(std::string_view text, std::string_view source) {
+    if (looks_like_port_list(text)) {
+        return parse_port_list(text, source);
+    }
+    return parse_records(text, source);
+}
+
+}  // namespace switchyard::topology
