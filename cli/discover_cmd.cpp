@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "io.hpp"
+#include "switchyard/common/strings.hpp"
 #include "switchyard/topology/classify.hpp"
 #include "switchyard/topology/slurm_writers.hpp"
 
@@ -51,13 +52,15 @@ void print_summary(const topo::Classification& c, const std::string& source) {
               << (m.tiers == 1 ? "" : "s") << ", " << m.hosts.size() << " hosts, "
               << c.stats.compute_hcas << " compute HCAs (" << c.stats.excluded_hcas
               << " other CAs left out) from " << source << "\n";
-    std::cout << "switches:";
+    std::vector<std::string> tiers;
     for (std::size_t t = 1; t < c.stats.switches_per_tier.size(); ++t) {
-        std::cout << (t > 1 ? "," : "") << " tier " << t << ": " << c.stats.switches_per_tier[t];
+        tiers.push_back("tier " + std::to_string(t) + ": " +
+                        std::to_string(c.stats.switches_per_tier[t]));
     }
     if (!c.stats.switches_per_tier.empty() && c.stats.switches_per_tier[0] > 0) {
-        std::cout << ", unreachable: " << c.stats.switches_per_tier[0];
+        tiers.push_back("unreachable: " + std::to_string(c.stats.switches_per_tier[0]));
     }
+    std::cout << "switches: " << (tiers.empty() ? "none" : join(tiers, ", "));
     std::cout << "\nrails: " << m.hcas.size() << " (";
     for (std::size_t i = 0; i < m.hcas.size(); ++i) {
         std::cout << (i > 0 ? " " : "") << m.hcas[i];
@@ -86,6 +89,10 @@ int run_discover(const DiscoverArgs& a) {
         return kExitProblem;
     }
     const std::string source = a.input == "-" ? "<stdin>" : a.input;
+    // Summary and file headers name the input by its file name: the same dump gives the same
+    // files wherever it was read from.
+    const std::string label =
+        a.input == "-" ? source : std::filesystem::path(a.input).filename().string();
     auto graph = topo::parse_ibnetdiscover(*text, source);
     if (!graph) {
         std::cerr << "switchyard discover: " << graph.error().to_string() << "\n";
@@ -117,7 +124,7 @@ int run_discover(const DiscoverArgs& a) {
     for (const auto& w : graph->warnings) {
         c.map.anomalies.push_back({w.kind, w.where.to_string() + ": " + w.message});
     }
-    print_summary(c, source);
+    print_summary(c, label);
     if (c.map.hosts.empty()) {
         std::cerr << "switchyard discover: no compute host is attached to a switch in " << source
                   << "; nothing written\n";
@@ -136,7 +143,7 @@ int run_discover(const DiscoverArgs& a) {
     const std::pair<const char*, std::string> files[] = {
         {"fabric.map",
          topo::write_fabric_map(
-             c.map, "written by switchyard " SWITCHYARD_VERSION_STRING " discover from " + source)},
+             c.map, "written by switchyard " SWITCHYARD_VERSION_STRING " discover from " + label)},
         {"topology.conf", topo::write_topology_conf(c.map, header)},
         {"topology-block.conf", topo::write_topology_block(c.map, header)},
         {"topology.yaml", topo::write_topology_yaml(c.map, header)},

@@ -17,7 +17,7 @@ else
 fi
 while IFS= read -r f; do
   [ -f "$f" ] || continue
-  case $f in tests/golden/*/expected.*) continue ;; esac
+  case $f in tests/data/*|tests/golden/*/expected.*|tests/golden/*.expected|tests/golden/*/input.*) continue ;; esac
   grep -nE '[[:blank:]]+$' "$f" | head -3 | sed "s|^|trailing whitespace: $f:|" | grep . && status=1
   [ -s "$f" ] && [ "$(tail -c1 "$f" | od -An -c | tr -d ' ')" != '\n' ] && { echo "no final newline: $f"; status=1; }
   case $f in tests/data/*) ;; *)

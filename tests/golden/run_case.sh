@@ -9,15 +9,29 @@ bin=${1:?usage: run_case.sh SWITCHYARD_BINARY CASE_DIR}
 dir=${2:?usage: run_case.sh SWITCHYARD_BINARY CASE_DIR}
 [ -f "$dir/cmd" ] || { echo "golden: $dir/cmd is missing"; exit 1; }
 read -r -a args < "$dir/cmd"
-out=$(mktemp); err=$(mktemp)
-trap 'rm -f "$out" "$err"' EXIT
+out=$(mktemp); err=$(mktemp); scratch=$(mktemp -d)
+trap 'rm -rf "$out" "$err" "$scratch"' EXIT
+# @OUT@: a scratch directory for written files; @REAL@: ../shared/fixtures/real.
+real=$(cd "$(dirname "$0")/../../.." && pwd)/shared/fixtures/real
+args=("${args[@]//@OUT@/$scratch}")
+args=("${args[@]//@REAL@/$real}")
 (cd "$dir" && LANG=C LC_ALL=C TZ=UTC "$bin" "${args[@]}" >"$out" 2>"$err")
 rc=$?
+# Outputs name the scratch directory as @OUT@, so expectations do not depend on mktemp.
+sed -i "s|$scratch|@OUT@|g; s|$real|@REAL@|g" "$out" "$err"
+# A case may list files it writes under @OUT@ in `files`; each must equal <name>.expected.
+if [ -f "$dir/files" ]; then
+  while read -r f; do
+    [ -n "$f" ] || continue
+    if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then cp "$scratch/$f" "$dir/$f.expected"; continue; fi
+    diff -u "$dir/$f.expected" "$scratch/$f" || { echo "golden: written file $f differs ($dir)"; rc_files=1; }
+  done < "$dir/files"
+fi
 if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
   cp "$out" "$dir/expected.out"; cp "$err" "$dir/expected.err"; echo "$rc" > "$dir/expected.rc"
   echo "golden: updated $dir"; exit 0
 fi
-status=0
+status=${rc_files:-0}
 diff -u "$dir/expected.out" "$out" || { echo "golden: stdout differs ($dir)"; status=1; }
 diff -u "$dir/expected.err" "$err" || { echo "golden: stderr differs ($dir)"; status=1; }
 want_rc=$(cat "$dir/expected.rc")

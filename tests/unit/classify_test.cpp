@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tests of fabric classification on small built graphs and on the real SuperPOD capture.
+#include "switchyard/topology/classify.hpp"
+
+#include <map>
+#include <set>
+
+#include "catch.hpp"
+#include "paths.hpp"
+
+using namespace switchyard::topology;
+
+namespace {
+
+/// Builds a FabricGraph cable by cable; ports are numbered in the order cables are added.
+struct Builder {
+    FabricGraph g;
+    std::uint64_t next_guid = 0x1000;
+    NodeIndex add(NodeKind kind, std::string desc, std::uint32_t devid = 0) {
+        FabricNode n;
+        n.kind = kind;
+        n.guid = next_guid += 0x10;
+        n.id = (kind == NodeKind::Switch ? "S-" : "H-") + format_guid(n.guid).substr(2);
+        n.desc = std::move(desc);
+        n.nports = 64;
+        n.devid = devid;
+        g.nodes.push_back(std::move(n));
+        return static_cast<NodeIndex>(g.nodes.size() - 1);
+    }
+    NodeIndex sw(const std::string& name) {
+        return add(NodeKind::Switch, "MF0;" + name + ":MQM9700/U1");
+    }
+    NodeIndex ca(const std::string& desc) { return add(NodeKind::Ca, desc); }
+    void link(NodeIndex a, NodeIndex b) {
+        auto pa = static_cast<std::uint32_t>(g.nodes[a].ports.size() + 1);
+        auto pb = static_cast<std::uint32_t>(g.nodes[b].ports.size() + 1);
+        g.nodes[a].ports.push_back({pa, b, pb, 0, 0});
+        g.nodes[b].ports.push_back({pb, a, pa, 0, 0});
+    }
+};
+
+std::map<std::string, std::size_t> anomaly_counts(const FabricMap& m) {
+    std::map<std::string, std::size_t> out;
+    for (const auto& a : m.anomalies) {
+        ++out[a.kind];
+    }
+    return out;
+}
+
+std::string su_of(const FabricMap& m, const std::string& host) {
+    const auto* h = m.find_host(host);
+    REQUIRE(h != nullptr);
+    return m.sus[h->su].name;
+}
+
+/// Two SUs of 2 rails × 3 hosts, every leaf to both spines.
+Builder rail_fabric() {
+    Builder b;
+    auto s1 = b.sw("spine1");
+    auto s2 = b.sw("spine2");
+    for (int su = 1; su <= 2; ++su) {
+        std::vector<NodeIndex> leaves;
+        for (int r = 0; r < 2; ++r) {
+            leaves.push_back(b.sw("su" + std::to_string(su) + "-rail" + std::to_string(r)));
+            b.link(leaves.back(), s1);
+            b.link(leaves.back(), s2);
+        }
+        for (int h = 1; h <= 3; ++h) {
+            const auto host = "n" + std::to_string(su) + std::to_string(h);
+            for (int r = 0; r < 2; ++r) {
+                b.link(b.ca(host + " mlx5_" + std::to_string(r)),
+                       leaves[static_cast<std::size_t>(r)]);
+            }
+        }
+    }
+    return b;
+}
+
+}  // namespace
+
+TEST_CASE("classify: rail leaves that serve the same hosts form one SU", "[classify]") {
+    auto b = rail_fabric();
+    const auto c = classify(b.g, {});
+    const auto& m = c.map;
+    CHECK(m.kind == FabricKind::FatTree);
+    CHECK(m.tiers == 2);
+    REQUIRE(m.sus.size() == 2);
+    CHECK(m.sus[0].name == "su1");
+    CHECK(m.sus[0].leaves.size() == 2);
+    CHECK(su_of(m, "n11") == "su1");
+    CHECK(su_of(m, "n23") == "su2");
+    REQUIRE(m.groups.size() == 1);
+    CHECK(m.groups[0].name == "fabric");
+    const auto rails = m.rails_of(*m.find_host("n12"));
+    REQUIRE(rails.size() == 2);
+    CHECK(m.hcas[rails[0].hca] == "mlx5_0");
+    CHECK(m.switches[rails[0].leaf].name == "su1-rail0");
+    CHECK(m.switches[rails[1].leaf].name == "su1-rail1");
+    CHECK(m.anomalies.empty());
+    CHECK(c.stats.compute_hcas == 12);
+    CHECK(c.stats.uplink_cables == std::vector<std::pair<std::uint32_t, std::size_t>>{{1, 8}});
+}
+
+TEST_CASE("classify: a host missing a rail stays in its SU and is reported", "[classify]") {
+    auto b = rail_fabric();
+    // Cut n22's mlx5_1 cable: drop the CA's port and the leaf's port.
+    for (auto& n : b.g.nodes) {
+        if (n.desc == "n22 mlx5_1") {
+            const auto leaf = n.ports[0].remote;
+            auto& lp = b.g.nodes[leaf].ports;
+            lp.erase(std::remove_if(lp.begin(), lp.end(),
+                                    [&](const FabricPort& p) {
+                                        return b.g.nodes[p.remote].desc == "n22 mlx5_1";
+                                    }),
+                     lp.end());
+            n.ports.clear();
+        }
+    }
+    const auto m = classify(b.g, {}).map;
+    CHECK(su_of(m, "n22") == "su2");
+    CHECK(m.rails_of(*m.find_host("n22")).size() == 1);
+    const auto counts = anomaly_counts(m);
+    CHECK(counts.at("missing-rail") == 1);
+    CHECK(counts.at("isolated-hca") == 1);
+    bool named = false;
+    for (const auto& a : m.anomalies) {
+        named = named || (a.kind == "missing-rail" &&
+                          a.detail == "n22 in SU su2 has no mlx5_1 (its SU has 2 rails)");
+    }
+    CHECK(named);
+}
+
+TEST_CASE("classify: factory switch names classify the same, with GUID names", "[classify]") {
+    auto managed = classify(rail_fabric().g, {}).map;
+    auto b = rail_fabric();
+    for (auto& n : b.g.nodes) {
+        if (n.kind == NodeKind::Switch) {
+            n.desc = "Quantum Mellanox Technologies";
+        }
+    }
+    const auto factory = classify(b.g, {}).map;
+    REQUIRE(factory.sus.size() == managed.sus.size());
+    for (std::size_t i = 0; i < factory.sus.size(); ++i) {
+        CHECK(factory.sus[i].hosts == managed.sus[i].hosts);
+        CHECK_THAT(factory.sus[i].name, Catch::StartsWith("su-"));
+    }
+    for (const auto& s : factory.switches) {
+        CHECK(s.name == "sw-" + format_guid(s.guid).substr(2));
+    }
+}
+
+TEST_CASE("classify: dirty CAs are reported and left out; a GUID map places them", "[classify]") {
+    Builder b;
+    auto leaf = b.sw("leaf1");
+    b.link(b.ca("good1 mlx5_0"), leaf);
+    const auto unnamed = b.ca("MT4129 ConnectX7   Mellanox Technologies");
+    b.link(unnamed, leaf);
+    b.link(b.ca("localhost HCA-1"), leaf);
+    b.link(b.add(NodeKind::Ca, "Mellanox Technologies Aggregation Node", 0xcf09), leaf);
+    b.link(b.ca("good1 mlx5_8"), leaf);  // a storage HCA
+    ClassifyOptions opt;
+    opt.compute_hca = std::regex("mlx5_[0-7]");
+    auto c = classify(b.g, opt);
+    auto counts = anomaly_counts(c.map);
+    CHECK(counts == std::map<std::string, std::size_t>{{"non-compute-hca", 1},
+                                                       {"placeholder-host", 1},
+                                                       {"sharp-node", 1},
+                                                       {"unnamed-hca", 1}});
+    CHECK(c.map.hosts.size() == 1);
+    CHECK(c.stats.excluded_hcas == 4);
+
+    GuidMap gm{{b.g.nodes[unnamed].guid, {"good2", "mlx5_0"}}};
+    opt.guid_map = &gm;
+    c = classify(b.g, opt);
+    REQUIRE(c.map.find_host("good2") != nullptr);
+    CHECK(anomaly_counts(c.map).count("unnamed-hca") == 0);
+    CHECK(anomaly_counts(c.map).at("resolved-by-guid-map") == 1);
+}
+
+TEST_CASE("classify: Dragonfly+ groups from spine-to-spine global links", "[classify]") {
+    Builder b;
+    std::vector<std::vector<NodeIndex>> spines(3);
+    int host = 0;
+    for (int g = 0; g < 3; ++g) {
+        const auto gname = "grp" + std::to_string(g + 1);
+        for (int s = 0; s < 2; ++s) {
+            spines[static_cast<std::size_t>(g)].push_back(
+                b.sw(gname + "-spine" + std::to_string(s + 1)));
+        }
+        for (int l = 0; l < 2; ++l) {
+            auto leaf = b.sw(gname + "-leaf" + std::to_string(l + 1));
+            for (auto s : spines[static_cast<std::size_t>(g)]) {
+                b.link(leaf, s);
+            }
+            for (int h = 0; h < 2; ++h) {
+                b.link(b.ca("h" + std::to_string(++host) + " mlx5_0"), leaf);
+            }
+        }
+    }
+    for (std::size_t x = 0; x < 3; ++x) {
+        for (std::size_t y = x + 1; y < 3; ++y) {
+            b.link(spines[x][0], spines[y][0]);
+        }
+    }
+    const auto m = classify(b.g, {}).map;
+    CHECK(m.kind == FabricKind::DragonflyPlus);
+    REQUIRE(m.groups.size() == 3);
+    CHECK(m.groups[0].name == "grp1");
+    CHECK(m.groups[2].sus.size() == 2);
+    CHECK(m.groups[m.sus[m.find_host("h12")->su].group].name == "grp3");
+
+    // Without the global links the groups are islands.
+    Builder cut = b;
+    for (auto& n : cut.g.nodes) {
+        n.ports.erase(std::remove_if(n.ports.begin(), n.ports.end(),
+                                     [&](const FabricPort& p) {
+                                         return n.desc.find("spine1") != std::string::npos &&
+                                                cut.g.nodes[p.remote].desc.find("spine1") !=
+                                                    std::string::npos;
+                                     }),
+                      n.ports.end());
+    }
+    const auto islands = classify(cut.g, {}).map;
+    CHECK(islands.kind == FabricKind::Islands);
+    CHECK(anomaly_counts(islands).at("disconnected") == 1);
+}
+
+TEST_CASE("classify: GUID map parsing", "[classify]") {
+    auto gm = parse_guid_map(
+        "# node guids\n0xe09d730300858468 a06-p1-dgx-02-c17 mlx5_5\n"
+        "b8ce:f603:00aa:0000  gpu01\n\n",
+        "guids.txt");
+    REQUIRE(gm);
+    CHECK(gm->at(0xe09d730300858468ULL).host == "a06-p1-dgx-02-c17");
+    CHECK(gm->at(0xe09d730300858468ULL).hca == "mlx5_5");
+    CHECK(gm->at(0xb8cef60300aa0000ULL).hca.empty());
+    auto bad = parse_guid_map("0x1 a\nzz b\n", "g.txt");
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().to_string() ==
+          "g.txt:2: 'zz' is not a GUID; expected '<guid> <host> [<hca>]', got 'zz b'");
+    auto twice = parse_guid_map("0x1 a\n0x1 b\n", "g.txt");
+    REQUIRE_FALSE(twice);
+    CHECK_THAT(twice.error().to_string(),
+               Catch::Contains("g.txt:2: GUID 0x0000000000000001 was already given to host 'a'"));
+    CHECK_FALSE(parse_guid_map("0x1\n", "g.txt"));
+}
+
+TEST_CASE("classify: real SuperPOD: dirty CAs by kind, placed with a GUID map",
+          "[classify][real]") {
+    const auto path = switchyard::test::real_fixtures() / "ibnetdiscover" /
+                      "topograph-dgxh100-superpod-example.out";
+    REQUIRE(std::filesystem::exists(path));
+    auto g = parse_ibnetdiscover(switchyard::test::slurp(path), "superpod");
+    REQUIRE(g);
+    const auto before = classify(*g, {});
+    auto counts = anomaly_counts(before.map);
+    // SOURCES.md: 69 default descriptions, 5 placeholder names, 40 SHARP nodes.
+    CHECK(counts["unnamed-hca"] == 69);
+    CHECK(counts["placeholder-host"] == 5);
+    CHECK(counts["sharp-node"] == 40);
+    CHECK(before.map.switches.size() == 40);
+    CHECK(before.stats.switches_per_tier == std::vector<std::size_t>{0, 31, 9});
+    CHECK(before.map.sus.size() == 8);
+    CHECK(before.map.groups.size() == 1);
+
+    // Build the GUID map an admin would gather with ibstat on each node. Here it is inferred
+    // from the DGX cabling convention: host cNN of an SU sits on port NN of each rail leaf, so
+    // the unnamed HCA on port NN is host "<SU's host prefix>-cNN".
+    std::map<std::string, std::string> prefix_of_su;  // SU → "a06-p1-dgx-02-c"
+    for (const auto& h : before.map.hosts) {
+        if (h.name.find("-dgx-") != std::string::npos) {
+            prefix_of_su[before.map.sus[h.su].name] = h.name.substr(0, h.name.size() - 2);
+        }
+    }
+    std::map<std::string, std::string> su_of_leaf;
+    for (const auto& su : before.map.sus) {
+        for (const auto l : su.leaves) {
+            su_of_leaf[before.map.switches[l].name] = su.name;
+        }
+    }
+    GuidMap gm;
+    std::map<std::uint64_t, std::string> expected_su;
+    for (const auto& n : g->nodes) {
+        if (n.kind != NodeKind::Ca || !n.desc.starts_with("MT4129")) {
+            continue;
+        }
+        const auto& leaf_desc = g->nodes[n.ports[0].remote].desc;
+        const auto leaf_name = leaf_desc.substr(4, leaf_desc.find(':') - 4);
+        const auto prefix = prefix_of_su.find(su_of_leaf[leaf_name]);
+        if (prefix != prefix_of_su.end()) {
+            char port[8];
+            std::snprintf(port, sizeof port, "%02u", n.ports[0].remote_port);
+            gm[n.guid] = {prefix->second + port, "hca@" + leaf_name};
+            expected_su[n.guid] = su_of_leaf[leaf_name];
+        }
+    }
+    CHECK(gm.size() == 69);
+    ClassifyOptions opt;
+    opt.guid_map = &gm;
+    const auto after = classify(*g, opt);
+    auto counts_after = anomaly_counts(after.map);
+    CHECK(counts_after["unnamed-hca"] == 69 - gm.size());
+    CHECK(counts_after["resolved-by-guid-map"] == gm.size());
+    CHECK(after.stats.compute_hcas == before.stats.compute_hcas + gm.size());
+    // Every HCA the map placed landed in the SU of the leaf it is cabled to.
+    for (const auto& [guid, entry] : gm) {
+        CHECK(su_of(after.map, entry.host) == expected_su[guid]);
+    }
+}
+
+TEST_CASE("classify: deterministic output", "[classify]") {
+    auto b = rail_fabric();
+    CHECK(write_fabric_map(classify(b.g, {}).map, "") ==
+          write_fabric_map(classify(b.g, {}).map, ""));
+}

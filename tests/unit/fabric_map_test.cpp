@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tests of the fabric map file: round trip, lookups, validation messages with line numbers.
+#include "switchyard/topology/fabric_map.hpp"
+
+#include "catch.hpp"
+
+using namespace switchyard::topology;
+
+namespace {
+constexpr const char* kMap = R"(switchyard-fabric-map 1
+# comment
+kind dragonfly+
+tiers 2
+hcas mlx5_0 mlx5_1
+switch g1-leaf1 0x0000000000000101 1
+switch g2-leaf1 0x0000000000000102 1
+switch g1-spine1 0x0000000000000201 2
+group g1
+group g2
+su g1-leaf1 g1 g1-leaf1
+su g2-leaf1 g2 g2-leaf1
+host n01 g1-leaf1 mlx5_0:g1-leaf1,mlx5_1:g1-leaf1*2
+host n02 g1-leaf1 mlx5_0:g1-leaf1,mlx5_1:g1-leaf1*2
+host n03 g2-leaf1 mlx5_0:g2-leaf1
+anomaly missing-rail n03 in SU g2-leaf1 has no mlx5_1
+)";
+
+std::string error_of(const std::string& text) {
+    auto r = read_fabric_map(text, "m.map");
+    REQUIRE_FALSE(r);
+    return r.error().to_string();
+}
+}  // namespace
+
+TEST_CASE("fabric_map: reads every line kind and derives SU hosts and group SUs", "[fabric_map]") {
+    auto r = read_fabric_map(kMap, "m.map");
+    REQUIRE(r);
+    const auto& m = *r;
+    CHECK(m.kind == FabricKind::DragonflyPlus);
+    CHECK(m.tiers == 2);
+    CHECK(m.switches.size() == 3);
+    CHECK(m.sus[0].hosts == std::vector<std::uint32_t>{0, 1});
+    CHECK(m.groups[1].sus == std::vector<std::uint32_t>{1});
+    const auto* h = m.find_host("n02");
+    REQUIRE(h != nullptr);
+    const auto rails = m.rails_of(*h);
+    REQUIRE(rails.size() == 2);
+    CHECK(rails[1].cables == 2);
+    CHECK(m.switches[rails[1].leaf].name == "g1-leaf1");
+    CHECK(m.find_host("n04") == nullptr);
+    REQUIRE(m.anomalies.size() == 1);
+    CHECK(m.anomalies[0].detail == "n03 in SU g2-leaf1 has no mlx5_1");
+}
+
+TEST_CASE("fabric_map: write(read(x)) == x", "[fabric_map]") {
+    auto r = read_fabric_map(kMap, "m.map");
+    REQUIRE(r);
+    std::string expected = kMap;
+    expected.replace(expected.find("# comment"), 9, "# comment");
+    CHECK(write_fabric_map(*r, "comment") == expected);
+}
+
+TEST_CASE("fabric_map: validation names the line and the expected form", "[fabric_map]") {
+    CHECK_THAT(error_of("hello\n"),
+               Catch::StartsWith("m.map:1: expected 'switchyard-fabric-map 1'"));
+    CHECK_THAT(error_of("switchyard-fabric-map 2\n"),
+               Catch::StartsWith("m.map:1: fabric map version 2 is not supported"));
+    CHECK(error_of("switchyard-fabric-map 1\nkind torus\n") ==
+          "m.map:2: unknown fabric kind 'torus'; expected empty, fat-tree, fat-tree-3, dragonfly+ "
+          "or islands");
+    CHECK(error_of("switchyard-fabric-map 1\nswitch a 0x1\n") ==
+          "m.map:2: expected 'switch <name> <guid> <tier>', got 'switch a 0x1'");
+    CHECK(error_of("switchyard-fabric-map 1\nswitch a 0x1 1\nswitch a 0x2 1\n") ==
+          "m.map:3: switch 'a' is defined twice");
+    CHECK(error_of("switchyard-fabric-map 1\ngroup g\nsu s g nope\n") ==
+          "m.map:3: switch 'nope' is not defined above this line");
+    std::string unsorted = kMap;
+    unsorted.replace(unsorted.find("host n02"), 8, "host n00");
+    CHECK(error_of(unsorted) ==
+          "m.map:14: host 'n00' is out of order or repeated (hosts must be sorted by name)");
+    std::string bad_hca = kMap;
+    bad_hca.replace(bad_hca.find("mlx5_0:g2"), 6, "mlx5_7");
+    CHECK(error_of(bad_hca) == "m.map:15: HCA 'mlx5_7' is not in the 'hcas' line");
+    std::string bad_cables = kMap;
+    bad_cables.replace(bad_cables.find("*2"), 2, "*0");
+    CHECK_THAT(error_of(bad_cables), Catch::StartsWith("m.map:13: bad cable count"));
+    CHECK_THAT(error_of("switchyard-fabric-map 1\nfrobnicate\n"),
+               Catch::StartsWith("m.map:2: unknown line 'frobnicate'"));
+}

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tests of the ibnetdiscover parser: both formats, bad input with line numbers, real captures.
+#include "catch.hpp"
+#include "paths.hpp"
+#include "switchyard/topology/fabric_graph.hpp"
+
+using namespace switchyard::topology;
+
+namespace {
+// Two switches joined by two parallel cables, one CA on switch A; every link on both ends.
+constexpr const char* kSmall = R"(# Topology file: generated on Mon Nov 30 2026
+vendid=0x2c9
+devid=0xd2f0
+switchguid=0x100(100)
+Switch	8 "S-0000000000000100"		# "MF0;leaf01:MQM8700/U1" enhanced port 0 lid 1 lmc 0
+[1]	"H-0000000000000200"[1](200) 		# "gpu01 mlx5_0" lid 3 4xHDR
+[5]	"S-0000000000000101"[5]		# "MF0;spine01:MQM8700/U1" lid 2 4xHDR
+[6]	"S-0000000000000101"[6]		# "MF0;spine01:MQM8700/U1" lid 2 4xHDR
+
+vendid=0x2c9
+switchguid=0x101(101)
+Switch	8 "S-0000000000000101"		# "MF0;spine01:MQM8700/U1" enhanced port 0 lid 2 lmc 0
+[5]	"S-0000000000000100"[5]		# "MF0;leaf01:MQM8700/U1" lid 1 4xHDR
+[6]	"S-0000000000000100"[6]		# "MF0;leaf01:MQM8700/U1" lid 1 4xHDR
+
+vendid=0x2c9
+devid=0x101b
+caguid=0x200
+Ca	1 "H-0000000000000200"		# "gpu01 mlx5_0"
+[1](201) 	"S-0000000000000100"[1]		# lid 3 lmc 0 "MF0;leaf01:MQM8700/U1" lid 1 4xHDR
+)";
+
+constexpr const char* kPortList =
+    "CA     3  1 0x0000000000000201 4x HDR - SW     1  1 0x0000000000000100 ( 'gpu01 mlx5_0' - "
+    "'MF0;leaf01:MQM8700/U1' )\n"
+    "SW     1  1 0x0000000000000100 4x HDR - CA     3  1 0x0000000000000201 ( "
+    "'MF0;leaf01:MQM8700/U1' - 'gpu01 mlx5_0' )\n"
+    "SW     1  5 0x0000000000000100 4x HDR - SW     2  5 0x0000000000000101 ( "
+    "'MF0;leaf01:MQM8700/U1' - 'MF0;spine01:MQM8700/U1' )\n"
+    "SW     2  5 0x0000000000000101 4x HDR - SW     1  5 0x0000000000000100 ( "
+    "'MF0;spine01:MQM8700/U1' - 'MF0;leaf01:MQM8700/U1' )\n"
+    "SW     1  7 0x0000000000000100 4x SDR                                    "
+    "'MF0;leaf01:MQM8700/U1'\n";
+
+std::string error_of(std::string_view text) {
+    auto r = parse_ibnetdiscover(text, "t.txt");
+    REQUIRE_FALSE(r);
+    return r.error().to_string();
+}
+}  // namespace
+
+TEST_CASE("ibnetdiscover_parser: records, GUIDs, descriptions, parallel cables", "[parser]") {
+    auto r = parse_ibnetdiscover(kSmall, "small.txt");
+    REQUIRE(r);
+    REQUIRE(r->nodes.size() == 3);
+    const auto& leaf = r->nodes[0];
+    CHECK(leaf.kind == NodeKind::Switch);
+    CHECK(leaf.guid == 0x100);
+    CHECK(leaf.nports == 8);
+    CHECK(leaf.devid == 0xd2f0);
+    CHECK(leaf.desc == "MF0;leaf01:MQM8700/U1");
+    REQUIRE(leaf.ports.size() == 3);
+    CHECK(leaf.ports[0].remote == 2);
+    CHECK(leaf.ports[1].remote == 1);
+    CHECK(leaf.ports[2].remote == 1);  // the parallel cable is kept
+    const auto& ca = r->nodes[2];
+    CHECK(ca.kind == NodeKind::Ca);
+    CHECK(ca.desc == "gpu01 mlx5_0");
+    CHECK(ca.devid == 0x101b);
+    CHECK(ca.ports[0].port_guid == 0x201);
+    CHECK(r->warnings.empty());
+}
+
+TEST_CASE("ibnetdiscover_parser: -p port lists give the same cables", "[parser]") {
+    auto r = parse_ibnetdiscover(kPortList, "p.txt");
+    REQUIRE(r);
+    REQUIRE(r->nodes.size() == 3);
+    CHECK(r->nodes[0].kind == NodeKind::Ca);
+    CHECK(r->nodes[0].guid == 0x201);  // a CA is known by its port GUID in -p output
+    CHECK(r->nodes[0].desc == "gpu01 mlx5_0");
+    CHECK(r->nodes[1].desc == "MF0;leaf01:MQM8700/U1");
+    CHECK(r->nodes[1].ports.size() == 2);  // port 7 is unconnected
+    CHECK(r->warnings.empty());
+}
+
+TEST_CASE("ibnetdiscover_parser: GUID formats", "[parser]") {
+    CHECK(parse_guid("0x2c5eab0300b87b40") == 0x2c5eab0300b87b40ULL);
+    CHECK(parse_guid("2c5eab0300b87b40") == 0x2c5eab0300b87b40ULL);
+    CHECK(parse_guid("b8ce:f603:00aa:0000") == 0xb8cef60300aa0000ULL);
+    CHECK_FALSE(parse_guid("0x"));
+    CHECK_FALSE(parse_guid("0x12345678901234567"));
+    CHECK_FALSE(parse_guid("xyz"));
+    CHECK(format_guid(0x100) == "0x0000000000000100");
+}
+
+TEST_CASE("ibnetdiscover_parser: bad input names the line", "[parser]") {
+    CHECK(error_of("") == "t.txt: no Switch or Ca record found; is this ibnetdiscover output?");
+    CHECK(error_of("# only a comment\n") ==
+          "t.txt:1: no Switch or Ca record found; is this ibnetdiscover output?");
+    CHECK_THAT(error_of("Switch \"S-1\"\n"),
+               Catch::StartsWith("t.txt:1: expected 'Switch <number"));
+    CHECK(error_of("[1]\t\"S-1\"[2]\n") ==
+          "t.txt:1: port line outside a Switch/Ca/Rt record: '[1]\t\"S-1\"[2]'");
+    CHECK_THAT(error_of("Ca\t1 \"H-1\"\n[1](1) \"S-2\"\n"),
+               Catch::StartsWith("t.txt:2: expected '[port] \"<remote id>\"[remote port]'"));
+    CHECK_THAT(error_of("Switch\t2 \"S-1\"\n[3]\t\"S-2\"[1]\n"),
+               Catch::Contains("t.txt:2: port 3 of 'S-1' is beyond its 2 ports"));
+    CHECK_THAT(error_of("Switch\t4 \"S-1\"\n[1]\t\"S-2\"[1]\n[1]\t\"S-3\"[1]\n"),
+               Catch::Contains("t.txt:3: port 1 of 'S-1' already listed on line 2"));
+    CHECK_THAT(error_of("Switch\t4 \"S-1\"\nhello world\n"),
+               Catch::StartsWith("t.txt:2: unrecognised line 'hello world'"));
+    CHECK_THAT(
+        error_of("Switch\t4 \"S-1\"\n\nSwitch\t4 \"S-01\"\n"),
+        Catch::Contains(
+            "t.txt:3: GUID 0x0000000000000001 of 'S-01' was already used by 'S-1' on line 1"));
+    CHECK_THAT(error_of("Switch\t4 \"leafA\"\n"), Catch::Contains("no GUID for 'leafA'"));
+    CHECK_THAT(error_of("switchguid=0xzz\nSwitch\t4 \"S-1\"\n"),
+               Catch::StartsWith("t.txt:1: bad GUID"));
+    CHECK_THAT(error_of("CA 1 1 0x1 4x HDR - SW 2\n"),
+               Catch::StartsWith("t.txt:1: expected '- <CA|SW|RT>"));
+}
+
+TEST_CASE("ibnetdiscover_parser: dangling, asymmetric and truncated input warn", "[parser]") {
+    auto r = parse_ibnetdiscover(
+        "Switch\t4 \"S-1\"\n[1]\t\"S-9\"[1]\n[2]\t\"S-2\"[1]\n\nSwitch\t4 \"S-2\"\n[1]\t\"S-1\"[3]",
+        "w.txt");
+    REQUIRE(r);
+    REQUIRE(r->warnings.size() == 4);
+    CHECK(r->warnings[0].kind == "truncated");
+    CHECK(r->warnings[0].where.line == 6);
+    CHECK(r->warnings[1].kind == "dangling-link");
+    CHECK(r->warnings[1].where.to_string() == "w.txt:2");
+    CHECK(r->warnings[1].message ==
+          "port 1 of 'S-1' leads to 'S-9', which has no record in the dump");
+    CHECK(r->warnings[2].kind == "asymmetric-link");
+    CHECK(r->warnings[3].kind == "asymmetric-link");
+}
+
+TEST_CASE("ibnetdiscover_parser: real DGX H100 SuperPOD capture", "[parser][real]") {
+    const auto path = switchyard::test::real_fixtures() / "ibnetdiscover" /
+                      "topograph-dgxh100-superpod-example.out";
+    // Tests tagged [real] are registered only when ../shared/fixtures/real exists (CMake).
+    REQUIRE(std::filesystem::exists(path));
+    auto r = parse_ibnetdiscover(switchyard::test::slurp(path), path.string());
+    REQUIRE(r);
+    std::size_t switches = 0;
+    std::size_t cas = 0;
+    std::size_t sharp = 0;
+    for (const auto& n : r->nodes) {
+        switches += n.kind == NodeKind::Switch ? 1U : 0U;
+        cas += n.kind == NodeKind::Ca ? 1U : 0U;
+        sharp += n.devid == 0xcf09 ? 1U : 0U;
+    }
+    // SOURCES.md: 40 switches (31 leaves, 9 spines), 582 CAs of which 40 SHARP nodes.
+    CHECK(switches == 40);
+    CHECK(cas == 582);
+    CHECK(sharp == 40);
+    CHECK(r->warnings.empty());  // every cable of the dump is seen from both ends
+}
+
+TEST_CASE("ibnetdiscover_parser: real single-CA GB200 capture parses to one isolated CA",
+          "[parser][real]") {
+    const auto path = switchyard::test::real_fixtures() / "ibnetdiscover" /
+                      "topograph-gb200-single-ca-example-bad.out";
+    REQUIRE(std::filesystem::exists(path));
+    auto r = parse_ibnetdiscover(switchyard::test::slurp(path), path.string());
+    REQUIRE(r);
+    REQUIRE(r->nodes.size() == 1);
+    CHECK(r->nodes[0].desc == "dgx-gb200-n01-c1 HCA-1");
+    CHECK(r->nodes[0].ports.empty());
+}

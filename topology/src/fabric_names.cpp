@@ -186,8 +186,8 @@ void name_groups(FabricMap& map, const std::vector<std::uint32_t>& group_of_swit
             }
         }
         std::string wanted = meaningful && !names.empty() ? common_stem(names) : std::string();
-        if (map.groups.size() == 1 && (wanted.empty() || names.size() == 1)) {
-            wanted = "fabric";
+        if (map.groups.size() == 1) {
+            wanted = "fabric";  // one group is the whole fabric, whatever its spines are called
         }
         claim(taken, map.groups[gi].name, wanted, guid_name("group-", lowest));
     }

@@ -26,7 +26,7 @@ namespace switchyard::topology {
 void name_sus(FabricMap& map);
 
 /// Names every group from the switches above its leaves ("g1-spine1,g1-spine2" → "g1"); a
-/// fabric of one group without such a stem is "fabric"; else "group-<lowest GUID>".
+/// fabric of one group is "fabric"; else "group-<lowest GUID>".
 /// `group_of_switch[w]` is the group of map switch w, or UINT32_MAX.
 void name_groups(FabricMap& map, const std::vector<std::uint32_t>& group_of_switch);
 

@@ -561,10 +561,17 @@ std::string format_guid(std::uint64_t guid) {
 }
 
 Result<FabricGraph> parse_ibnetdiscover(std::string_view text, std::string_view source) {
-    if (looks_like_port_list(text)) {
-        return parse_port_list(text, source);
+    auto g =
+        looks_like_port_list(text) ? parse_port_list(text, source) : parse_records(text, source);
+    if (g && !text.empty() && text.back() != '\n') {
+        const auto last =
+            static_cast<std::uint32_t>(std::count(text.begin(), text.end(), '\n') + 1);
+        g->warnings.insert(
+            g->warnings.begin(),
+            {"truncated", SourceLoc{std::string(source), last, 0},
+             "the file ends in the middle of a line: the dump is probably cut short"});
     }
-    return parse_records(text, source);
+    return g;
 }
 
 }  // namespace switchyard::topology
