@@ -2,7 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """ibsim harness test: generate a fabric, capture real ibnetdiscover output from ibsim, and check
 it against the generator's ground truth: numbers of switches, CAs and links, and every cable by
-GUID and port (parallel cables included). Usage: fabric_capture_test.py CASE
+GUID and port (parallel cables included). Given the switchyard binary, also run
+`switchyard discover` on the capture and check the classification against the truth: fabric kind,
+every host's SU, pod/group and leaf per rail, the topology.conf levels, the -p capture giving the
+same map, and dirty (unnamed) HCAs placed by a GUID map.
+Usage: fabric_capture_test.py CASE [SWITCHYARD_BINARY]
 """
 import json
 import os
@@ -24,7 +28,19 @@ CASES = {
     "rail4": ["rail", "--sus", "2", "--hosts-per-su", "4", "--rails", "4", "--spines", "4"],
     "rail8": ["rail", "--sus", "2", "--hosts-per-su", "4", "--rails", "8", "--spines", "4"],
     "fat2-parallel": ["fat2", "--leaves", "6", "--hosts-per-leaf", "2", "--parallel", "2"],
+    "dragonfly-plus-8-groups": ["dfp", "--groups", "8", "--leaves", "2", "--spines", "2",
+                                "--hosts-per-leaf", "4", "--global-links", "1", "--shuffle", "7"],
+    "fat2-1024-hosts": ["fat2", "--leaves", "32", "--hosts-per-leaf", "32", "--spines", "16",
+                        "--shuffle", "3"],
+    "dragonfly-plus-1024-hosts": ["dfp", "--groups", "8", "--leaves", "4", "--spines", "4",
+                                  "--hosts-per-leaf", "32", "--global-links", "2"],
+    "rail8-1024-hcas-unnamed": ["rail", "--sus", "4", "--hosts-per-su", "32", "--rails", "8",
+                                "--spines", "8", "--unnamed", "24", "--shuffle", "5"],
+    "fat3-factory-unnamed": ["fat3", "--pods", "3", "--leaves", "3", "--hosts-per-leaf", "3",
+                             "--factory-names", "--unnamed", "5"],
 }
+
+EXPECTED_KIND = {"fat2": "fat-tree", "rail": "fat-tree", "fat3": "fat-tree-3", "dfp": "dragonfly+"}
 
 RECORD = re.compile(r'^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR])-([0-9a-f]+)"')
 PORT = re.compile(r'^\[(\d+)\](?:\([0-9a-f]+\))?\s+"([SHR])-([0-9a-f]+)"\[(\d+)\]')
@@ -79,7 +95,81 @@ def truth_cables(truth):
     return {tuple(sorted([(guid[a], pa), (guid[b], pb)])) for a, pa, b, pb in truth["links"]}
 
 
-def main(case):
+def expand_hostlist(expr):
+    """Slurm hostlist expansion for the simple forms topology.conf uses: a[01-03,07],b5."""
+    out, depth, term = [], 0, ""
+    for ch in expr + ",":
+        if ch == "," and depth == 0:
+            m = re.match(r"^(.*?)\[(.*)\](.*)$", term)
+            if not m:
+                out.append(term)
+            else:
+                for part in m.group(2).split(","):
+                    lo, _, hi = part.partition("-")
+                    for n in range(int(lo), int(hi or lo) + 1):
+                        out.append(f"{m.group(1)}{n:0{len(lo)}d}{m.group(3)}")
+            term = ""
+            continue
+        depth += ch == "["
+        depth -= ch == "]"
+        term += ch
+    return out
+
+
+def discover(binary, capture, outdir, extra=()):
+    r = subprocess.run([binary, "discover", "--ibnetdiscover", capture, "-o", outdir, *extra],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        print(r.stdout, r.stderr)
+        raise SystemExit(f"switchyard discover failed with exit {r.returncode}")
+    show = subprocess.run([binary, "fabric", "show", "--map", os.path.join(outdir, "fabric.map"), "--json"],
+                          capture_output=True, text=True, check=True)
+    return json.loads(show.stdout)
+
+
+def check_classification(binary, truth, base, shape):
+    factory = truth["factory_switch_names"]
+    guid_of = {s["name"]: s["guid"] for s in truth["switches"]}
+    leaf_name = (lambda n: "sw-" + guid_of[n][2:]) if factory else (lambda n: n)
+    unnamed = os.path.exists(base + ".guidmap")
+    got = discover(binary, base + ".out", base + "-map", ["--guid-map", base + ".guidmap"] if unnamed else [])
+    check(got["kind"] == EXPECTED_KIND[shape], f"fabric kind {got['kind']}, expected {EXPECTED_KIND[shape]}")
+    hosts = {h["host"]: h for h in got["hosts"]}
+    check(set(hosts) == set(truth["hosts"]), f"{len(hosts)} hosts found, {len(truth['hosts'])} in the truth")
+    su_part = lambda key: {frozenset(h for h in hosts if hosts[h][key] == v) for v in {x[key] for x in hosts.values()}}
+    want_su = {}
+    want_group = {}
+    for h, rec in truth["hosts"].items():
+        want_su.setdefault(rec["su"], set()).add(h)
+        want_group.setdefault(rec.get("pod") or rec.get("group") or "all", set()).add(h)
+    check(su_part("su") == {frozenset(v) for v in want_su.values()}, "every host's SU equals the truth")
+    check(su_part("group") == {frozenset(v) for v in want_group.values()},
+          f"every host's pod/group equals the truth ({len(want_group)} groups)")
+    bad_rails = [h for h, rec in truth["hosts"].items() if h in hosts and
+                 sorted((x["hca"], leaf_name(x["leaf"])) for x in rec["hcas"]) !=
+                 sorted((x["hca"], x["leaf"]) for x in hosts[h]["leaves"])]
+    check(not bad_rails, f"every host's leaf per rail equals the truth (wrong: {bad_rails[:3]})")
+    kinds = sorted({a["kind"] for a in got["anomalies"]})
+    check(kinds == (["resolved-by-guid-map"] if unnamed else []), f"anomalies: {kinds}")
+    # topology.conf: the SU level holds exactly the truth's SUs, and one root.
+    conf = open(os.path.join(base + "-map", "topology.conf")).read()
+    levels = [dict(kv.split("=", 1) for kv in line.split()) for line in conf.splitlines()
+              if line.startswith("SwitchName=")]
+    node_sets = {frozenset(expand_hostlist(l["Nodes"])) for l in levels if "Nodes" in l}
+    check(node_sets == {frozenset(v) for v in want_su.values()}, "topology.conf SU level equals the truth")
+    check(sum(1 for l in levels if l["SwitchName"] == "root") == 1, "topology.conf has one root")
+    # The -p capture classifies to the same map.
+    got_p = discover(binary, base + ".p.out", base + "-map-p", ["--guid-map", base + ".guidmap"] if unnamed else [])
+    for key in ("kind", "hosts", "sus", "groups", "switches"):
+        check(got_p[key] == got[key], f"'ibnetdiscover -p' capture gives the same {key}")
+    if unnamed:
+        n = sum(1 for _ in open(base + ".guidmap"))
+        bare = discover(binary, base + ".out", base + "-map-bare")
+        count = sum(1 for a in bare["anomalies"] if a["kind"] == "unnamed-hca")
+        check(count == n, f"without the GUID map the {n} unnamed HCAs are reported ({count})")
+
+
+def main(case, binary):
     if case not in CASES:
         print(f"unknown case '{case}'; cases: {', '.join(CASES)}")
         return 2
@@ -105,6 +195,8 @@ def main(case):
         if truth["factory_switch_names"]:
             text = open(base + ".out").read()
             check("MF0;" not in text, "switches carry only factory descriptions")
+        if binary:
+            check_classification(binary, truth, base, CASES[case][0])
     if failures:
         print(f"{len(failures)} check(s) failed")
         return 1
@@ -113,4 +205,4 @@ def main(case):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else ""))
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "", sys.argv[2] if len(sys.argv) > 2 else ""))

@@ -67,6 +67,8 @@ class Fabric:
                             "leaf": leaf["name"], "leaf_port": leaf_port})
 
     def desc(self, node):
+        if node.get("unnamed"):
+            return FACTORY_CA
         if "host" in node:
             return f"{node['host']} {node['hca']}"
         return FACTORY if self.factory else MANAGED.format(name=node["name"])
@@ -104,10 +106,12 @@ class Fabric:
 
 
 HOST_PREFIX, HOST_DIGITS = "gpu", 4
+HOST_NUMBER = {}  # optional permutation of host numbers (--shuffle)
+FACTORY_CA = "MT4129 ConnectX7   Mellanox Technologies"
 
 
 def host_name(i):
-    return f"{HOST_PREFIX}{i:0{HOST_DIGITS}d}"
+    return f"{HOST_PREFIX}{HOST_NUMBER.get(i, i):0{HOST_DIGITS}d}"
 
 
 def compress(names):
@@ -225,16 +229,29 @@ def main(argv):
     p.add_argument("--rails", type=int, default=4)
     p.add_argument("--factory-names", action="store_true",
                    help="switches carry the factory description, no names")
+    p.add_argument("--shuffle", type=int, default=0, metavar="SEED",
+                   help="number hosts in a random (seeded) order, so SUs are not contiguous ranges")
+    p.add_argument("--unnamed", type=int, default=0, metavar="N",
+                   help="give N HCAs the factory description and write <out>.guidmap naming them")
     p.add_argument("--host-prefix", default="gpu", help="host names: PREFIX + zero-padded number")
     p.add_argument("--host-digits", type=int, default=4)
     a = p.parse_args(argv)
     global HOST_PREFIX, HOST_DIGITS
     HOST_PREFIX, HOST_DIGITS = a.host_prefix, a.host_digits
     for k, v in vars(a).items():
-        if isinstance(v, int) and not isinstance(v, bool) and v < 1:
+        if isinstance(v, int) and not isinstance(v, bool) and v < 1 and k not in ("shuffle", "unnamed"):
             p.error(f"--{k.replace('_', '-')} must be at least 1, got {v}")
+    if a.shuffle:
+        import random
+        total = 20000
+        order = list(range(1, total + 1))
+        random.Random(a.shuffle).shuffle(order)
+        HOST_NUMBER.update({i + 1: n for i, n in enumerate(order)})
     f = Fabric(a.factory_names)
     {"fat2": build_fat2, "fat3": build_fat3, "dfp": build_dfp, "rail": build_rail}[a.shape](f, a)
+    unnamed = f.cas[:: max(1, len(f.cas) // a.unnamed)][: a.unnamed] if a.unnamed else []
+    for ca in unnamed:
+        ca["unnamed"] = True
     worst = max(s["next"] - 1 for s in f.switches)
     if worst > 255:
         p.error(f"a switch would need {worst} ports; ibsim allows at most 255")
@@ -245,6 +262,10 @@ def main(argv):
     with open(a.out + ".truth.json", "w") as fh:
         json.dump(f.truth(a.shape, params), fh, indent=1, sort_keys=True)
         fh.write("\n")
+    if unnamed:
+        with open(a.out + ".guidmap", "w") as fh:
+            for ca in unnamed:
+                fh.write(f"0x{ca['guid']:016x} {ca['host']} {ca['hca']}\n")
     with open(a.out + ".topology.conf", "w") as fh:
         fh.write(slurm_topology(f.truth(a.shape, params)))
     c = f.truth(a.shape, params)["counts"]

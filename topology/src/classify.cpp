@@ -125,8 +125,10 @@ private:
         if (const auto* e = find(node.guid)) {
             return e;
         }
-        for (const auto& p : node.ports) {  // real CX-7: port GUID = node GUID; ibsim: + port
-            for (const auto guid : {p.port_guid, node.guid + p.port}) {
+        // Real CX-7: port GUID = node GUID; ibsim: node GUID + port. In -p output a CA is known
+        // only by its port GUID, so the node GUID is that minus the port there.
+        for (const auto& p : node.ports) {
+            for (const auto guid : {p.port_guid, node.guid + p.port, node.guid - p.port}) {
                 if (const auto* e = guid != 0 ? find(guid) : nullptr) {
                     return e;
                 }
