@@ -139,7 +139,7 @@ int run_discover(const DiscoverArgs& a) {
     }
     const std::string header = "Written by switchyard " SWITCHYARD_VERSION_STRING
                                " discover from " +
-                               source + ".\nRegenerate instead of editing: switchyard discover.";
+                               label + ".\nRegenerate instead of editing: switchyard discover.";
     const std::pair<const char*, std::string> files[] = {
         {"fabric.map",
          topo::write_fabric_map(

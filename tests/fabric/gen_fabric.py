@@ -243,7 +243,10 @@ def main(argv):
             p.error(f"--{k.replace('_', '-')} must be at least 1, got {v}")
     if a.shuffle:
         import random
-        total = 20000
+        total = {"fat2": a.leaves * a.hosts_per_leaf,
+                 "fat3": a.pods * a.leaves * a.hosts_per_leaf,
+                 "dfp": a.groups * a.leaves * a.hosts_per_leaf,
+                 "rail": a.sus * a.hosts_per_su}[a.shape]
         order = list(range(1, total + 1))
         random.Random(a.shuffle).shuffle(order)
         HOST_NUMBER.update({i + 1: n for i, n in enumerate(order)})

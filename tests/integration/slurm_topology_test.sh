@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The topology that `switchyard discover` wrote, loaded by the real slurmctld of the `slurm16`
+# fixture: what Slurm shows, and where it places jobs.
+# Usage: slurm_topology_test.sh RUN FABRIC_DIR SWITCHYARD_BINARY CASE
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib/assert.sh
+. "$here/lib/assert.sh"
+run=${1:?usage: slurm_topology_test.sh RUN FABRIC_DIR SWITCHYARD_BINARY CASE}
+fabric=${2:?}
+sy=${3:?}
+case_name=${4:?}
+export SLURM_CONF=$run/etc/slurm.conf
+[ -f "$SLURM_CONF" ] || { echo "no cluster at $run (the slurm16 fixture did not run)"; exit 1; }
+cd "$run/jobs"
+
+# su_of HOST / group_of HOST, from the fabric map through the CLI's JSON.
+json=$("$sy" fabric show --map "$fabric/fabric.map" --json)
+su_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print({h["host"]: h["su"] for h in d["hosts"]}[sys.argv[1]])' "$1" <<<"$json"; }
+group_of() { python3 -c 'import json,sys; d=json.load(sys.stdin); print({h["host"]: h["group"] for h in d["hosts"]}[sys.argv[1]])' "$1" <<<"$json"; }
+distinct() { local f=$1; shift; for h in "$@"; do "$f" "$h"; done | sort -u | wc -l; }
+
+case $case_name in
+  topology-loaded)
+    cmp -s "$fabric/topology.conf" "$run/etc/topology.conf"
+    rc=$?; expect_rc 0 "the cluster runs on the topology.conf that discover wrote"
+    run_capture scontrol show topology
+    expect_rc 0 "scontrol show topology"
+    # Every SwitchName=... Nodes=... line of the file is a switch with the same nodes in Slurm.
+    while read -r line; do
+      name=$(sed -E 's/^SwitchName=([^ ]+).*/\1/' <<<"$line")
+      nodes=$(sed -E 's/.* Nodes=([^ ]+).*/\1/' <<<"$line")
+      got=$(grep -E "^SwitchName=$name " <<<"$out" | grep -oE 'Nodes=[^ ]+' | cut -d= -f2)
+      expect_eq "$(scontrol show hostnames "$got" | sort | tr '\n' ' ')" \
+                "$(scontrol show hostnames "$nodes" | sort | tr '\n' ' ')" "switch $name holds $nodes"
+    done < <(grep -E '^SwitchName=.* Nodes=' "$fabric/topology.conf")
+    expect_contains "$out" "SwitchName=root Level=2" "root is the third level (SU, group, root)"
+    ;;
+  switches-one-su)
+    for i in 1 2 3; do
+      run_capture srun -N4 --exclusive --switches=1 bash -c 'echo $SLURMD_NODENAME'
+      expect_rc 0 "srun -N4 --switches=1 (run $i)"
+      mapfile -t nodes < <(sort -u <<<"$out")
+      expect_eq "${#nodes[@]}" 4 "four nodes"
+      expect_eq "$(distinct su_of "${nodes[@]}")" 1 "all four in one SU: ${nodes[*]} ($(su_of "${nodes[0]}"))"
+    done
+    ;;
+  group-placement)
+    # Hold one node of the first group, so the only group that can take 8 nodes is the other.
+    held=$(python3 -c 'import json,sys; d=json.load(sys.stdin); print(sorted(h["host"] for h in d["hosts"] if h["group"]==d["groups"][0]["name"])[0])' <<<"$json")
+    jid=$(sbatch --parsable -N1 -w "$held" --exclusive -o /dev/null --wrap 'sleep 60')
+    for _ in $(seq 50); do [ "$(squeue -h -j "$jid" -o %T)" = RUNNING ] && break; sleep 0.1; done
+    run_capture srun -N8 --exclusive bash -c 'echo $SLURMD_NODENAME'
+    scancel "$jid"
+    expect_rc 0 "srun -N8 while $held is busy"
+    mapfile -t nodes < <(sort -u <<<"$out")
+    expect_eq "${#nodes[@]}" 8 "eight nodes"
+    expect_eq "$(distinct group_of "${nodes[@]}")" 1 "all eight in one Dragonfly+ group"
+    expect_eq "$(group_of "${nodes[0]}")" "$(python3 -c 'import json,sys; print(json.load(sys.stdin)["groups"][1]["name"])' <<<"$json")" \
+      "the group without the busy node"
+    run_capture srun -N4 --exclusive bash -c 'echo $SLURMD_NODENAME'
+    mapfile -t nodes < <(sort -u <<<"$out")
+    expect_eq "$(distinct su_of "${nodes[@]}")" 1 "without --switches, a 4-node job still fits one SU (tree best fit)"
+    ;;
+  *)
+    echo "unknown case '$case_name'"; exit 2 ;;
+esac
+finish
