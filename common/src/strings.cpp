@@ -7,13 +7,17 @@
 namespace switchyard {
 
 std::string_view trim(std::string_view s) {
-    constexpr std::string_view kBlanks = " \t\r\n";
-    const auto first = s.find_first_not_of(kBlanks);
-    if (first == std::string_view::npos) {
-        return {};
+    // A plain loop: find_first_not_of with a set is several times slower on the parsers' hot path.
+    auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+    std::size_t b = 0;
+    std::size_t e = s.size();
+    while (b < e && blank(s[b])) {
+        ++b;
     }
-    const auto last = s.find_last_not_of(kBlanks);
-    return s.substr(first, last - first + 1);
+    while (e > b && blank(s[e - 1])) {
+        --e;
+    }
+    return s.substr(b, e - b);
 }
 
 std::vector<std::string_view> split(std::string_view s, char sep) {

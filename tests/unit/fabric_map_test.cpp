@@ -17,11 +17,12 @@ switch g2-leaf1 0x0000000000000102 1
 switch g1-spine1 0x0000000000000201 2
 group g1
 group g2
-su g1-leaf1 g1 g1-leaf1
-su g2-leaf1 g2 g2-leaf1
-host n01 g1-leaf1 mlx5_0:g1-leaf1,mlx5_1:g1-leaf1*2
-host n02 g1-leaf1 mlx5_0:g1-leaf1,mlx5_1:g1-leaf1*2
+su g1-leaf1 g1 g1-leaf1 mlx5_0:g1-leaf1,mlx5_1:g1-leaf1*2
+su g2-leaf1 g2 g2-leaf1 mlx5_0:g2-leaf1,mlx5_1:g2-leaf1
+host n01 g1-leaf1
+host n02 g1-leaf1
 host n03 g2-leaf1 mlx5_0:g2-leaf1
+host n04 g2-leaf1
 anomaly missing-rail n03 in SU g2-leaf1 has no mlx5_1
 )";
 
@@ -47,7 +48,9 @@ TEST_CASE("fabric_map: reads every line kind and derives SU hosts and group SUs"
     REQUIRE(rails.size() == 2);
     CHECK(rails[1].cables == 2);
     CHECK(m.switches[rails[1].leaf].name == "g1-leaf1");
-    CHECK(m.find_host("n04") == nullptr);
+    CHECK(m.find_host("n05") == nullptr);
+    CHECK(m.rails_of(*m.find_host("n03")).size() == 1);
+    CHECK(m.rails_of(*m.find_host("n04")).size() == 2);  // its SU's rails
     REQUIRE(m.anomalies.size() == 1);
     CHECK(m.anomalies[0].detail == "n03 in SU g2-leaf1 has no mlx5_1");
 }
@@ -72,18 +75,20 @@ TEST_CASE("fabric_map: validation names the line and the expected form", "[fabri
           "m.map:2: expected 'switch <name> <guid> <tier>', got 'switch a 0x1'");
     CHECK(error_of("switchyard-fabric-map 1\nswitch a 0x1 1\nswitch a 0x2 1\n") ==
           "m.map:3: switch 'a' is defined twice");
-    CHECK(error_of("switchyard-fabric-map 1\ngroup g\nsu s g nope\n") ==
+    CHECK(error_of("switchyard-fabric-map 1\ngroup g\nsu s g nope x:y\n") ==
           "m.map:3: switch 'nope' is not defined above this line");
     std::string unsorted = kMap;
     unsorted.replace(unsorted.find("host n02"), 8, "host n00");
     CHECK(error_of(unsorted) ==
           "m.map:14: host 'n00' is out of order or repeated (hosts must be sorted by name)");
     std::string bad_hca = kMap;
-    bad_hca.replace(bad_hca.find("mlx5_0:g2"), 6, "mlx5_7");
+    bad_hca.replace(bad_hca.find("mlx5_0:g2-leaf1\n"), 6, "mlx5_7");
     CHECK(error_of(bad_hca) == "m.map:15: HCA 'mlx5_7' is not in the 'hcas' line");
     std::string bad_cables = kMap;
     bad_cables.replace(bad_cables.find("*2"), 2, "*0");
-    CHECK_THAT(error_of(bad_cables), Catch::StartsWith("m.map:13: bad cable count"));
+    CHECK_THAT(error_of(bad_cables), Catch::StartsWith("m.map:11: bad cable count"));
+    CHECK_THAT(error_of("switchyard-fabric-map 1\ngroup g\nsu s g\n"),
+               Catch::StartsWith("m.map:3: expected 'su <name> <group> <leaf>"));
     CHECK_THAT(error_of("switchyard-fabric-map 1\nfrobnicate\n"),
                Catch::StartsWith("m.map:2: unknown line 'frobnicate'"));
 }

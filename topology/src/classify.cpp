@@ -9,6 +9,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <unordered_map>
 
 #include "fabric_names.hpp"
 #include "switchyard/common/strings.hpp"
@@ -46,8 +47,27 @@ struct RawRail {
     std::string hca;
     NodeIndex leaf;
     std::uint32_t cables;
+    NodeIndex ca;
 };
-using HostTable = std::map<std::string, std::vector<RawRail>>;
+
+/// Hosts found so far, by name; sorted by name once complete.
+struct HostTable {
+    std::vector<std::pair<std::string, std::vector<RawRail>>> hosts;
+    std::unordered_map<std::string, std::uint32_t> index;
+
+    std::vector<RawRail>& rails_of(const std::string& name) {
+        auto [it, fresh] = index.try_emplace(name, static_cast<std::uint32_t>(hosts.size()));
+        if (fresh) {
+            hosts.emplace_back(name, std::vector<RawRail>{});
+        }
+        return hosts[it->second].second;
+    }
+    void sort_by_name() {
+        std::sort(hosts.begin(), hosts.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
+        index.clear();
+    }
+};
 
 bool is_placeholder_host(std::string_view h) {
     static constexpr std::string_view kPlaceholders[] = {
@@ -175,7 +195,6 @@ private:
 
     HostTable find_hosts() {
         HostTable hosts;
-        std::map<std::pair<std::string, std::string>, NodeIndex> seen;
         std::map<std::string, std::size_t> non_compute;
         for (NodeIndex i = 0; i < g_.nodes.size(); ++i) {
             if (g_.nodes[i].kind != NodeKind::Ca) {
@@ -185,13 +204,6 @@ private:
             if (id && !is_compute_hca(id->second)) {
                 ++non_compute[id->second];
                 id.reset();
-            } else if (id) {
-                if (auto [it, fresh] = seen.try_emplace(*id, i); !fresh) {
-                    anomaly("duplicate-hca", where(i) + ": '" + id->first + " " + id->second +
-                                                 "' is already " +
-                                                 format_guid(g_.nodes[it->second].guid));
-                    id.reset();
-                }
             }
             if (!id || !add_rails(hosts, i, *id)) {
                 ++stats_.excluded_hcas;
@@ -203,14 +215,44 @@ private:
             anomaly("non-compute-hca", std::to_string(count) + " HCA(s) named '" + hca +
                                            "' left out by the compute-HCA selector");
         }
+        hosts.sort_by_name();
+        for (auto& [host, rails] : hosts.hosts) {
+            drop_duplicate_hcas(host, rails);
+        }
         return hosts;
     }
 
+    /// Two CAs claiming the same host and HCA name: the first in the dump stays.
+    void drop_duplicate_hcas(const std::string& host, std::vector<RawRail>& rails) {
+        std::stable_sort(rails.begin(), rails.end(),
+                         [](const RawRail& a, const RawRail& b) { return a.hca < b.hca; });
+        for (std::size_t i = 1; i < rails.size();) {
+            if (rails[i].hca == rails[i - 1].hca && rails[i].hca != "unknown" &&
+                rails[i].ca != rails[i - 1].ca) {
+                anomaly("duplicate-hca", where(rails[i].ca) + ": '" + host + " " + rails[i].hca +
+                                             "' is already " +
+                                             format_guid(g_.nodes[rails[i - 1].ca].guid));
+                ++stats_.excluded_hcas;
+                --stats_.compute_hcas;
+                rails.erase(rails.begin() + static_cast<std::ptrdiff_t>(i));
+            } else {
+                ++i;
+            }
+        }
+    }
+
     bool add_rails(HostTable& hosts, NodeIndex ca, const std::pair<std::string, std::string>& id) {
-        std::map<NodeIndex, std::uint32_t> by_leaf;
+        std::vector<std::pair<NodeIndex, std::uint32_t>> by_leaf;  // (leaf, cables)
         for (const auto& p : g_.nodes[ca].ports) {
-            if (p.remote != kNoNode && g_.nodes[p.remote].kind == NodeKind::Switch) {
-                ++by_leaf[p.remote];
+            if (p.remote == kNoNode || g_.nodes[p.remote].kind != NodeKind::Switch) {
+                continue;
+            }
+            auto it = std::find_if(by_leaf.begin(), by_leaf.end(),
+                                   [&](const auto& e) { return e.first == p.remote; });
+            if (it == by_leaf.end()) {
+                by_leaf.emplace_back(p.remote, 1);
+            } else {
+                ++it->second;
             }
         }
         if (by_leaf.empty()) {
@@ -218,10 +260,10 @@ private:
                     where(ca) + ": " + id.first + " " + id.second + " has no cable to a switch");
             return false;
         }
-        auto& rails = hosts[id.first];
+        auto& rails = hosts.rails_of(id.first);
         for (const auto& [leaf, cables] : by_leaf) {  // a dual-homed HCA gives one rail per leaf
             rails.push_back({by_leaf.size() == 1 ? id.second : id.second + "@" + g_.nodes[leaf].id,
-                             leaf, cables});
+                             leaf, cables, ca});
         }
         return true;
     }
@@ -229,7 +271,7 @@ private:
     void compute_tiers(const HostTable& hosts) {
         tier_.assign(g_.nodes.size(), 0);
         std::deque<NodeIndex> queue;
-        for (const auto& [host, rails] : hosts) {
+        for (const auto& [host, rails] : hosts.hosts) {
             for (const auto& r : rails) {
                 if (tier_[r.leaf] == 0) {
                     tier_[r.leaf] = 1;
@@ -286,14 +328,15 @@ private:
 
     void build_hosts_and_sus(const HostTable& hosts) {
         std::set<std::string> hcas;
-        for (const auto& [host, rails] : hosts) {
+        for (const auto& [host, rails] : hosts.hosts) {
             for (const auto& r : rails) {
                 hcas.insert(r.hca);
             }
         }
         map_.hcas.assign(hcas.begin(), hcas.end());
         Disjoint leaves(map_.switches.size());
-        for (const auto& [host, rails] : hosts) {
+        map_.hosts.reserve(hosts.hosts.size());
+        for (const auto& [host, rails] : hosts.hosts) {
             MapHost h{host, 0, static_cast<std::uint32_t>(map_.rails.size()),
                       static_cast<std::uint32_t>(rails.size())};
             for (const auto& r : rails) {
@@ -330,28 +373,34 @@ private:
 
     /// A host with fewer rails than its SU offers is reported with the rails it lacks.
     void report_missing_rails() {
+        std::vector<char> offered(map_.hcas.size());
+        std::vector<char> has(map_.hcas.size());
         for (const auto& su : map_.sus) {
-            std::set<std::uint32_t> offered;
+            std::fill(offered.begin(), offered.end(), 0);
             for (const auto hi : su.hosts) {
                 for (const auto& r : map_.rails_of(map_.hosts[hi])) {
-                    offered.insert(r.hca);
+                    offered[r.hca] = 1;
                 }
             }
+            const auto n_offered = std::count(offered.begin(), offered.end(), 1);
             for (const auto hi : su.hosts) {
-                std::set<std::uint32_t> missing = offered;
-                for (const auto& r : map_.rails_of(map_.hosts[hi])) {
-                    missing.erase(r.hca);
+                const auto rails = map_.rails_of(map_.hosts[hi]);
+                if (static_cast<std::ptrdiff_t>(rails.size()) >= n_offered) {
+                    continue;  // rails are distinct per host, so it has them all
                 }
-                if (missing.empty()) {
-                    continue;
+                std::fill(has.begin(), has.end(), 0);
+                for (const auto& r : rails) {
+                    has[r.hca] = 1;
                 }
                 std::vector<std::string> names;
-                for (const auto m : missing) {
-                    names.push_back(map_.hcas[m]);
+                for (std::size_t k = 0; k < offered.size(); ++k) {
+                    if (offered[k] != 0 && has[k] == 0) {
+                        names.push_back(map_.hcas[k]);
+                    }
                 }
                 anomaly("missing-rail", map_.hosts[hi].name + " in SU " + su.name + " has no " +
                                             join(names, ", ") + " (its SU has " +
-                                            std::to_string(offered.size()) + " rails)");
+                                            std::to_string(n_offered) + " rails)");
             }
         }
     }

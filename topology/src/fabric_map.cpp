@@ -65,7 +65,8 @@ private:
     std::unordered_map<std::string_view, std::uint32_t> switch_by_name_;
     std::unordered_map<std::string_view, std::uint32_t> su_by_name_;
     std::unordered_map<std::string_view, std::uint32_t> group_by_name_;
-    std::vector<std::uint32_t> prev_rails_;  // leaf per rail of the previous host line
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> su_rails_;  // (begin, count) per SU
+    std::vector<std::uint32_t> prev_rails_;  // leaf per rail of the previous rail list
     std::vector<std::string_view> prev_rail_text_;
 
     bool next(std::string_view& line) {
@@ -205,9 +206,9 @@ private:
     }
 
     bool su_line(std::string_view rest, std::string_view line) {
-        std::string_view f[4];
-        if (fields(rest, f, 4) != 3) {
-            return bad("expected 'su <name> <group> <leaf>[,<leaf>...]', got '" +
+        std::string_view f[5];
+        if (fields(rest, f, 5) != 4) {
+            return bad("expected 'su <name> <group> <leaf>[,<leaf>...] <hca>:<leaf>[,...]', got '" +
                        std::string(line) + "'");
         }
         MapSu su;
@@ -226,15 +227,35 @@ private:
             leaves = c == std::string_view::npos ? std::string_view{} : leaves.substr(c + 1);
         }
         const auto idx = static_cast<std::uint32_t>(map_.sus.size());
+        su_rails_.emplace_back(static_cast<std::uint32_t>(map_.rails.size()), 0U);
+        if (!rail_list(f[3])) {
+            return false;
+        }
+        su_rails_.back().second =
+            static_cast<std::uint32_t>(map_.rails.size()) - su_rails_.back().first;
         map_.sus.push_back(std::move(su));
-        return define(su_by_name_, f[0], "su", idx);
+        return define(su_by_name_, f[0], "su", idx);  // views into the text: stable
     }
 
-    /// "host <name> <su> <hca>:<leaf>[*<cables>],..." — hosts sorted, references resolved.
+    bool rail_list(std::string_view rails) {
+        std::size_t r = 0;
+        while (!rails.empty()) {
+            const auto c = rails.find(',');
+            if (!rail(rails.substr(0, c), r++)) {
+                return false;
+            }
+            rails = c == std::string_view::npos ? std::string_view{} : rails.substr(c + 1);
+        }
+        return true;
+    }
+
+    /// "host <name> <su> [<hca>:<leaf>[*<cables>],...]" — hosts sorted, references resolved;
+    /// without rails the host has its SU's.
     bool host_line(std::string_view rest) {
         std::string_view f[4];
-        if (fields(rest, f, 4) != 3) {
-            return bad("expected 'host <name> <su> <hca>:<leaf>[,...]', got 'host " +
+        const auto n = fields(rest, f, 4);
+        if (n < 2 || n > 3) {
+            return bad("expected 'host <name> <su> [<hca>:<leaf>,...]', got 'host " +
                        std::string(rest) + "'");
         }
         MapHost h;
@@ -246,17 +267,16 @@ private:
         if (!lookup(su_by_name_, f[1], "su", h.su)) {
             return false;
         }
-        h.rail_begin = static_cast<std::uint32_t>(map_.rails.size());
-        auto rails = f[2];
-        std::size_t r = 0;
-        while (!rails.empty()) {
-            const auto c = rails.find(',');
-            if (!rail(rails.substr(0, c), r++)) {
+        if (n == 2) {
+            h.rail_begin = su_rails_[h.su].first;
+            h.rail_count = su_rails_[h.su].second;
+        } else {
+            h.rail_begin = static_cast<std::uint32_t>(map_.rails.size());
+            if (!rail_list(f[2])) {
                 return false;
             }
-            rails = c == std::string_view::npos ? std::string_view{} : rails.substr(c + 1);
+            h.rail_count = static_cast<std::uint32_t>(map_.rails.size() - h.rail_begin);
         }
-        h.rail_count = static_cast<std::uint32_t>(map_.rails.size() - h.rail_begin);
         map_.sus[h.su].hosts.push_back(static_cast<std::uint32_t>(map_.hosts.size()));
         map_.hosts.push_back(std::move(h));
         return true;
@@ -328,6 +348,13 @@ std::optional<FabricKind> fabric_kind_from_string(std::string_view s) {
     return std::nullopt;
 }
 
+bool same_rails(std::span<const MapRail> a, std::span<const MapRail> b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](const MapRail& x, const MapRail& y) {
+                          return x.hca == y.hca && x.leaf == y.leaf && x.cables == y.cables;
+                      });
+}
+
 const MapHost* FabricMap::find_host(std::string_view name) const {
     const auto it =
         std::lower_bound(hosts.begin(), hosts.end(), name,
@@ -354,22 +381,41 @@ std::string write_fabric_map(const FabricMap& map, std::string_view comment) {
     for (const auto& g : map.groups) {
         out += "group " + g.name + '\n';
     }
-    for (const auto& su : map.sus) {
-        out += "su " + su.name + ' ' + map.groups[su.group].name + ' ';
-        for (std::size_t i = 0; i < su.leaves.size(); ++i) {
-            out += (i > 0 ? "," : "") + map.switches[su.leaves[i]].name;
+    // Each SU's usual rails: those of its first host with the most rails.
+    std::vector<std::span<const MapRail>> usual(map.sus.size());
+    for (std::size_t s = 0; s < map.sus.size(); ++s) {
+        for (const auto hi : map.sus[s].hosts) {
+            const auto r = map.rails_of(map.hosts[hi]);
+            if (r.size() > usual[s].size()) {
+                usual[s] = r;
+            }
         }
-        out += '\n';
     }
-    for (const auto& h : map.hosts) {
-        out += "host " + h.name + ' ' + map.sus[h.su].name + ' ';
+    auto append_rails = [&](std::span<const MapRail> rails) {
         bool first = true;
-        for (const auto& r : map.rails_of(h)) {
+        for (const auto& r : rails) {
             out += (first ? "" : ",") + map.hcas[r.hca] + ':' + map.switches[r.leaf].name;
             if (r.cables != 1) {
                 out += '*' + std::to_string(r.cables);
             }
             first = false;
+        }
+    };
+    for (std::size_t s = 0; s < map.sus.size(); ++s) {
+        const auto& su = map.sus[s];
+        out += "su " + su.name + ' ' + map.groups[su.group].name + ' ';
+        for (std::size_t i = 0; i < su.leaves.size(); ++i) {
+            out += (i > 0 ? "," : "") + map.switches[su.leaves[i]].name;
+        }
+        out += ' ';
+        append_rails(usual[s]);
+        out += '\n';
+    }
+    for (const auto& h : map.hosts) {
+        out += "host " + h.name + ' ' + map.sus[h.su].name;
+        if (!same_rails(map.rails_of(h), usual[h.su])) {
+            out += ' ';
+            append_rails(map.rails_of(h));
         }
         out += '\n';
     }

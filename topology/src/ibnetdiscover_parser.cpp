@@ -524,29 +524,26 @@ std::string_view to_string(NodeKind k) {
 
 std::optional<std::uint64_t> parse_guid(std::string_view s) {
     s = trim(s);
-    if (s.starts_with("0x") || s.starts_with("0X")) {
+    if (s.size() > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
         s.remove_prefix(2);
     }
     std::uint64_t v = 0;
     int digits = 0;
     for (const char ch : s) {
-        if (ch == ':') {
-            continue;
-        }
-        int d = 0;
+        unsigned d = 0;
         if (ch >= '0' && ch <= '9') {
-            d = ch - '0';
-        } else if (ch >= 'a' && ch <= 'f') {
-            d = ch - 'a' + 10;
-        } else if (ch >= 'A' && ch <= 'F') {
-            d = ch - 'A' + 10;
+            d = static_cast<unsigned>(ch - '0');
+        } else if ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f') {
+            d = static_cast<unsigned>((ch | 0x20) - 'a' + 10);
+        } else if (ch == ':') {
+            continue;
         } else {
             return std::nullopt;
         }
         if (++digits > 16) {
             return std::nullopt;
         }
-        v = (v << 4U) | static_cast<std::uint64_t>(d);
+        v = (v << 4U) | d;
     }
     if (digits == 0) {
         return std::nullopt;

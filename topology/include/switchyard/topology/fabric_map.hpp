@@ -85,8 +85,11 @@ struct FabricMap {
 /// Current version of the map file format.
 inline constexpr int kFabricMapVersion = 1;
 
-/// Writes the map file: "switchyard-fabric-map 1", then kind, tiers, switch, group, su, host
-/// and anomaly lines, one object per line, sorted, so two maps diff meaningfully.
+/// Writes the map file: "switchyard-fabric-map 1", then kind, tiers, hcas, switch, group, su,
+/// host and anomaly lines, one object per line, sorted, so two maps diff meaningfully. An SU
+/// line carries its hosts' usual rails ("<hca>:<leaf>[*cables],..."); a host line lists rails
+/// only when they differ from its SU's (a missing rail, say), which keeps the file small and
+/// fast to load.
 [[nodiscard]] std::string write_fabric_map(const FabricMap& map, std::string_view comment);
 
 /// Reads a map file. Validates everything: the version line, line shapes, references to

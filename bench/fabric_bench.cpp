@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+// Benchmarks of fabric discovery: parse + classify + write at 1k/10k/100k hosts, map load.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include "switchyard/topology/classify.hpp"
+#include "switchyard/topology/slurm_writers.hpp"
+#include "synthetic_fabric.hpp"
+
+namespace {
+
+namespace topo = switchyard::topology;
+
+double peak_rss_mib() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+/// Everything `switchyard discover` does after reading the file.
+void BM_DiscoverPipeline(benchmark::State& state) {
+    const auto hosts = static_cast<std::size_t>(state.range(0));
+    const auto rails = static_cast<std::size_t>(state.range(1));
+    const std::string text = switchyard::bench::synthetic_dragonfly(hosts, rails);
+    std::size_t out_bytes = 0;
+    for (auto _ : state) {
+        auto g = topo::parse_ibnetdiscover(text, "synthetic");
+        if (!g) {
+            state.SkipWithError(g.error().to_string().c_str());
+            return;
+        }
+        auto c = topo::classify(*g, {});
+        const auto map = topo::write_fabric_map(c.map, "");
+        const auto conf = topo::write_topology_conf(c.map, "");
+        const auto block = topo::write_topology_block(c.map, "");
+        const auto yaml = topo::write_topology_yaml(c.map, "");
+        out_bytes = map.size() + conf.size() + block.size() + yaml.size();
+        benchmark::DoNotOptimize(out_bytes);
+    }
+    state.counters["HCAs"] = static_cast<double>(hosts * rails);
+    state.counters["input_MB"] = static_cast<double>(text.size()) / 1e6;
+    state.counters["output_MB"] = static_cast<double>(out_bytes) / 1e6;
+    state.counters["peak_RSS_MiB"] = peak_rss_mib();
+}
+BENCHMARK(BM_DiscoverPipeline)
+    ->Args({1000, 1})
+    ->Args({10000, 1})
+    ->Args({100000, 1})
+    ->Args({10000, 8})
+    ->Args({100000, 8})
+    ->Unit(benchmark::kMillisecond);
+
+void BM_Parse(benchmark::State& state) {
+    const std::string text =
+        switchyard::bench::synthetic_dragonfly(static_cast<std::size_t>(state.range(0)));
+    for (auto _ : state) {
+        auto g = topo::parse_ibnetdiscover(text, "synthetic");
+        benchmark::DoNotOptimize(g);
+    }
+}
+BENCHMARK(BM_Parse)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+/// What the plugin pays at step launch: reading the fabric map.
+void BM_MapLoad(benchmark::State& state) {
+    const std::string text = switchyard::bench::synthetic_dragonfly(
+        static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)));
+    auto g = topo::parse_ibnetdiscover(text, "synthetic");
+    const auto map_text = topo::write_fabric_map(topo::classify(*g, {}).map, "");
+    for (auto _ : state) {
+        auto m = topo::read_fabric_map(map_text, "fabric.map");
+        if (!m) {
+            state.SkipWithError(m.error().to_string().c_str());
+            return;
+        }
+        benchmark::DoNotOptimize(m->hosts.data());
+    }
+    state.counters["map_MB"] = static_cast<double>(map_text.size()) / 1e6;
+}
+BENCHMARK(BM_MapLoad)
+    ->Args({1000, 1})
+    ->Args({100000, 1})
+    ->Args({100000, 8})
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Builds the release preset and runs the benchmarks; prints Google Benchmark's table.
+# Usage: bench/run.sh [benchmark args, e.g. --benchmark_filter=MapLoad]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake --preset release >/dev/null
+cmake --build --preset release --target fabric_bench
+build/release/bench/fabric_bench --benchmark_counters_tabular=true "$@"
