@@ -190,7 +190,21 @@ private:
             return std::nullopt;
         }
         return std::pair(std::string(host),
-                         hca.empty() ? std::string("unknown") : std::string(hca));
+                         hca.empty() ? std::string("unknown") : sanitize_name(hca));
+    }
+
+    /// Host names become Slurm node names and map-file words: refuse anything else.
+    std::optional<std::pair<std::string, std::string>> checked(
+        NodeIndex ca, std::optional<std::pair<std::string, std::string>> id) {
+        if (id && !is_valid_name(id->first)) {
+            anomaly("invalid-host-name", where(ca) + ": host name '" + id->first +
+                                             "' has characters outside [A-Za-z0-9._-]");
+            return std::nullopt;
+        }
+        if (id) {
+            id->second = sanitize_name(id->second);
+        }
+        return id;
     }
 
     HostTable find_hosts() {
@@ -200,7 +214,7 @@ private:
             if (g_.nodes[i].kind != NodeKind::Ca) {
                 continue;
             }
-            auto id = identify(i);
+            auto id = checked(i, identify(i));
             if (id && !is_compute_hca(id->second)) {
                 ++non_compute[id->second];
                 id.reset();

@@ -207,7 +207,8 @@ private:
 
     bool su_line(std::string_view rest, std::string_view line) {
         std::string_view f[5];
-        if (fields(rest, f, 5) != 4) {
+        const auto n = fields(rest, f, 5);
+        if (n != 3 && n != 4) {  // an SU without hosts has no usual rails
             return bad("expected 'su <name> <group> <leaf>[,<leaf>...] <hca>:<leaf>[,...]', got '" +
                        std::string(line) + "'");
         }
@@ -217,6 +218,9 @@ private:
             return false;
         }
         auto leaves = f[2];
+        if (leaves.empty()) {
+            return bad("SU '" + su.name + "' has no leaf");
+        }
         while (!leaves.empty()) {
             const auto c = leaves.find(',');
             std::uint32_t leaf = 0;
@@ -228,7 +232,7 @@ private:
         }
         const auto idx = static_cast<std::uint32_t>(map_.sus.size());
         su_rails_.emplace_back(static_cast<std::uint32_t>(map_.rails.size()), 0U);
-        if (!rail_list(f[3])) {
+        if (n == 4 && !rail_list(f[3])) {
             return false;
         }
         su_rails_.back().second =
@@ -283,6 +287,9 @@ private:
     }
 
     bool rail(std::string_view text, std::size_t position) {
+        if (text.empty()) {
+            return bad("empty rail in a rail list; expected '<hca>:<leaf>[*<cables>]'");
+        }
         MapRail rail;
         const auto star = text.find('*');
         if (star != std::string_view::npos) {
@@ -407,8 +414,10 @@ std::string write_fabric_map(const FabricMap& map, std::string_view comment) {
         for (std::size_t i = 0; i < su.leaves.size(); ++i) {
             out += (i > 0 ? "," : "") + map.switches[su.leaves[i]].name;
         }
-        out += ' ';
-        append_rails(usual[s]);
+        if (!usual[s].empty()) {
+            out += ' ';
+            append_rails(usual[s]);
+        }
         out += '\n';
     }
     for (const auto& h : map.hosts) {

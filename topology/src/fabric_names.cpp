@@ -119,6 +119,17 @@ void claim(std::set<std::string>& taken,
 
 }  // namespace
 
+bool is_valid_name(std::string_view name) {
+    return !name.empty() && std::all_of(name.begin(), name.end(), is_name_char);
+}
+
+std::string sanitize_name(std::string_view name) {
+    std::string out(name);
+    std::replace_if(
+        out.begin(), out.end(), [](char c) { return !is_name_char(c); }, '_');
+    return out;
+}
+
 std::string guid_name(std::string_view prefix, std::uint64_t guid) {
     return std::string(prefix) + format_guid(guid).substr(2);
 }
@@ -143,6 +154,20 @@ std::vector<std::string> name_switches(const FabricGraph& g,
         }
         if (names[i].empty()) {
             names[i] = guid_name("sw-", guid);
+        }
+    }
+    // A description may spell another switch's GUID name: the GUID name wins.
+    std::set<std::string> guid_names;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        guid_names.insert(guid_name("sw-", g.nodes[nodes[i]].guid));
+    }
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const auto own = guid_name("sw-", g.nodes[nodes[i]].guid);
+        if (names[i] != own && guid_names.count(names[i]) != 0) {
+            anomalies.push_back({"duplicate-switch-name",
+                                 "'" + names[i] + "' is another switch's GUID name; " +
+                                     format_guid(g.nodes[nodes[i]].guid) + " is called " + own});
+            names[i] = own;
         }
     }
     return names;

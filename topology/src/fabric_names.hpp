@@ -12,6 +12,12 @@
 
 namespace switchyard::topology {
 
+/// True when every character is one Slurm and the map file take in a name: [A-Za-z0-9._-].
+[[nodiscard]] bool is_valid_name(std::string_view name);
+
+/// `name` with every other character replaced by '_'.
+[[nodiscard]] std::string sanitize_name(std::string_view name);
+
 /// "sw-<16 hex>": the name of a switch whose description names nothing.
 [[nodiscard]] std::string guid_name(std::string_view prefix, std::uint64_t guid);
 
