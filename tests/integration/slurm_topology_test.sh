@@ -63,6 +63,20 @@ case $case_name in
     mapfile -t nodes < <(sort -u <<<"$out")
     expect_eq "$(distinct su_of "${nodes[@]}")" 1 "without --switches, a 4-node job still fits one SU (tree best fit)"
     ;;
+  node-features)
+    # The scontrol lines discover wrote give every node its SU and group features.
+    run_capture bash "$fabric/node-features.sh"
+    expect_rc 0 "node-features.sh applies"
+    run_capture sinfo -h -N -o '%N %f'
+    host=$(python3 -c 'import json,sys; d=json.load(sys.stdin); h=d["hosts"][5]; print(h["host"], "su_"+h["su"]+",grp_"+h["group"])' <<<"$json")
+    expect_contains "$out" "$host" "sinfo shows ${host% *} with its SU and group features"
+    groups=$(python3 -c 'import json,sys; print("|".join("grp_"+g["name"] for g in json.load(sys.stdin)["groups"]))' <<<"$json")
+    run_capture srun -N6 --exclusive --constraint="[$groups]" bash -c 'echo $SLURMD_NODENAME'
+    expect_rc 0 "srun -N6 --constraint=[$groups] (matching OR)"
+    mapfile -t nodes < <(sort -u <<<"$out")
+    expect_eq "${#nodes[@]}" 6 "six nodes"
+    expect_eq "$(distinct group_of "${nodes[@]}")" 1 "a matching-OR group constraint keeps the job in one group"
+    ;;
   *)
     echo "unknown case '$case_name'"; exit 2 ;;
 esac
