@@ -51,14 +51,25 @@ BENCHMARK(BM_DiscoverPipeline)
     ->Unit(benchmark::kMillisecond);
 
 void BM_Parse(benchmark::State& state) {
-    const std::string text =
-        switchyard::bench::synthetic_dragonfly(static_cast<std::size_t>(state.range(0)));
+    const std::string text = switchyard::bench::synthetic_dragonfly(
+        static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)));
     for (auto _ : state) {
         auto g = topo::parse_ibnetdiscover(text, "synthetic");
         benchmark::DoNotOptimize(g);
     }
 }
-BENCHMARK(BM_Parse)->Arg(100000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Parse)->Args({100000, 1})->Args({100000, 8})->Unit(benchmark::kMillisecond);
+
+void BM_Classify(benchmark::State& state) {
+    const std::string text = switchyard::bench::synthetic_dragonfly(
+        static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)));
+    auto g = topo::parse_ibnetdiscover(text, "synthetic");
+    for (auto _ : state) {
+        auto c = topo::classify(*g, {});
+        benchmark::DoNotOptimize(c.map.hosts.data());
+    }
+}
+BENCHMARK(BM_Classify)->Args({100000, 1})->Args({100000, 8})->Unit(benchmark::kMillisecond);
 
 /// What the plugin pays at step launch: reading the fabric map.
 void BM_MapLoad(benchmark::State& state) {
