@@ -40,5 +40,6 @@ void register_subcommands(CLI::App& app, Runner& run);
 
 void setup_discover(CLI::App& cmd, Runner& run);
 void setup_fabric(CLI::App& cmd, Runner& run);
+void setup_node(CLI::App& cmd, Runner& run);
 
 }  // namespace switchyard::cli

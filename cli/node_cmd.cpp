@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: Apache-2.0
+// `switchyard node`: this node's GPUs, NICs, ports and GPU×NIC paths, from hwloc and sysfs.
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "io.hpp"
+#include "switchyard/topology/node_readers.hpp"
+
+namespace switchyard::cli {
+namespace {
+
+namespace topo = switchyard::topology;
+
+struct NodeArgs {
+    std::string hwloc_xml;
+    std::string sysfs_root;
+    bool json = false;
+};
+
+nlohmann::json to_json(const topo::NodeTopology& n, const std::string& verbs) {
+    using nlohmann::json;
+    json out{{"shape", n.shape}, {"verbs", verbs}};
+    auto& numa = out["numa"] = json::array();
+    for (const auto& m : n.numa) {
+        numa.push_back({{"node", m.os_index}, {"cpus", m.cpus}});
+    }
+    auto& gpus = out["gpus"] = json::array();
+    for (const auto& g : n.gpus) {
+        gpus.push_back({{"index", g.index},
+                        {"pci", g.place.busid},
+                        {"vendor", g.vendor},
+                        {"model", g.model},
+                        {"numa", g.place.numa},
+                        {"osdevs", g.osdevs},
+                        {"nearest_nics", topo::nearest_nics(n, g.index)}});
+    }
+    auto& nics = out["nics"] = json::array();
+    for (const auto& c : n.nics) {
+        json ports = json::array();
+        for (const auto& p : c.ports) {
+            json gids = json::array();
+            for (const auto& g : p.gids) {
+                gids.push_back(
+                    {{"index", g.index}, {"gid", g.gid}, {"type", g.type}, {"ndev", g.ndev}});
+            }
+            ports.push_back({{"port", p.port},
+                             {"state", p.state},
+                             {"phys_state", p.phys_state},
+                             {"rate_gbps", p.rate_gbps},
+                             {"link_layer", p.link_layer},
+                             {"lid", p.lid},
+                             {"gids", std::move(gids)},
+                             {"counters", p.counters}});
+        }
+        nics.push_back({{"name", c.name},
+                        {"kind", c.kind},
+                        {"pci", c.place.busid},
+                        {"numa", c.place.numa},
+                        {"netdevs", c.netdevs},
+                        {"node_guid", c.node_guid},
+                        {"ports", std::move(ports)}});
+    }
+    auto& paths = out["paths"] = json::array();
+    for (const auto& p : n.paths) {
+        paths.push_back({{"gpu", p.gpu},
+                         {"nic", p.nic},
+                         {"type", topo::to_string(p.type)},
+                         {"nccl", topo::nccl_name(p.type)}});
+    }
+    auto& warnings = out["warnings"] = json::array();
+    for (const auto& w : n.warnings) {
+        warnings.push_back({{"kind", w.kind}, {"path", w.where.source}, {"detail", w.message}});
+    }
+    return out;
+}
+
+void print_text(const topo::NodeTopology& n, const std::string& verbs) {
+    std::cout << "shape: " << n.shape << "\n";
+    for (const auto& m : n.numa) {
+        std::cout << "numa " << m.os_index << ": cpus " << m.cpus << "\n";
+    }
+    for (const auto& g : n.gpus) {
+        std::cout << "gpu " << g.index << ": " << g.place.busid << " " << g.vendor << " " << g.model
+                  << ", numa " << g.place.numa;
+        for (const auto& o : g.osdevs) {
+            std::cout << " " << o;
+        }
+        std::cout << "\n";
+    }
+    for (const auto& c : n.nics) {
+        std::cout << "nic " << c.name << ": " << c.place.busid << " " << c.kind << ", numa "
+                  << c.place.numa;
+        for (const auto& d : c.netdevs) {
+            std::cout << " " << d;
+        }
+        std::cout << "\n";
+        for (const auto& p : c.ports) {
+            std::cout << "  port " << p.port << ": " << p.state << " " << p.phys_state << " "
+                      << p.rate_gbps << " Gb/s " << p.link_layer << " lid " << p.lid << ", "
+                      << p.gids.size() << " GIDs\n";
+        }
+    }
+    if (!n.gpus.empty() && !n.nics.empty()) {
+        std::cout << "paths (GPU x NIC):\n      ";
+        for (const auto& c : n.nics) {
+            std::cout << std::setw(12) << c.name;
+        }
+        std::cout << "\n";
+        for (const auto& g : n.gpus) {
+            std::cout << "  gpu" << std::left << std::setw(2) << g.index << std::right;
+            for (const auto& p : n.paths) {
+                if (p.gpu == g.index) {
+                    std::cout << std::setw(12) << topo::to_string(p.type);
+                }
+            }
+            std::cout << "\n";
+        }
+    }
+    if (!verbs.empty()) {
+        std::cout << verbs << "\n";
+    }
+    for (const auto& w : n.warnings) {
+        std::cout << "warning: " << w.kind << ": " << w.where.source << ": " << w.message << "\n";
+    }
+}
+
+int run_node(const NodeArgs& a) {
+    Result<topo::NodeTopology> node = fail(Error::internal("unset"));
+    std::string verbs;
+    if (!a.hwloc_xml.empty()) {
+        auto xml = read_input(a.hwloc_xml);
+        node = xml ? topo::read_hwloc_xml(*xml, a.hwloc_xml)
+                   : Result<topo::NodeTopology>(fail(xml.error()));
+        if (node && !a.sysfs_root.empty()) {
+            topo::attach_rdma_sysfs(*node, a.sysfs_root);
+        }
+    } else if (!a.sysfs_root.empty()) {
+        node = topo::read_sysfs_node(a.sysfs_root);
+    } else {
+        node = topo::read_hwloc_live();
+        if (node) {
+            topo::attach_rdma_sysfs(*node, "/sys");
+            verbs = topo::cross_check_verbs(*node);
+        }
+    }
+    if (!node) {
+        std::cerr << "switchyard node: " << node.error().to_string() << "\n";
+        return kExitProblem;
+    }
+    if (a.json) {
+        std::cout << to_json(*node, verbs).dump(1) << "\n";
+    } else {
+        print_text(*node, verbs);
+    }
+    return kExitOk;
+}
+
+}  // namespace
+
+void setup_node(CLI::App& cmd, Runner& run) {
+    auto args = std::make_shared<NodeArgs>();
+    cmd.footer(
+        "\nWithout options: this machine (hwloc + /sys, cross-checked with libibverbs when "
+        "present).\n"
+        "Examples:\n  switchyard node\n  switchyard node --hwloc-xml node.xml --json\n"
+        "  switchyard node --sysfs-root /tmp/fake-sys   # a node described only by a sysfs tree\n");
+    cmd.add_option("--hwloc-xml", args->hwloc_xml,
+                   "hwloc XML export (lstopo --of xml) instead of this machine");
+    cmd.add_option("--sysfs-root", args->sysfs_root,
+                   "directory that stands for /sys (RDMA ports; alone: GPUs and NICs too)");
+    cmd.add_flag("--json", args->json, "JSON: gpus, nics with ports, paths, shape, warnings");
+    cmd.callback([&run, args] { run = [args] { return run_node(*args); }; });
+}
+
+}  // namespace switchyard::cli

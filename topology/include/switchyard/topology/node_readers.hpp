@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+// Readers that build a NodeTopology: hwloc (an XML export or the live machine) and sysfs under a
+// root directory (RDMA devices and ports, PCI devices for nodes described only by sysfs).
+#pragma once
+
+#include <filesystem>
+#include <string_view>
+
+#include "switchyard/common/result.hpp"
+#include "switchyard/topology/node_topology.hpp"
+
+namespace switchyard::topology {
+
+/// GPUs, NICs (OpenFabrics OS devices and their net devices), NUMA nodes and PCIe places from an
+/// hwloc XML export (hwloc 2.x or 1.x format), given as text.
+/// \return the node without ports, or Error::parse naming `source` when hwloc rejects the XML.
+[[nodiscard]] Result<NodeTopology> read_hwloc_xml(std::string_view xml, std::string_view source);
+
+/// The same from the live machine (hwloc's own discovery).
+[[nodiscard]] Result<NodeTopology> read_hwloc_live();
+
+/// GPUs (PCI class 0x0300/0x0302 of NVIDIA or AMD), RDMA devices and NUMA nodes from a sysfs tree
+/// rooted at `root` (a directory that stands for /sys), using the PCI paths of its devices.
+/// Unreadable entries and odd values become warnings naming the path.
+[[nodiscard]] Result<NodeTopology> read_sysfs_node(const std::filesystem::path& root);
+
+/// Reads the RDMA devices under `root`/class/infiniband and attaches their ports (state, rate,
+/// link layer, LID, GIDs with RoCE types and net devices, counters) to the NICs of `node`, adding
+/// NICs that `node` lacks. A NIC of `node` that sysfs does not have gets a warning.
+void attach_rdma_sysfs(NodeTopology& node, const std::filesystem::path& root);
+
+/// Compares port state and LID with libibverbs (loaded at run time) when it can be loaded and
+/// lists devices; differences become warnings. Returns a one-line account of what it did
+/// ("verbs: not available: ..." is not an error).
+[[nodiscard]] std::string cross_check_verbs(NodeTopology& node);
+
+}  // namespace switchyard::topology
