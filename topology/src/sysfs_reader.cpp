@@ -213,6 +213,20 @@ Nic read_device(Sysfs& s, const fs::path& dev) {
 
 }  // namespace
 
+fs::path expand_sysfs_root(std::string_view pattern, std::string_view node) {
+    std::string out;
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+        if (pattern[i] == '%' && i + 1 < pattern.size() &&
+            (pattern[i + 1] == 'n' || pattern[i + 1] == '%')) {
+            out += pattern[i + 1] == 'n' ? std::string(node) : std::string("%");
+            ++i;
+        } else {
+            out += pattern[i];
+        }
+    }
+    return out;
+}
+
 void attach_rdma_sysfs(NodeTopology& node, const fs::path& root) {
     Sysfs s(root, node.warnings);
     const auto class_dir = root / "class" / "infiniband";
