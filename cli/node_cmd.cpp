@@ -20,6 +20,17 @@ struct NodeArgs {
     bool json = false;
 };
 
+/// The PCIe ancestry, root port first, as "busid [vendor:device]".
+nlohmann::json pcie(const topo::PciPlace& p) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& h : p.above) {
+        char ids[24];
+        std::snprintf(ids, sizeof ids, " [%04x:%04x]", h.vendor, h.device);
+        out.push_back(h.busid + ids);
+    }
+    return out;
+}
+
 nlohmann::json to_json(const topo::NodeTopology& n, const std::string& verbs) {
     using nlohmann::json;
     json out{{"shape", n.shape}, {"verbs", verbs}};
@@ -35,7 +46,9 @@ nlohmann::json to_json(const topo::NodeTopology& n, const std::string& verbs) {
                         {"model", g.model},
                         {"numa", g.place.numa},
                         {"osdevs", g.osdevs},
-                        {"nearest_nics", topo::nearest_nics(n, g.index)}});
+                        {"nearest_nics", topo::nearest_nics(n, g.index)},
+                        {"host_bridge", g.place.host_bridge},
+                        {"pcie", pcie(g.place)}});
     }
     auto& nics = out["nics"] = json::array();
     for (const auto& c : n.nics) {
