@@ -19,7 +19,7 @@ const std::vector<Subcommand>& subcommands() {
         {"plan", "plan pipeline stages over a node list and compare with Slurm's order", nullptr,
          "#6"},
         {"health", "run the node health checks (exit 0 pass, 1 fail)", nullptr, "#7"},
-        {"check-config", "validate a policy file and print every problem", nullptr, "#5"},
+        {"check-config", "validate a policy file and print every problem", setup_check_config, ""},
     };
     return table;
 }

@@ -41,5 +41,6 @@ void register_subcommands(CLI::App& app, Runner& run);
 void setup_discover(CLI::App& cmd, Runner& run);
 void setup_fabric(CLI::App& cmd, Runner& run);
 void setup_node(CLI::App& cmd, Runner& run);
+void setup_check_config(CLI::App& cmd, Runner& run);
 
 }  // namespace switchyard::cli

@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: Apache-2.0
+// switchyard.yaml: yaml-cpp at the edge, then a validating walk that reports every problem with
+// file:line:col, the key path, what was expected and what was found.
+#include "switchyard/policy/policy.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <set>
+
+#include "switchyard/common/strings.hpp"
+
+namespace switchyard::policy {
+namespace {
+
+using topology::FabricKind;
+
+class Loader {
+public:
+    explicit Loader(std::string_view source) : source_(source) {}
+
+    PolicyLoad run(std::string_view text) {
+        YAML::Node root;
+        try {
+            root = YAML::Load(std::string(text));
+        } catch (const YAML::ParserException& e) {
+            problems_.push_back({SourceLoc{source_, static_cast<std::uint32_t>(e.mark.line + 1),
+                                           static_cast<std::uint32_t>(e.mark.column + 1)},
+                                 "yaml", "not valid YAML: " + e.msg});
+            return finish();
+        } catch (const std::exception& e) {
+            problems_.push_back(
+                {SourceLoc{source_, 0, 0}, "yaml", std::string("not valid YAML: ") + e.what()});
+            return finish();
+        }
+        Policy p;
+        p.source = source_;
+        if (!root.IsMap()) {
+            problem(root, "(top)",
+                    "the file must be a mapping of sections; expected keys version, fabric, node, "
+                    "nccl");
+            return finish();
+        }
+        keys(root, "", {"version", "fabric", "node", "nccl"});
+        const auto version = root["version"];
+        if (!version) {
+            problem(root, "version", "missing; expected 'version: 1' at the top of the file");
+        } else if (scalar(version) != "1") {
+            problem(version, "version", "unsupported; expected 1, got '" + scalar(version) + "'");
+        }
+        if (auto fabric = section(root, "fabric", {"map"})) {
+            p.fabric_map = path((*fabric)["map"], "fabric.map", false);
+        }
+        if (auto node = section(root, "node", {"hwloc_xml", "sysfs_root"})) {
+            p.hwloc_xml = path((*node)["hwloc_xml"], "node.hwloc_xml", true);
+            if ((*node)["sysfs_root"]) {
+                p.sysfs_root = path((*node)["sysfs_root"], "node.sysfs_root", true);
+            }
+        }
+        if (auto nccl = section(root, "nccl",
+                                {"enabled", "min_version", "compute_hca", "socket_ifname",
+                                 "rail_optimized", "large_job_nodes", "roce_qps_per_connection",
+                                 "ib_addr_family", "ib_addr_range", "profiles"})) {
+            read_nccl(*nccl, p.nccl);
+        }
+        if (problems_.empty()) {
+            result_ = std::move(p);
+        }
+        return finish();
+    }
+
+private:
+    std::string source_;
+    std::vector<ConfigProblem> problems_;
+    std::optional<Policy> result_;
+
+    PolicyLoad finish() { return {std::move(result_), std::move(problems_)}; }
+
+    void problem(const YAML::Node& at, std::string key, std::string message) {
+        const auto m = at.Mark();
+        problems_.push_back({SourceLoc{source_, static_cast<std::uint32_t>(m.line + 1),
+                                       static_cast<std::uint32_t>(m.column + 1)},
+                             std::move(key), std::move(message)});
+    }
+
+    static std::string scalar(const YAML::Node& n) {
+        return n.IsScalar() ? n.Scalar() : std::string("<not a scalar>");
+    }
+
+    static std::string join_keys(const std::vector<std::string_view>& allowed) {
+        std::string s;
+        for (const auto k : allowed) {
+            s += (s.empty() ? "" : ", ") + std::string(k);
+        }
+        return s;
+    }
+
+    /// Every key of `map` must be one of `allowed`.
+    void keys(const YAML::Node& map,
+              const std::string& prefix,
+              const std::vector<std::string_view>& allowed) {
+        for (auto it = map.begin(); it != map.end(); ++it) {
+            const auto k = it->first.IsScalar() ? it->first.Scalar() : std::string("?");
+            if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
+                problem(it->first, prefix + k,
+                        "unknown key; expected one of " + join_keys(allowed));
+            }
+        }
+    }
+
+    std::optional<YAML::Node> section(const YAML::Node& root,
+                                      const char* name,
+                                      const std::vector<std::string_view>& allowed) {
+        const auto n = root[name];
+        if (!n || n.IsNull()) {
+            return std::nullopt;
+        }
+        if (!n.IsMap()) {
+            problem(n, name, "must be a mapping; expected keys " + join_keys(allowed));
+            return std::nullopt;
+        }
+        keys(n, std::string(name) + ".", allowed);
+        return n;
+    }
+
+    std::string path(const YAML::Node& n, const std::string& key, bool allow_node_name) {
+        if (!n) {
+            return {};
+        }
+        const auto v = scalar(n);
+        if (v.empty() || v.front() != '/') {
+            problem(n, key,
+                    "expected an absolute path" +
+                        std::string(allow_node_name ? " (%n = node name)" : "") + ", got '" + v +
+                        "'");
+            return {};
+        }
+        return v;
+    }
+
+    std::optional<bool> boolean(const YAML::Node& n, const std::string& key) {
+        bool b = false;
+        if (!n.IsScalar() || !YAML::convert<bool>::decode(n, b)) {
+            problem(n, key, "expected true or false, got '" + scalar(n) + "'");
+            return std::nullopt;
+        }
+        return b;
+    }
+
+    std::optional<unsigned> number(const YAML::Node& n,
+                                   const std::string& key,
+                                   unsigned lo,
+                                   unsigned hi) {
+        const auto v = parse_uint(scalar(n));
+        if (!v || *v < lo || *v > hi) {
+            problem(n, key,
+                    "expected a whole number from " + std::to_string(lo) + " to " +
+                        std::to_string(hi) + ", got '" + scalar(n) + "'");
+            return std::nullopt;
+        }
+        return static_cast<unsigned>(*v);
+    }
+
+    bool regex_ok(const YAML::Node& n, const std::string& key) {
+        try {
+            std::regex re(scalar(n));
+            (void)re;
+            return true;
+        } catch (const std::regex_error& e) {
+            problem(n, key,
+                    std::string("expected a regular expression, got '") + scalar(n) + "' (" +
+                        e.what() + ")");
+            return false;
+        }
+    }
+
+    void read_nccl(const YAML::Node& n, NcclPolicy& out) {
+        if (n["enabled"]) {
+            out.enabled = boolean(n["enabled"], "nccl.enabled").value_or(true);
+        }
+        if (auto v = n["min_version"]) {
+            if (auto parsed = parse_nccl_version(scalar(v))) {
+                out.min_version = *parsed;
+            } else {
+                problem(v, "nccl.min_version",
+                        "expected an NCCL version such as 2.21 or 2.23.4, got '" + scalar(v) + "'");
+            }
+        }
+        if (auto v = n["compute_hca"]; v && regex_ok(v, "nccl.compute_hca")) {
+            out.compute_hca = scalar(v);
+        }
+        if (auto v = n["socket_ifname"]) {
+            out.socket_ifname = scalar(v);
+            if (out.socket_ifname.empty() || out.socket_ifname.find(' ') != std::string::npos) {
+                problem(v, "nccl.socket_ifname",
+                        "expected interface names such as '=eth0' or 'ib,^docker', got '" +
+                            out.socket_ifname + "'");
+            }
+        }
+        if (auto v = n["rail_optimized"]) {
+            if (scalar(v) != "auto") {
+                bool b = false;
+                if (v.IsScalar() && YAML::convert<bool>::decode(v, b)) {
+                    out.rail_optimized = b;
+                } else {
+                    problem(v, "nccl.rail_optimized",
+                            "expected auto, true or false, got '" + scalar(v) + "'");
+                }
+            }
+        }
+        if (auto v = n["large_job_nodes"]) {
+            out.large_job_nodes =
+                number(v, "nccl.large_job_nodes", 2, 1000000).value_or(out.large_job_nodes);
+        }
+        if (auto v = n["roce_qps_per_connection"]) {
+            out.roce_qps_per_connection = number(v, "nccl.roce_qps_per_connection", 1, 128)
+                                              .value_or(out.roce_qps_per_connection);
+        }
+        if (auto v = n["ib_addr_family"]) {
+            out.ib_addr_family = scalar(v);
+            if (out.ib_addr_family != "AF_INET" && out.ib_addr_family != "AF_INET6") {
+                problem(v, "nccl.ib_addr_family",
+                        "expected one of AF_INET, AF_INET6, got '" + out.ib_addr_family + "'");
+            }
+        }
+        if (auto v = n["ib_addr_range"]) {
+            out.ib_addr_range = scalar(v);
+            if (out.ib_addr_range.find('/') == std::string::npos) {
+                problem(v, "nccl.ib_addr_range",
+                        "expected a CIDR range such as fd02::/16, got '" + out.ib_addr_range + "'");
+            }
+        }
+        if (auto v = n["profiles"]) {
+            read_profiles(v, out.profiles);
+        }
+    }
+
+    void read_profiles(const YAML::Node& list, std::vector<NcclProfile>& out) {
+        if (!list.IsSequence()) {
+            problem(list, "nccl.profiles", "expected a list of profiles ('- name: ...')");
+            return;
+        }
+        std::set<std::string> names;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const auto n = list[i];
+            const auto key = "nccl.profiles[" + std::to_string(i) + "]";
+            if (!n.IsMap()) {
+                problem(n, key, "expected a mapping with name, set, ...");
+                continue;
+            }
+            keys(n, key + ".",
+                 {"name", "user_selectable", "automatic", "enforce", "nccl_versions", "match",
+                  "set"});
+            NcclProfile p;
+            const auto name = n["name"];
+            if (!name) {
+                problem(n, key + ".name", "missing; every profile needs a name");
+            } else {
+                p.name = scalar(name);
+                const bool valid =
+                    !p.name.empty() && std::all_of(p.name.begin(), p.name.end(), [](char c) {
+                        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+                               c == '_' || c == '.';
+                    });
+                if (!valid || p.name == "auto" || p.name == "off") {
+                    problem(name, key + ".name",
+                            "expected lower-case letters, digits, '-', '_', '.' and not auto/off, "
+                            "got '" +
+                                p.name + "'");
+                } else if (!names.insert(p.name).second) {
+                    problem(name, key + ".name", "profile '" + p.name + "' is defined twice");
+                }
+            }
+            for (const auto& [field, dest] :
+                 {std::pair{"user_selectable", &p.user_selectable},
+                  std::pair{"automatic", &p.automatic}, std::pair{"enforce", &p.enforce}}) {
+                if (n[field]) {
+                    *dest = boolean(n[field], key + "." + field).value_or(false);
+                }
+            }
+            if (auto v = n["nccl_versions"]) {
+                if (auto r = parse_version_range(scalar(v))) {
+                    p.nccl_versions = *r;
+                } else {
+                    problem(v, key + ".nccl_versions",
+                            "expected bounds such as '>=2.18,<2.24', got '" + scalar(v) + "'");
+                }
+            }
+            if (auto m = n["match"]) {
+                read_match(m, key + ".match", p);
+            }
+            read_set(n, key, p, static_cast<bool>(n["nccl_versions"]));
+            out.push_back(std::move(p));
+        }
+    }
+
+    void read_match(const YAML::Node& m, const std::string& key, NcclProfile& p) {
+        if (!m.IsMap()) {
+            problem(m, key, "expected a mapping with shape, fabric, min_nodes, max_nodes");
+            return;
+        }
+        keys(m, key + ".", {"shape", "fabric", "min_nodes", "max_nodes"});
+        if (auto v = m["shape"]; v && regex_ok(v, key + ".shape")) {
+            p.match_shape = scalar(v);
+        }
+        if (auto v = m["fabric"]) {
+            p.match_fabric = topology::fabric_kind_from_string(scalar(v));
+            if (!p.match_fabric) {
+                problem(v, key + ".fabric",
+                        "expected one of fat-tree, fat-tree-3, dragonfly+, islands, got '" +
+                            scalar(v) + "'");
+            }
+        }
+        if (auto v = m["min_nodes"]) {
+            p.min_nodes = number(v, key + ".min_nodes", 1, 1000000).value_or(0);
+        }
+        if (auto v = m["max_nodes"]) {
+            p.max_nodes = number(v, key + ".max_nodes", 1, 1000000).value_or(0);
+        }
+        if (p.max_nodes != 0 && p.min_nodes > p.max_nodes) {
+            problem(m["min_nodes"], key + ".min_nodes",
+                    "is larger than max_nodes (" + std::to_string(p.max_nodes) +
+                        "); expected min_nodes <= max_nodes");
+        }
+    }
+
+    void read_set(const YAML::Node& profile,
+                  const std::string& key,
+                  NcclProfile& p,
+                  bool versions_given) {
+        const auto set = profile["set"];
+        if (!set || !set.IsMap() || set.size() == 0) {
+            problem(set ? set : profile, key + ".set",
+                    "expected a non-empty mapping of variables, e.g. 'NCCL_DEBUG: INFO'");
+            return;
+        }
+        for (auto it = set.begin(); it != set.end(); ++it) {
+            const auto var = it->first.Scalar();
+            const auto value = it->second.IsScalar() ? it->second.Scalar() : std::string();
+            const auto vkey = key + ".set." + var;
+            if (!(var.starts_with("NCCL_") || var.starts_with("TORCH_NCCL_") ||
+                  var.starts_with("UCX_") || var.starts_with("CUDA_"))) {
+                problem(it->first, vkey, "expected an NCCL_, TORCH_NCCL_, UCX_ or CUDA_ variable");
+                continue;
+            }
+            if (auto why = obsolete_variable(var)) {
+                problem(it->first, vkey, std::string(*why));
+                continue;
+            }
+            if (!it->second.IsScalar() || value.empty()) {
+                problem(it->second, vkey, "expected a value, got '" + value + "'");
+                continue;
+            }
+            if (var == "NCCL_IB_RETRY_CNT" && parse_uint(value).value_or(8) > 7) {
+                problem(
+                    it->second, vkey,
+                    "expected 0 to 7 (NCCL passes it to the QP unchecked), got '" + value + "'");
+                continue;
+            }
+            if (is_debugging_variable(var) && !versions_given) {
+                problem(it->first, vkey,
+                        "is an NCCL debugging variable; expected the profile to say which NCCL "
+                        "versions it is for (nccl_versions: '>=2.x,<2.y')");
+                continue;
+            }
+            p.set.emplace_back(var, value);
+        }
+    }
+};
+
+}  // namespace
+
+std::optional<NcclVersion> parse_nccl_version(std::string_view s) {
+    const auto parts = split(trim(s), '.');
+    if (parts.size() < 2 || parts.size() > 3) {
+        return std::nullopt;
+    }
+    NcclVersion v;
+    int* fields[] = {&v.major, &v.minor, &v.patch};
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        const auto n = parse_uint(parts[i]);
+        if (!n || *n > 1000) {
+            return std::nullopt;
+        }
+        *fields[i] = static_cast<int>(*n);
+    }
+    return v;
+}
+
+std::string to_string(const NcclVersion& v) {
+    return std::to_string(v.major) + "." + std::to_string(v.minor) +
+           (v.patch != 0 ? "." + std::to_string(v.patch) : "");
+}
+
+std::optional<VersionRange> parse_version_range(std::string_view s) {
+    VersionRange r;
+    for (auto part : split(s, ',')) {
+        part = trim(part);
+        std::size_t op_len = 0;
+        while (op_len < part.size() &&
+               (part[op_len] == '<' || part[op_len] == '>' || part[op_len] == '=')) {
+            ++op_len;
+        }
+        const auto op = std::string(part.substr(0, op_len));
+        const auto v = parse_nccl_version(part.substr(op_len));
+        if (!v || (op != ">=" && op != ">" && op != "<" && op != "<=" && op != "==")) {
+            return std::nullopt;
+        }
+        r.bounds.emplace_back(op, *v);
+    }
+    return r.bounds.empty() ? std::nullopt : std::optional(r);
+}
+
+bool VersionRange::contains(const NcclVersion& v) const {
+    return std::all_of(bounds.begin(), bounds.end(), [&](const auto& b) {
+        const auto& [op, x] = b;
+        return op == ">="   ? v >= x
+               : op == ">"  ? v > x
+               : op == "<"  ? v < x
+               : op == "<=" ? v <= x
+                            : v == x;
+    });
+}
+
+const NcclProfile* Policy::find_profile(std::string_view name) const {
+    for (const auto& p : nccl.profiles) {
+        if (p.name == name) {
+            return &p;
+        }
+    }
+    return nullptr;
+}
+
+std::string Policy::user_profile_names() const {
+    std::string s;
+    for (const auto& p : nccl.profiles) {
+        if (p.user_selectable) {
+            s += (s.empty() ? "" : ", ") + p.name;
+        }
+    }
+    return s.empty() ? std::string("(none)") : s;
+}
+
+std::string ConfigProblem::to_string() const {
+    return where.to_string() + ": " + key + ": " + message;
+}
+
+PolicyLoad load_policy(std::string_view yaml, std::string_view source) {
+    return Loader(source).run(yaml);
+}
+
+bool is_debugging_variable(std::string_view name) {
+    static constexpr std::string_view kDebugging[] = {"NCCL_ALGO",
+                                                      "NCCL_PROTO",
+                                                      "NCCL_NET_GDR_LEVEL",
+                                                      "NCCL_BUFFSIZE",
+                                                      "NCCL_MIN_NCHANNELS",
+                                                      "NCCL_MAX_NCHANNELS",
+                                                      "NCCL_MIN_CTAS",
+                                                      "NCCL_MAX_CTAS",
+                                                      "NCCL_NTHREADS",
+                                                      "NCCL_P2P_NET_CHUNKSIZE",
+                                                      "NCCL_P2P_LEVEL",
+                                                      "NCCL_SHM_DISABLE",
+                                                      "NCCL_P2P_DISABLE",
+                                                      "NCCL_NET_GDR_READ",
+                                                      "NCCL_IB_SPLIT_DATA_ON_QPS"};
+    return std::find(std::begin(kDebugging), std::end(kDebugging), name) != std::end(kDebugging);
+}
+
+std::optional<std::string_view> obsolete_variable(std::string_view name) {
+    static constexpr std::pair<std::string_view, std::string_view> kObsolete[] = {
+        {"NCCL_IB_CUDA_SUPPORT", "removed in NCCL 2.4.0; use NCCL_NET_GDR_LEVEL"},
+        {"NCCL_IB_GDR_LEVEL", "old name of NCCL_NET_GDR_LEVEL"},
+        {"NCCL_TIMEOUT",
+         "does not exist in NCCL; the collective timeout is PyTorch's "
+         "init_process_group(timeout=)"},
+        {"NCCL_ASYNC_ERROR_HANDLING", "PyTorch's legacy name; use TORCH_NCCL_ASYNC_ERROR_HANDLING"},
+        {"NCCL_LL_THRESHOLD", "removed in NCCL 2.5"},
+        {"NCCL_TREE_THRESHOLD", "removed in NCCL 2.5"},
+        {"NCCL_SINGLE_RING_THRESHOLD", "removed in NCCL 2.3"},
+    };
+    for (const auto& [n, why] : kObsolete) {
+        if (n == name) {
+            return why;
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace switchyard::policy
