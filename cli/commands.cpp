@@ -15,7 +15,7 @@ const std::vector<Subcommand>& subcommands() {
         {"fabric", "show the fabric map: scalable units, groups, rails, hosts", setup_fabric, ""},
         {"node", "show this node: GPUs, NICs, NUMA, GPU-NIC paths, RDMA port state", setup_node,
          ""},
-        {"nccl-env", "print the NCCL variables a job would get here, and why", nullptr, "#5"},
+        {"nccl-env", "print the NCCL variables a job would get here, and why", setup_nccl_env, ""},
         {"plan", "plan pipeline stages over a node list and compare with Slurm's order", nullptr,
          "#6"},
         {"health", "run the node health checks (exit 0 pass, 1 fail)", nullptr, "#7"},

@@ -42,5 +42,6 @@ void setup_discover(CLI::App& cmd, Runner& run);
 void setup_fabric(CLI::App& cmd, Runner& run);
 void setup_node(CLI::App& cmd, Runner& run);
 void setup_check_config(CLI::App& cmd, Runner& run);
+void setup_nccl_env(CLI::App& cmd, Runner& run);
 
 }  // namespace switchyard::cli

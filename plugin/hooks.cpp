@@ -2,9 +2,15 @@
 // Hook logic of spank_switchyard.so: argument checks, option validation, variable export.
 #include "hooks.hpp"
 
+#include <filesystem>
 #include <string>
 
 #include "plugin_args.hpp"
+#include "plugin_state.hpp"
+#include "switchyard/common/hostlist.hpp"
+#include "switchyard/common/strings.hpp"
+#include "switchyard/policy/nccl_context.hpp"
+#include "switchyard/policy/nccl_rules.hpp"
 
 namespace switchyard::spank {
 namespace {
@@ -50,6 +56,96 @@ Result<void> export_var(SpankApi& api,
     return {};
 }
 
+/// Variables NCCL users set by habit that are obsolete or out of range (checked in the job env).
+constexpr std::string_view kSuspectUserVariables[] = {
+    "NCCL_IB_CUDA_SUPPORT",       "NCCL_IB_GDR_LEVEL", "NCCL_TIMEOUT",
+    "NCCL_ASYNC_ERROR_HANDLING",  "NCCL_LL_THRESHOLD", "NCCL_TREE_THRESHOLD",
+    "NCCL_SINGLE_RING_THRESHOLD", "NCCL_IB_RETRY_CNT"};
+
+policy::JobFacts job_facts(SpankApi& api) {
+    policy::JobFacts job;
+    job.this_host = api.node_name();
+    for (const char* var : {"SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST"}) {
+        if (auto list = api.getenv(var)) {
+            if (auto hosts = expand_hostlist(*list)) {
+                job.hosts = std::move(*hosts);
+                break;
+            }
+        }
+    }
+    if (job.hosts.empty()) {
+        job.hosts = {job.this_host};
+    }
+    job.tasks_per_node = std::max<std::uint32_t>(1, api.local_task_count());
+    return job;
+}
+
+/// The node part of the NCCL environment: rules over the policy, node facts and fabric map.
+Result<void> export_nccl(SpankApi& api,
+                         Logger& log,
+                         const PluginArgs& args,
+                         const policy::JobOptions& opts) {
+    const auto choice = opts.nccl_env.value_or(policy::NcclEnvChoice{});
+    if (choice.kind == policy::NcclEnvChoice::Kind::Off) {
+        return {};
+    }
+    // Without config= in plugstack.conf a missing default policy means built-in defaults;
+    // a policy the admin named must exist.
+    std::error_code ec;
+    auto pol = !args.config_given && !std::filesystem::exists(args.config, ec)
+                   ? Result<policy::Policy>(policy::Policy{})
+                   : policy::load_policy_file(args.config);
+    if (!pol) {
+        return fail(
+            Error::invalid_argument("policy " + args.config + ": " + pol.error().message()));
+    }
+    const auto job = job_facts(api);
+    auto node = policy::load_node(*pol, {job.this_host, "", ""});
+    if (!node) {
+        return fail(Error::io("node facts of " + job.this_host + ": " + node.error().to_string()));
+    }
+    std::optional<topology::FabricMap> map;
+    if (!pol->fabric_map.empty()) {
+        if (auto m = policy::load_fabric_map_file(pol->fabric_map)) {
+            map = std::move(*m);
+        } else {
+            log.warning(Component::Env, "fabric map: " + m.error().to_string() +
+                                            "; rules that need it are skipped");
+        }
+    }
+    std::map<std::string, std::string> user_env;
+    for (const auto name : kSuspectUserVariables) {
+        if (auto v = api.getenv(name)) {
+            user_env.emplace(name, *v);
+        }
+    }
+    const auto d =
+        policy::decide_node_env(*pol, *node, map ? &*map : nullptr, job, choice, user_env);
+    std::vector<std::string> names;
+    for (const auto& c : d.set) {
+        auto r = api.setenv(c.name, c.value, c.enforce);
+        if (!r) {
+            return fail(r.error());
+        }
+        if (*r == SetEnv::Set) {
+            names.push_back(c.name);
+            log.verbose(Component::Env,
+                        c.name + "=" + c.value + " (" + c.rule + ": " + c.why + ")");
+        } else {
+            log.warning(Component::Env, c.name + ": your value is kept; switchyard would set '" +
+                                            c.value + "' (" + c.rule + ": " + c.why + ")");
+        }
+    }
+    for (const auto& w : d.warnings) {
+        log.warning(Component::Env, w);
+    }
+    if (auto r = api.setenv(kEnvNcclSet, join(names, ","), true); !r) {
+        return fail(r.error());
+    }
+    plugin_state().node = std::move(*node);
+    return {};
+}
+
 }  // namespace
 
 std::string_view to_string(Context c) {
@@ -75,9 +171,11 @@ namespace hooks {
 int init(SpankApi& api, Logger& log, const PluginWords& words) {
     const bool daemon = api.context() == Context::Slurmd;
     const int failure = daemon ? 0 : -1;
-    if (!load_args(log, words)) {
+    const auto args = load_args(log, words);
+    if (!args) {
         return failure;
     }
+    plugin_state().config = args->config;  // option callbacks get no spank_t
     for (const auto& spec : policy::kJobOptions) {
         if (auto r = api.register_option(spec); !r) {
             log.error(Component::Plugin,
@@ -114,6 +212,48 @@ int user_init(SpankApi& api, Logger& log, const PluginWords& words) {
         log.error(Component::Env, r.error().message());
         return failure;
     }
+    if (auto n = export_nccl(api, log, *args, *opts); !n) {
+        log.error(Component::Env, "NCCL environment: " + n.error().message());
+        return failure;
+    }
+    return 0;
+}
+
+int task_init(SpankApi& api, Logger& log, const PluginWords& words) {
+    if (api.context() != Context::Remote || !plugin_state().node) {
+        return 0;  // nothing read in user_init: special step, --nccl-env=off, or no NCCL rules
+    }
+    const auto args = load_args(log, words);
+    if (!args) {
+        return -1;
+    }
+    std::vector<int> gpus;
+    if (auto visible = api.getenv("CUDA_VISIBLE_DEVICES")) {
+        for (auto part : split(*visible, ',')) {
+            if (auto n = parse_uint(trim(part))) {
+                gpus.push_back(static_cast<int>(*n));
+            }
+        }
+    }
+    const auto choice = policy::decide_cpu_affinity(*plugin_state().node, api.task_cpus(), gpus);
+    if (!choice) {
+        return 0;
+    }
+    auto r = api.setenv(choice->name, choice->value, false);
+    if (r && *r == SetEnv::Set) {
+        const auto set = api.getenv(kEnvNcclSet).value_or("");
+        r = api.setenv(kEnvNcclSet, set.empty() ? choice->name : set + "," + choice->name, true);
+        log.warning(Component::Env, choice->name + "=1: " + choice->why);
+    }
+    if (!r) {
+        log.error(Component::Env, r.error().message());
+        return args->on_error == OnError::Warn ? 0 : -1;
+    }
+    return 0;
+}
+
+int exit(SpankApi& /*api*/, Logger& /*log*/, const PluginWords& /*words*/) {
+    release_plugin_state();
     return 0;
 }
 
@@ -135,7 +275,23 @@ int option(int val, const char* optarg, int remote, Logger& log) {
         log.error(Component::Plugin, r.error().message());
         return -1;
     }
-    (void)remote;  // validated the same way in srun/sbatch/salloc and in slurmstepd
+    // A named NCCL profile must exist in the policy and be user-selectable: checked in the
+    // client, where the user reads the message (slurmstepd re-checks when it applies it).
+    if (*id == policy::OptionId::NcclEnv && remote == 0 && scratch.nccl_env &&
+        scratch.nccl_env->kind == policy::NcclEnvChoice::Kind::Profile &&
+        !plugin_state().config.empty()) {
+        auto pol = policy::load_policy_file(plugin_state().config);
+        if (!pol) {
+            log.error(Component::Plugin, "--nccl-env=" + scratch.nccl_env->profile +
+                                             ": cannot check it against " + plugin_state().config +
+                                             ": " + pol.error().message());
+            return -1;
+        }
+        if (auto why = policy::check_user_profile(*pol, scratch.nccl_env->profile)) {
+            log.error(Component::Plugin, *why);
+            return -1;
+        }
+    }
     return 0;
 }
 

@@ -20,6 +20,7 @@ inline constexpr std::uint32_t kFirstSpecialStepId = 0xfffffff0U;
 /// Names of the variables exported in this version.
 inline constexpr std::string_view kEnvVersion = "SWITCHYARD_VERSION";
 inline constexpr std::string_view kEnvStages = "SWITCHYARD_STAGES";
+inline constexpr std::string_view kEnvNcclSet = "SWITCHYARD_NCCL_SET";
 
 namespace hooks {
 
@@ -32,6 +33,13 @@ int init(SpankApi& api, Logger& log, const PluginWords& words);
 /// SWITCHYARD_STAGES into the step's tasks without overwriting a value the user set.
 /// Special steps (the batch script, extern) get nothing, so inner sruns see only their own values.
 int user_init(SpankApi& api, Logger& log, const PluginWords& words);
+
+/// slurm_spank_task_init, remote, per task: the per-task NCCL rule (CPU affinity vs the GPUs'
+/// NUMA nodes), using the node facts user_init read (the task process is a fork of slurmstepd).
+int task_init(SpankApi& api, Logger& log, const PluginWords& words);
+
+/// slurm_spank_exit: frees what the plugin kept between hooks.
+int exit(SpankApi& api, Logger& log, const PluginWords& words);
 
 /// The callback of every option (`val` = OptionId): validates the value in the client, where a
 /// negative return makes srun/sbatch/salloc exit with an error, and again in slurmstepd.

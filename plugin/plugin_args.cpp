@@ -19,6 +19,7 @@ Result<void> apply_key(PluginArgs& args, std::string_view key, std::string_view 
                                                 std::string(value) + "'"));
         }
         args.config = std::string(value);
+        args.config_given = true;
         return {};
     }
     if (key == "on_error") {

@@ -2,8 +2,11 @@
 // The real SpankApi over spank_t and the Slurm log sink.
 #include "slurm_spank_api.hpp"
 
+#include <sched.h>
+
 #include <array>
 #include <climits>
+#include <cstdlib>
 #include <string>
 
 #include "guard.hpp"
@@ -108,6 +111,30 @@ std::optional<std::string> SlurmSpankApi::getenv(std::string_view name) {
     }
 }
 
+std::string SlurmSpankApi::node_name() {
+    const char* n = ::getenv("SLURMD_NODENAME");  // the daemon's own environment (slurm.md 2.6)
+    return n != nullptr ? n : "";
+}
+
+std::uint32_t SlurmSpankApi::local_task_count() {
+    std::uint32_t n = 0;
+    return spank_get_item(sp_, S_JOB_LOCAL_TASK_COUNT, &n) == ESPANK_SUCCESS ? n : 0;
+}
+
+std::vector<int> SlurmSpankApi::task_cpus() {
+    std::vector<int> cpus;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        for (std::size_t c = 0; c < CPU_SETSIZE; ++c) {
+            if (CPU_ISSET(c, &set)) {
+                cpus.push_back(static_cast<int>(c));
+            }
+        }
+    }
+    return cpus;
+}
+
 Result<SetEnv> SlurmSpankApi::setenv(std::string_view name,
                                      std::string_view value,
                                      bool overwrite) {
@@ -148,7 +175,7 @@ void slurm_error_sink(const char* line) noexcept {
     slurm_error("%s", line);
 }
 
-int option_callback(int val, const char* optarg, int remote) {
+int option_callback(int val, const char* optarg, int remote) {  // NOLINT: C callback
     return guard("option", slurm_error_sink, -1, [&] {
         SlurmLogger log;
         return hooks::option(val, optarg, remote, log);

@@ -16,6 +16,9 @@ public:
     [[nodiscard]] Result<void> register_option(const policy::OptionSpec& spec) override;
     [[nodiscard]] std::optional<std::string> get_option(const policy::OptionSpec& spec) override;
     [[nodiscard]] std::optional<std::string> getenv(std::string_view name) override;
+    [[nodiscard]] std::string node_name() override;
+    [[nodiscard]] std::uint32_t local_task_count() override;
+    [[nodiscard]] std::vector<int> task_cpus() override;
     [[nodiscard]] Result<SetEnv> setenv(std::string_view name,
                                         std::string_view value,
                                         bool overwrite) override;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "switchyard/common/log.hpp"
 #include "switchyard/common/result.hpp"
@@ -36,6 +37,13 @@ public:
     [[nodiscard]] virtual std::optional<std::string> get_option(const policy::OptionSpec& spec) = 0;
     /// A variable of the job's environment (remote context).
     [[nodiscard]] virtual std::optional<std::string> getenv(std::string_view name) = 0;
+    /// This node's Slurm name: SLURMD_NODENAME of the slurmstepd or prolog process itself (never
+    /// the job's environment, which an srun inside a batch job inherits from the batch host).
+    [[nodiscard]] virtual std::string node_name() = 0;
+    /// Tasks of this step on this node (S_JOB_LOCAL_TASK_COUNT); 0 when unknown.
+    [[nodiscard]] virtual std::uint32_t local_task_count() = 0;
+    /// CPUs the calling task may run on (task context).
+    [[nodiscard]] virtual std::vector<int> task_cpus() = 0;
     /// Sets a variable in the job's environment; with overwrite=false a present value is kept.
     [[nodiscard]] virtual Result<SetEnv> setenv(std::string_view name,
                                                 std::string_view value,

@@ -57,4 +57,12 @@ SWITCHYARD_EXPORT int slurm_spank_user_init(spank_t sp, int ac, char** av) {
     return run("user_init", -1, sp, ac, av, sy::hooks::user_init);
 }
 
+SWITCHYARD_EXPORT int slurm_spank_task_init(spank_t sp, int ac, char** av) {
+    return run("task_init", -1, sp, ac, av, sy::hooks::task_init);
+}
+
+SWITCHYARD_EXPORT int slurm_spank_exit(spank_t sp, int ac, char** av) {
+    return run("exit", 0, sp, ac, av, sy::hooks::exit);
+}
+
 }  // extern "C"

@@ -54,7 +54,7 @@ spank_err_t spank_option_getopt(spank_t, struct spank_option* opt, char** value)
     return static_cast<spank_err_t>(ESPANK_SUCCESS);
 }
 spank_err_t spank_get_item(spank_t, spank_item_t item, ...) {
-    if (item != S_JOB_STEPID) {
+    if (item != S_JOB_STEPID && item != S_JOB_LOCAL_TASK_COUNT) {
         return static_cast<spank_err_t>(ESPANK_BAD_ARG);
     }
     va_list ap;
@@ -126,6 +126,11 @@ struct Plugin {
     }
     ~Plugin() {
         if (handle != nullptr) {
+            // As Slurm does before unloading: the plugin frees what it kept.
+            if (auto* exit_hook = reinterpret_cast<int (*)(spank_t, int, char**)>(
+                    dlsym(handle, "slurm_spank_exit"))) {
+                exit_hook(nullptr, 0, nullptr);
+            }
             dlclose(handle);
         }
     }

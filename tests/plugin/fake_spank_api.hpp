@@ -20,6 +20,9 @@ public:
     std::vector<std::string> registered;         ///< option names, in registration order
     bool throw_on_register = false;              ///< makes register_option throw (guard tests)
     bool fail_setenv = false;
+    std::string node = "node001";
+    std::uint32_t tasks = 1;
+    std::vector<int> cpus{0, 1};
 
     [[nodiscard]] Context context() const override { return ctx; }
     [[nodiscard]] std::optional<std::uint32_t> step_id() override { return step; }
@@ -44,6 +47,9 @@ public:
         }
         return it->second;
     }
+    [[nodiscard]] std::string node_name() override { return node; }
+    [[nodiscard]] std::uint32_t local_task_count() override { return tasks; }
+    [[nodiscard]] std::vector<int> task_cpus() override { return cpus; }
     [[nodiscard]] Result<SetEnv> setenv(std::string_view name,
                                         std::string_view value,
                                         bool overwrite) override {

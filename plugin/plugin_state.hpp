@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the plugin keeps between hooks of one process: the policy path (for option callbacks,
+// which get no spank_t) and the node facts read in user_init (for task_init in the forked task).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "switchyard/topology/node_topology.hpp"
+
+namespace switchyard::spank {
+
+struct PluginState {
+    std::string config;  ///< policy path from plugstack.conf
+    std::optional<topology::NodeTopology> node;
+};
+
+/// The process's state, created on first use. Heap-allocated on purpose: no static destructor
+/// runs in the .so when Slurm unloads it.
+PluginState& plugin_state();
+
+/// Frees the state (slurm_spank_exit); the next plugin_state() starts fresh.
+void release_plugin_state() noexcept;
+
+}  // namespace switchyard::spank

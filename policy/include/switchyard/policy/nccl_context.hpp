@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+// Gathers what the NCCL rules need from files: the policy, the fabric map, and the node (hwloc
+// XML or sysfs under the policy's per-node paths). Shared by the plugin and `switchyard nccl-env`.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "switchyard/common/result.hpp"
+#include "switchyard/policy/policy.hpp"
+#include "switchyard/topology/fabric_map.hpp"
+#include "switchyard/topology/node_topology.hpp"
+
+namespace switchyard::policy {
+
+/// Reads and validates a policy file; the error lists every problem, one per line.
+[[nodiscard]] Result<Policy> load_policy_file(const std::string& path);
+
+/// Reads a fabric map file.
+[[nodiscard]] Result<topology::FabricMap> load_fabric_map_file(const std::string& path);
+
+/// Where the node's facts come from; empty fields fall back to the policy.
+struct NodeSources {
+    std::string node_name;   ///< replaces %n
+    std::string hwloc_xml;   ///< overrides node.hwloc_xml
+    std::string sysfs_root;  ///< overrides node.sysfs_root
+};
+
+/// The node: hwloc XML (+ RDMA ports from sysfs) when configured, else everything from sysfs
+/// (GPUs from bus/pci, NUMA nodes, RDMA devices) — fast enough for every step launch.
+[[nodiscard]] Result<topology::NodeTopology> load_node(const Policy& policy,
+                                                       const NodeSources& sources);
+
+/// Reads a whole file; Error::io naming it.
+[[nodiscard]] Result<std::string> read_text_file(const std::string& path);
+
+}  // namespace switchyard::policy

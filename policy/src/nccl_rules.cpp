@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: Apache-2.0
+// NCCL environment rules (reference/nccl.md section 2): each rule reads facts and either sets a
+// variable with its reason or says why it stays unset.
+#include "switchyard/policy/nccl_rules.hpp"
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include "switchyard/common/strings.hpp"
+
+namespace switchyard::policy {
+namespace {
+
+using topology::FabricKind;
+using topology::Nic;
+using topology::NodeTopology;
+using topology::PathType;
+
+struct Port {
+    const Nic* nic;
+    const topology::RdmaPort* port;
+    [[nodiscard]] std::string id() const { return nic->name + ":" + std::to_string(port->port); }
+};
+
+class Rules {
+public:
+    Rules(const Policy& p, const NodeTopology& n, const topology::FabricMap* m, const JobFacts& j)
+        : policy_(p), node_(n), map_(m), job_(j) {}
+
+    NcclDecision run(const std::map<std::string, std::string>& user_env) {
+        compute_ports();
+        socket_ifname();
+        roce_addressing();
+        cross_nic();
+        qps();
+        ib_timeout();
+        nvls();
+        set("NCCL_DEBUG", "WARN", "R13 debug",
+            "warnings always visible; the debug profile raises it");
+        obsolete(user_env);
+        return std::move(d_);
+    }
+
+    NcclDecision& decision() { return d_; }
+
+private:
+    const Policy& policy_;
+    const NodeTopology& node_;
+    const topology::FabricMap* map_;
+    const JobFacts& job_;
+    NcclDecision d_;
+    std::vector<Port> compute_;
+
+    void set(std::string name, std::string value, std::string rule, std::string why) {
+        d_.set.push_back(
+            {std::move(name), std::move(value), std::move(rule), std::move(why), false});
+    }
+    void unset(const std::string& name, const std::string& why) {
+        d_.unset.push_back(name + ": not set: " + why);
+    }
+
+    [[nodiscard]] bool near_a_gpu(const Nic& nic) const {
+        return std::any_of(node_.paths.begin(), node_.paths.end(),
+                           [&](const topology::GpuNicPath& p) {
+                               return p.nic == nic.name && p.type <= PathType::PXB;
+                           });
+    }
+
+    /// R1: ACTIVE ports of compute NICs, "=dev:port,...".
+    void compute_ports() {
+        std::optional<std::regex> role;
+        if (!policy_.nccl.compute_hca.empty()) {
+            role.emplace(policy_.nccl.compute_hca);
+        }
+        std::vector<std::string> left_out;
+        for (const auto& nic : node_.nics) {
+            const bool compute =
+                role ? std::regex_match(nic.name, *role) : node_.gpus.empty() || near_a_gpu(nic);
+            for (const auto& port : nic.ports) {
+                const Port p{&nic, &port};
+                if (!compute) {
+                    left_out.push_back(p.id() + " (" +
+                                       (role ? "not a compute HCA" : "no GPU at PIX/PXB") + ")");
+                } else if (port.state_code != 4) {
+                    left_out.push_back(p.id() + " (" + port.state + "/" + port.phys_state + ")");
+                } else if (port.link_layer != "InfiniBand" && port.link_layer != "Ethernet") {
+                    left_out.push_back(p.id() + " (link layer '" + port.link_layer + "')");
+                } else {
+                    compute_.push_back(p);
+                }
+            }
+        }
+        if (compute_.empty()) {
+            unset("NCCL_IB_HCA", "no ACTIVE compute port");
+            if (!node_.nics.empty()) {
+                d_.warnings.push_back("no ACTIVE compute RDMA port on " + job_.this_host +
+                                      "; NCCL falls back to sockets");
+            }
+            return;
+        }
+        std::string value = "=";
+        for (const auto& p : compute_) {
+            value += (value.size() > 1 ? "," : "") + p.id();
+        }
+        std::string why = std::to_string(compute_.size()) + " ACTIVE compute port(s)";
+        if (!left_out.empty()) {
+            std::vector<std::string> copy(left_out.begin(), left_out.end());
+            why += "; left out: " + join(copy, ", ");
+        }
+        set("NCCL_IB_HCA", value, "R1 compute ports", why);
+    }
+
+    void socket_ifname() {
+        if (!policy_.nccl.socket_ifname.empty()) {
+            set("NCCL_SOCKET_IFNAME", policy_.nccl.socket_ifname, "R2 bootstrap network",
+                "policy nccl.socket_ifname");
+        } else {
+            unset("NCCL_SOCKET_IFNAME", "no policy value; NCCL prefers ib* and avoids lo/docker*");
+        }
+    }
+
+    [[nodiscard]] bool roce() const {
+        return !compute_.empty() &&
+               std::all_of(compute_.begin(), compute_.end(),
+                           [](const Port& p) { return p.port->link_layer == "Ethernet"; });
+    }
+
+    /// R3: GID index for old NCCL when uniform; address family/range for new NCCL.
+    void roce_addressing() {
+        if (!roce()) {
+            return;
+        }
+        if (policy_.nccl.min_version < NcclVersion{2, 21, 0}) {
+            std::set<int> indices;
+            for (const auto& p : compute_) {
+                int found = -1;
+                for (const auto& g : p.port->gids) {
+                    if (g.type == "RoCE v2" &&
+                        g.gid.starts_with("0000:0000:0000:0000:0000:ffff:")) {
+                        found = g.index;
+                        break;
+                    }
+                }
+                indices.insert(found);
+            }
+            if (indices.size() == 1 && *indices.begin() >= 0) {
+                set("NCCL_IB_GID_INDEX", std::to_string(*indices.begin()), "R3 RoCE GID",
+                    "NCCL < 2.21 and every compute port has its IPv4 RoCE v2 GID at this index");
+            } else {
+                unset("NCCL_IB_GID_INDEX",
+                      "the IPv4 RoCE v2 GID index differs between ports or is missing");
+                d_.warnings.push_back(
+                    "RoCE ports disagree on the RoCE v2 GID index; set NCCL_IB_GID_INDEX per job");
+            }
+            return;
+        }
+        if (!policy_.nccl.ib_addr_family.empty()) {
+            set("NCCL_IB_ADDR_FAMILY", policy_.nccl.ib_addr_family, "R3b RoCE addressing",
+                "policy nccl.ib_addr_family");
+        }
+        if (!policy_.nccl.ib_addr_range.empty()) {
+            set("NCCL_IB_ADDR_RANGE", policy_.nccl.ib_addr_range, "R3b RoCE addressing",
+                "policy nccl.ib_addr_range");
+        }
+    }
+
+    /// R4: rail-optimized SU → 0; all the node's NICs on one leaf → 1.
+    void cross_nic() {
+        const auto* host = map_ != nullptr ? map_->find_host(job_.this_host) : nullptr;
+        if (policy_.nccl.rail_optimized) {
+            set("NCCL_CROSS_NIC", *policy_.nccl.rail_optimized ? "0" : "1", "R4 rails",
+                "policy nccl.rail_optimized");
+            return;
+        }
+        if (host == nullptr) {
+            unset("NCCL_CROSS_NIC",
+                  map_ == nullptr ? "no fabric map" : job_.this_host + " is not in the fabric map");
+            return;
+        }
+        const auto& su = map_->sus[host->su];
+        std::set<std::uint32_t> leaves;
+        for (const auto& r : map_->rails_of(*host)) {
+            leaves.insert(r.leaf);
+        }
+        if (su.leaves.size() > 1) {
+            set("NCCL_CROSS_NIC", "0", "R4 rails",
+                "rail-optimized: SU " + su.name + " has " + std::to_string(su.leaves.size()) +
+                    " leaves, one per rail");
+        } else if (leaves.size() == 1) {
+            set("NCCL_CROSS_NIC", "1", "R4 rails",
+                "all HCAs of " + job_.this_host + " on leaf " +
+                    map_->switches[*leaves.begin()].name);
+        } else {
+            unset("NCCL_CROSS_NIC", "mixed cabling");
+        }
+    }
+
+    void qps() {
+        if (roce()) {
+            set("NCCL_IB_QPS_PER_CONNECTION", std::to_string(policy_.nccl.roce_qps_per_connection),
+                "R5 RoCE ECMP", "compute ports are RoCE: more QPs spread flows over ECMP paths");
+        }
+    }
+
+    /// R6: old NCCL, or a job across Dragonfly+ groups or very large.
+    void ib_timeout() {
+        std::set<std::uint32_t> groups;
+        if (map_ != nullptr) {
+            for (const auto& h : job_.hosts) {
+                if (const auto* mh = map_->find_host(h)) {
+                    groups.insert(map_->sus[mh->su].group);
+                }
+            }
+        }
+        const bool dfp =
+            map_ != nullptr && map_->kind == FabricKind::DragonflyPlus && groups.size() > 1;
+        if (dfp || job_.hosts.size() > policy_.nccl.large_job_nodes) {
+            set("NCCL_IB_TIMEOUT", "22", "R6 IB timeout",
+                dfp ? "the job spans " + std::to_string(groups.size()) + " Dragonfly+ groups"
+                    : std::to_string(job_.hosts.size()) + " nodes > " +
+                          std::to_string(policy_.nccl.large_job_nodes));
+        } else if (policy_.nccl.min_version < NcclVersion{2, 23, 0}) {
+            set("NCCL_IB_TIMEOUT", "20", "R6 IB timeout",
+                "NCCL " + to_string(policy_.nccl.min_version) + " < 2.23 defaults lower");
+        }
+    }
+
+    void nvls() {
+        const bool oversubscribed = !node_.gpus.empty() && job_.tasks_per_node > node_.gpus.size();
+        if (!job_.exclusive || oversubscribed) {
+            set("NCCL_NVLS_ENABLE", "0", "R10 NVLS",
+                !job_.exclusive ? "the node is shared with other jobs"
+                                : "more than one rank per GPU");
+        }
+    }
+
+    void obsolete(const std::map<std::string, std::string>& user_env) {
+        for (const auto& [name, value] : user_env) {
+            if (auto why = obsolete_variable(name)) {
+                d_.warnings.push_back(name + "=" + value + " has no effect: " + std::string(*why));
+            }
+            if (name == "NCCL_IB_RETRY_CNT" && parse_uint(value).value_or(8) > 7) {
+                d_.warnings.push_back("NCCL_IB_RETRY_CNT=" + value + " is outside 0-7");
+            }
+        }
+    }
+};
+
+bool profile_matches(const NcclProfile& p,
+                     const Policy& policy,
+                     const NodeTopology& node,
+                     const topology::FabricMap* map,
+                     const JobFacts& job) {
+    if (p.match_shape && !std::regex_search(node.shape, std::regex(*p.match_shape))) {
+        return false;
+    }
+    if (p.match_fabric && (map == nullptr || map->kind != *p.match_fabric)) {
+        return false;
+    }
+    const auto n = job.hosts.size();
+    if (n < p.min_nodes || (p.max_nodes != 0 && n > p.max_nodes)) {
+        return false;
+    }
+    return p.nccl_versions.empty() || p.nccl_versions.contains(policy.nccl.min_version);
+}
+
+void apply_profile(const NcclProfile& p, NcclDecision& d) {
+    for (const auto& [name, value] : p.set) {
+        auto it = std::find_if(d.set.begin(), d.set.end(),
+                               [&](const EnvChoice& c) { return c.name == name; });
+        EnvChoice c{name, value, "profile " + p.name, "set by the policy profile", p.enforce};
+        if (it != d.set.end()) {
+            c.why += " (rule " + it->rule + " said '" + it->value + "')";
+            *it = std::move(c);
+        } else {
+            d.set.push_back(std::move(c));
+        }
+    }
+}
+
+}  // namespace
+
+NcclDecision decide_node_env(const Policy& policy,
+                             const NodeTopology& node,
+                             const topology::FabricMap* map,
+                             const JobFacts& job,
+                             const NcclEnvChoice& choice,
+                             const std::map<std::string, std::string>& user_env) {
+    if (choice.kind == NcclEnvChoice::Kind::Off || !policy.nccl.enabled) {
+        NcclDecision off;
+        off.unset.push_back(std::string("all: ") +
+                            (policy.nccl.enabled ? "--nccl-env=off" : "nccl.enabled is false"));
+        return off;
+    }
+    auto d = Rules(policy, node, map, job).run(user_env);
+    for (const auto& p : policy.nccl.profiles) {
+        if (p.automatic && profile_matches(p, policy, node, map, job)) {
+            apply_profile(p, d);
+        }
+    }
+    if (choice.kind == NcclEnvChoice::Kind::Profile) {
+        const auto* p = policy.find_profile(choice.profile);
+        if (p == nullptr || !p->user_selectable) {
+            d.warnings.push_back(
+                "--nccl-env=" + choice.profile +
+                ": no such user-selectable profile; allowed: " + policy.user_profile_names());
+        } else {
+            if (!profile_matches(*p, policy, node, map, job)) {
+                d.warnings.push_back("profile " + p->name +
+                                     " does not match this node or job; applied as asked");
+            }
+            apply_profile(*p, d);
+        }
+    }
+    return d;
+}
+
+std::vector<int> parse_cpu_list(std::string_view list) {
+    std::vector<int> out;
+    for (auto part : split(list, ',')) {
+        part = trim(part);
+        const auto dash = part.find('-');
+        const auto lo = parse_uint(part.substr(0, dash));
+        const auto hi = dash == std::string_view::npos ? lo : parse_uint(part.substr(dash + 1));
+        if (!lo || !hi || *hi < *lo || *hi - *lo > 65536) {
+            continue;
+        }
+        for (auto c = *lo; c <= *hi; ++c) {
+            out.push_back(static_cast<int>(c));
+        }
+    }
+    return out;
+}
+
+std::optional<EnvChoice> decide_cpu_affinity(const NodeTopology& node,
+                                             const std::vector<int>& task_cpus,
+                                             const std::vector<int>& gpus) {
+    std::set<int> numa;
+    for (const auto& g : node.gpus) {
+        if ((gpus.empty() || std::find(gpus.begin(), gpus.end(), g.index) != gpus.end()) &&
+            g.place.numa >= 0) {
+            numa.insert(g.place.numa);
+        }
+    }
+    if (numa.empty() || task_cpus.empty()) {
+        return std::nullopt;
+    }
+    std::set<int> local;
+    for (const auto& n : node.numa) {
+        if (numa.count(n.os_index) != 0) {
+            for (const int c : parse_cpu_list(n.cpus)) {
+                local.insert(c);
+            }
+        }
+    }
+    if (std::any_of(task_cpus.begin(), task_cpus.end(),
+                    [&](int c) { return local.count(c) != 0; })) {
+        return std::nullopt;
+    }
+    return EnvChoice{"NCCL_IGNORE_CPU_AFFINITY", "1", "R11 CPU affinity",
+                     "the task's CPUs are on no NUMA node of its GPUs", false};
+}
+
+std::optional<std::string> check_user_profile(const Policy& policy, std::string_view name) {
+    const auto* p = policy.find_profile(name);
+    if (p == nullptr) {
+        return "--nccl-env: unknown profile '" + std::string(name) + "'; allowed: auto, off, " +
+               policy.user_profile_names();
+    }
+    if (!p->user_selectable) {
+        return "--nccl-env: profile '" + std::string(name) +
+               "' is not user-selectable; allowed: auto, off, " + policy.user_profile_names();
+    }
+    return std::nullopt;
+}
+
+}  // namespace switchyard::policy

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+// The plugin's NCCL part against FakeSpankApi, a policy file and a fake sysfs tree.
+#include <fstream>
+
+#include "catch.hpp"
+#include "fake_spank_api.hpp"
+#include "fake_sysfs.hpp"
+#include "hooks.hpp"
+#include "plugin_state.hpp"
+
+using namespace switchyard;
+using namespace switchyard::spank;
+using switchyard::spank::test::FakeSpankApi;
+using switchyard::test::FakeSysfs;
+
+namespace {
+
+/// node001: mlx5_0 ACTIVE, mlx5_1 DOWN/Polling (compute), mlx5_2 ACTIVE (storage).
+struct NcclFixture {
+    FakeSysfs fs;
+    std::string policy_path;
+    NcclFixture() {
+        const auto node = std::string("nodes/node001/sys");
+        for (int i = 0; i < 3; ++i) {
+            const auto nic = fs.pci(node + "/devices/pci0000:00/0000:00:0" + std::to_string(i + 1) +
+                                        ".0/0000:0" + std::to_string(i + 1) + ":00.0",
+                                    "0x15b3", "0x1021", "0x020700", 0);
+            FakeSysfs::Port p;
+            if (i == 1) {
+                p.state = "1: DOWN";
+                p.phys_state = "2: Polling";
+            }
+            fs.port(fs.rdma("mlx5_" + std::to_string(i), nic, "guid"), 1, p);
+        }
+        policy_path = (fs.root() / "switchyard.yaml").string();
+        config_word = "config=" + policy_path;
+        std::ofstream(policy_path)
+            << "version: 1\nnode:\n  sysfs_root: " << fs.root().string()
+            << "\nnccl:\n  compute_hca: \"mlx5_[0-1]\"\n"
+               "  profiles:\n    - name: debug\n      user_selectable: true\n"
+               "      set: {NCCL_DEBUG: INFO}\n    - name: site\n      set: {NCCL_IB_SL: \"1\"}\n";
+    }
+    std::string config_word;
+};
+
+}  // namespace
+
+TEST_CASE("nccl hooks: NCCL_IB_HCA holds the ACTIVE compute ports of this node", "[nccl-hooks]") {
+    NcclFixture fx;
+    FakeSpankApi api;
+    CapturingLogger log;
+    REQUIRE(hooks::user_init(api, log, {fx.config_word}) == 0);
+    CHECK(api.env.at("NCCL_IB_HCA") == "=mlx5_0:1");  // mlx5_1 is down, mlx5_2 is storage
+    CHECK_THAT(api.env.at("SWITCHYARD_NCCL_SET"), Catch::Contains("NCCL_IB_HCA"));
+    CHECK(api.env.at("NCCL_DEBUG") == "WARN");
+    CHECK(plugin_state().node.has_value());
+    release_plugin_state();
+}
+
+TEST_CASE("nccl hooks: a user's value wins and is reported", "[nccl-hooks]") {
+    NcclFixture fx;
+    FakeSpankApi api;
+    api.env["NCCL_IB_HCA"] = "mine";
+    CapturingLogger log;
+    REQUIRE(hooks::user_init(api, log, {fx.config_word}) == 0);
+    CHECK(api.env.at("NCCL_IB_HCA") == "mine");
+    CHECK(log.contains(Level::Warning,
+                       "NCCL_IB_HCA: your value is kept; switchyard would set '=mlx5_0:1'"));
+    CHECK_THAT(api.env.at("SWITCHYARD_NCCL_SET"), !Catch::Contains("NCCL_IB_HCA"));
+    release_plugin_state();
+}
+
+TEST_CASE("nccl hooks: --nccl-env=off sets nothing; a profile adds its variables", "[nccl-hooks]") {
+    NcclFixture fx;
+    FakeSpankApi off;
+    off.options["nccl-env"] = "off";
+    CapturingLogger log;
+    REQUIRE(hooks::user_init(off, log, {fx.config_word}) == 0);
+    CHECK(off.env.count("NCCL_IB_HCA") == 0);
+    CHECK(off.env.count("SWITCHYARD_NCCL_SET") == 0);
+    FakeSpankApi debug;
+    debug.options["nccl-env"] = "debug";
+    REQUIRE(hooks::user_init(debug, log, {fx.config_word}) == 0);
+    CHECK(debug.env.at("NCCL_DEBUG") == "INFO");
+    release_plugin_state();
+}
+
+TEST_CASE("nccl hooks: obsolete user variables are warned about", "[nccl-hooks]") {
+    NcclFixture fx;
+    FakeSpankApi api;
+    api.env["NCCL_IB_CUDA_SUPPORT"] = "1";
+    CapturingLogger log;
+    REQUIRE(hooks::user_init(api, log, {fx.config_word}) == 0);
+    CHECK(log.contains(Level::Warning,
+                       "NCCL_IB_CUDA_SUPPORT=1 has no effect: removed in NCCL 2.4.0"));
+    release_plugin_state();
+}
+
+TEST_CASE("nccl hooks: unknown or private profiles are refused in the client", "[nccl-hooks]") {
+    NcclFixture fx;
+    FakeSpankApi api;
+    api.ctx = Context::Local;
+    CapturingLogger log;
+    REQUIRE(hooks::init(api, log, {fx.config_word}) == 0);
+    const int val = static_cast<int>(policy::OptionId::NcclEnv);
+    CHECK(hooks::option(val, "debug", 0, log) == 0);
+    CHECK(hooks::option(val, "nosuch", 0, log) == -1);
+    CHECK(log.contains(Level::Error,
+                       "--nccl-env: unknown profile 'nosuch'; allowed: auto, off, debug"));
+    CHECK(hooks::option(val, "site", 0, log) == -1);
+    CHECK(log.contains(
+        Level::Error,
+        "--nccl-env: profile 'site' is not user-selectable; allowed: auto, off, debug"));
+    release_plugin_state();
+}
+
+TEST_CASE("nccl hooks: a named policy that is missing fails the step, naming it", "[nccl-hooks]") {
+    FakeSpankApi api;
+    CapturingLogger log;
+    CHECK(hooks::user_init(api, log, {"config=/nonexistent/switchyard.yaml"}) == -1);
+    CHECK(log.contains(Level::Error,
+                       "NCCL environment: policy /nonexistent/switchyard.yaml: cannot read"));
+    CHECK(hooks::user_init(api, log, {"config=/nonexistent/switchyard.yaml", "on_error=warn"}) ==
+          0);
+    release_plugin_state();
+}
+
+TEST_CASE("nccl hooks: task_init sets NCCL_IGNORE_CPU_AFFINITY when the task is far from its GPUs",
+          "[nccl-hooks]") {
+    FakeSpankApi api;
+    CapturingLogger log;
+    topology::NodeTopology node;
+    node.numa = {{0, "0-3"}, {1, "4-7"}};
+    topology::Gpu g;
+    g.place.numa = 1;
+    node.gpus.push_back(g);
+    plugin_state().node = node;
+    api.cpus = {0, 1};
+    api.env["SWITCHYARD_NCCL_SET"] = "NCCL_IB_HCA";
+    REQUIRE(hooks::task_init(api, log, {}) == 0);
+    CHECK(api.env.at("NCCL_IGNORE_CPU_AFFINITY") == "1");
+    CHECK(api.env.at("SWITCHYARD_NCCL_SET") == "NCCL_IB_HCA,NCCL_IGNORE_CPU_AFFINITY");
+    FakeSpankApi near;
+    near.cpus = {5};
+    REQUIRE(hooks::task_init(near, log, {}) == 0);
+    CHECK(near.env.count("NCCL_IGNORE_CPU_AFFINITY") == 0);
+    release_plugin_state();
+}
