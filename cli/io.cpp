@@ -23,11 +23,12 @@ Result<std::string> read_input(const std::string& path) {
     if (!in) {
         return fail(Error::io("cannot read '" + path + "': " + std::strerror(errno)));
     }
-    std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ostringstream data;
+    data << in.rdbuf();
     if (in.bad()) {
         return fail(Error::io("error while reading '" + path + "'"));
     }
-    return data;
+    return data.str();
 }
 
 Result<void> write_file_atomic(const std::string& path, std::string_view content) {

@@ -106,7 +106,7 @@ Result<void> export_nccl(SpankApi& api,
     }
     std::optional<topology::FabricMap> map;
     if (!pol->fabric_map.empty()) {
-        if (auto m = policy::load_fabric_map_file(pol->fabric_map)) {
+        if (auto m = policy::load_fabric_map_file(pol->fabric_map, &job.hosts)) {
             map = std::move(*m);
         } else {
             log.warning(Component::Env, "fabric map: " + m.error().to_string() +

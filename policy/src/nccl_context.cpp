@@ -16,7 +16,15 @@ Result<std::string> read_text_file(const std::string& path) {
     if (!in) {
         return fail(Error::io("cannot read '" + path + "': " + std::strerror(errno)));
     }
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // One read of the whole file: istreambuf_iterator copies byte by byte (several ms for a map).
+    in.seekg(0, std::ios::end);
+    const auto size = in.tellg();
+    in.seekg(0, std::ios::beg);
+    std::string data(size > 0 ? static_cast<std::size_t>(size) : 0, '\0');
+    if (size > 0 && !in.read(data.data(), static_cast<std::streamsize>(size))) {
+        return fail(Error::io("error while reading '" + path + "'"));
+    }
+    return data;
 }
 
 Result<Policy> load_policy_file(const std::string& path) {
@@ -35,12 +43,14 @@ Result<Policy> load_policy_file(const std::string& path) {
     return std::move(*loaded.policy);
 }
 
-Result<topology::FabricMap> load_fabric_map_file(const std::string& path) {
+Result<topology::FabricMap> load_fabric_map_file(const std::string& path,
+                                                 const std::vector<std::string>* hosts) {
     auto text = read_text_file(path);
     if (!text) {
         return fail(text.error());
     }
-    return topology::read_fabric_map(*text, path);
+    return hosts != nullptr ? topology::read_fabric_map_for(*text, path, *hosts)
+                            : topology::read_fabric_map(*text, path);
 }
 
 Result<topology::NodeTopology> load_node(const Policy& policy, const NodeSources& s) {

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "switchyard/topology/fabric_graph.hpp"
 
@@ -34,7 +36,14 @@ std::size_t fields(std::string_view line, std::string_view* out, std::size_t max
 
 class Reader {
 public:
-    Reader(std::string_view text, std::string_view source) : text_(text), source_(source) {}
+    Reader(std::string_view text,
+           std::string_view source,
+           const std::vector<std::string>* only = nullptr)
+        : text_(text), source_(source) {
+        if (only != nullptr) {
+            only_.emplace(only->begin(), only->end());
+        }
+    }
 
     Result<FabricMap> run() {
         std::string_view line;
@@ -65,6 +74,7 @@ private:
     std::unordered_map<std::string_view, std::uint32_t> switch_by_name_;
     std::unordered_map<std::string_view, std::uint32_t> su_by_name_;
     std::unordered_map<std::string_view, std::uint32_t> group_by_name_;
+    std::optional<std::unordered_set<std::string_view>> only_;       // hosts to keep, if filtering
     std::vector<std::pair<std::uint32_t, std::uint32_t>> su_rails_;  // (begin, count) per SU
     std::vector<std::uint32_t> prev_rails_;  // leaf per rail of the previous rail list
     std::vector<std::string_view> prev_rail_text_;
@@ -140,6 +150,9 @@ private:
         const auto key = line.substr(0, sp);
         const auto rest = sp == std::string_view::npos ? std::string_view{} : line.substr(sp + 1);
         if (key == "host") {
+            if (only_ && only_->count(rest.substr(0, rest.find(' '))) == 0) {
+                return true;  // not a host of this step
+            }
             return host_line(rest);
         }
         if (key == "switch") {
@@ -436,6 +449,12 @@ std::string write_fabric_map(const FabricMap& map, std::string_view comment) {
 
 Result<FabricMap> read_fabric_map(std::string_view text, std::string_view source) {
     return Reader(text, source).run();
+}
+
+Result<FabricMap> read_fabric_map_for(std::string_view text,
+                                      std::string_view source,
+                                      const std::vector<std::string>& hosts) {
+    return Reader(text, source, &hosts).run();
 }
 
 }  // namespace switchyard::topology

@@ -16,8 +16,9 @@ namespace switchyard::policy {
 /// Reads and validates a policy file; the error lists every problem, one per line.
 [[nodiscard]] Result<Policy> load_policy_file(const std::string& path);
 
-/// Reads a fabric map file.
-[[nodiscard]] Result<topology::FabricMap> load_fabric_map_file(const std::string& path);
+/// Reads a fabric map file; with `hosts`, only those hosts' lines (step launch).
+[[nodiscard]] Result<topology::FabricMap> load_fabric_map_file(
+    const std::string& path, const std::vector<std::string>* hosts = nullptr);
 
 /// Where the node's facts come from; empty fields fall back to the policy.
 struct NodeSources {

@@ -97,4 +97,10 @@ inline constexpr int kFabricMapVersion = 1;
 /// \return the map, or Error::parse naming source:line and the expected form.
 [[nodiscard]] Result<FabricMap> read_fabric_map(std::string_view text, std::string_view source);
 
+/// The same, keeping only the host lines of `hosts` (a step's nodes): what the plugin needs at
+/// step launch, without building 100k host records. Skipped host lines are not validated.
+[[nodiscard]] Result<FabricMap> read_fabric_map_for(std::string_view text,
+                                                    std::string_view source,
+                                                    const std::vector<std::string>& hosts);
+
 }  // namespace switchyard::topology

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+// Benchmark of the plugin's per-step NCCL work on one node: load the policy, read the node's
+// sysfs tree, load the fabric map, decide the variables (what user_init does before setenv).
+#include <benchmark/benchmark.h>
+
+#include <fstream>
+
+#include "fake_sysfs.hpp"
+#include "switchyard/policy/nccl_context.hpp"
+#include "switchyard/policy/nccl_rules.hpp"
+#include "switchyard/topology/classify.hpp"
+#include "synthetic_fabric.hpp"
+
+namespace {
+
+namespace topo = switchyard::topology;
+namespace pol = switchyard::policy;
+
+/// 4 GPUs, 4 compute HCAs, 1 storage HCA, as tests/integration/make-node-trees builds them.
+void node_tree(switchyard::test::FakeSysfs& fs) {
+    fs.numa(0, "0-55");
+    fs.numa(1, "56-111");
+    for (int i = 0; i < 5; ++i) {
+        const int b = 0x10 * (i + 1);
+        char up[96];
+        std::snprintf(up, sizeof up, "pci0000:%02x/0000:%02x:01.0/0000:%02x:00.0", b, b, b + 1);
+        char gpu[160];
+        char nic[160];
+        std::snprintf(gpu, sizeof gpu, "%s/0000:%02x:00.0/0000:%02x:00.0", up, b + 2, b + 3);
+        std::snprintf(nic, sizeof nic, "%s/0000:%02x:01.0/0000:%02x:00.0", up, b + 2, b + 4);
+        if (i < 4) {
+            fs.pci(gpu, "0x10de", "0x2330", "0x030200", i / 2);
+        }
+        const auto dir = fs.pci(nic, "0x15b3", "0x1021", "0x020700", i / 2);
+        fs.port(fs.rdma("mlx5_" + std::to_string(i), dir, "guid"), 1, {});
+    }
+}
+
+void BM_StepNcclWork(benchmark::State& state) {
+    switchyard::test::FakeSysfs fs;
+    node_tree(fs);
+    const auto hosts = static_cast<std::size_t>(state.range(0));
+    const auto rails = static_cast<std::size_t>(state.range(1));
+    auto g = topo::parse_ibnetdiscover(switchyard::bench::synthetic_dragonfly(hosts, rails),
+                                       "synthetic");
+    const auto map_path = (fs.root() / "fabric.map").string();
+    std::ofstream(map_path) << topo::write_fabric_map(topo::classify(*g, {}).map, "");
+    const auto policy_path = (fs.root() / "switchyard.yaml").string();
+    std::ofstream(policy_path)
+        << "version: 1\nfabric:\n  map: " << map_path
+        << "\nnode:\n  sysfs_root: " << fs.root().string()
+        << "\nnccl:\n  compute_hca: \"mlx5_[0-3]\"\n  profiles:\n    - name: debug\n"
+           "      user_selectable: true\n      set: {NCCL_DEBUG: INFO}\n";
+    pol::JobFacts job;
+    job.this_host = "host000005";
+    for (int i = 0; i < 64; ++i) {
+        char h[16];
+        std::snprintf(h, sizeof h, "host%06d", i);
+        job.hosts.emplace_back(h);
+    }
+    for (auto _ : state) {
+        auto p = pol::load_policy_file(policy_path);
+        auto node = pol::load_node(*p, {job.this_host, "", ""});
+        auto map = pol::load_fabric_map_file(p->fabric_map, &job.hosts);
+        auto d = pol::decide_node_env(*p, *node, &*map, job, {}, {});
+        benchmark::DoNotOptimize(d.set.data());
+    }
+}
+BENCHMARK(BM_StepNcclWork)
+    ->Args({1000, 1})
+    ->Args({10000, 1})
+    ->Args({100000, 1})
+    ->Args({100000, 8})
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
