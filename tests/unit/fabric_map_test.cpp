@@ -92,3 +92,13 @@ TEST_CASE("fabric_map: validation names the line and the expected form", "[fabri
     CHECK_THAT(error_of("switchyard-fabric-map 1\nfrobnicate\n"),
                Catch::StartsWith("m.map:2: unknown line 'frobnicate'"));
 }
+
+TEST_CASE("fabric_map: reading only a step's hosts keeps SUs and groups whole", "[fabric_map]") {
+    auto r = read_fabric_map_for(kMap, "m.map", {"n03", "n99"});
+    REQUIRE(r);
+    REQUIRE(r->hosts.size() == 1);
+    CHECK(r->hosts[0].name == "n03");
+    CHECK(r->sus.size() == 2);
+    CHECK(r->find_host("n01") == nullptr);
+    CHECK(r->rails_of(*r->find_host("n03")).size() == 1);
+}
