@@ -152,22 +152,27 @@ def build_fat2(f, a):
                 f.link(leaf, sp)
 
 
+def leaf_with_hosts(f, name, uppers, hosts_per_leaf, parallel, counter, **truth):
+    """A leaf serving hosts_per_leaf new hosts, cabled to every upper switch `parallel` times."""
+    su = f"{name}-su{truth.pop('index')}"
+    leaf = f.switch(f"{name}-leaf{su.rsplit('su', 1)[1]}", "leaf", su=su, **truth)
+    for _ in range(hosts_per_leaf):
+        counter[0] += 1
+        f.attach(host_name(counter[0]), "mlx5_0", leaf, su=su, **truth)
+    for up in uppers:
+        for _ in range(parallel):
+            f.link(leaf, up)
+
+
 def build_fat3(f, a):
     cores = [[f.switch(f"core{p + 1}-{c + 1}", "core", plane=p + 1) for c in range(a.cores_per_plane)]
              for p in range(a.aggs)]
-    h = 0
+    h = [0]
     for pod in range(a.pods):
         pname = f"pod{pod + 1}"
         aggs = [f.switch(f"{pname}-agg{j + 1}", "agg", pod=pname) for j in range(a.aggs)]
         for l in range(a.leaves):
-            su = f"{pname}-su{l + 1}"
-            leaf = f.switch(f"{pname}-leaf{l + 1}", "leaf", pod=pname, su=su)
-            for _ in range(a.hosts_per_leaf):
-                h += 1
-                f.attach(host_name(h), "mlx5_0", leaf, su=su, pod=pname)
-            for agg in aggs:
-                for _ in range(a.parallel):
-                    f.link(leaf, agg)
+            leaf_with_hosts(f, pname, aggs, a.hosts_per_leaf, a.parallel, h, index=l + 1, pod=pname)
         for j, agg in enumerate(aggs):
             for core in cores[j]:
                 f.link(agg, core)
@@ -175,19 +180,12 @@ def build_fat3(f, a):
 
 def build_dfp(f, a):
     groups = []
-    h = 0
+    h = [0]
     for g in range(a.groups):
         gname = f"g{g + 1}"
         spines = [f.switch(f"{gname}-spine{s + 1}", "spine", group=gname) for s in range(a.spines)]
         for l in range(a.leaves):
-            su = f"{gname}-su{l + 1}"
-            leaf = f.switch(f"{gname}-leaf{l + 1}", "leaf", group=gname, su=su)
-            for _ in range(a.hosts_per_leaf):
-                h += 1
-                f.attach(host_name(h), "mlx5_0", leaf, su=su, group=gname)
-            for sp in spines:
-                for _ in range(a.parallel):
-                    f.link(leaf, sp)
+            leaf_with_hosts(f, gname, spines, a.hosts_per_leaf, a.parallel, h, index=l + 1, group=gname)
         groups.append(spines)
     for x in range(a.groups):
         for y in range(x + 1, a.groups):

@@ -2,6 +2,7 @@
 // ibnetdiscover text → FabricGraph: the default record format and the -p port list
 // (infiniband-diags 44; grammar in reference/fabric.md section 1).
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstring>
 #include <unordered_map>
@@ -150,17 +151,20 @@ struct PendingPort {
     std::string_view remote_id;
 };
 
-std::optional<NodeKind> header_kind(std::string_view word) {
-    if (word == "Switch") {
-        return NodeKind::Switch;
-    }
-    if (word == "Ca") {
-        return NodeKind::Ca;
-    }
-    if (word == "Rt") {
-        return NodeKind::Router;
+/// The node kind a word names, given the format's spelling of switch, CA and router.
+std::optional<NodeKind> kind_named(std::string_view word,
+                                   std::array<std::string_view, 3> spelling) {
+    constexpr NodeKind kKinds[] = {NodeKind::Switch, NodeKind::Ca, NodeKind::Router};
+    for (std::size_t i = 0; i < spelling.size(); ++i) {
+        if (word == spelling[i]) {
+            return kKinds[i];
+        }
     }
     return std::nullopt;
+}
+
+std::optional<NodeKind> header_kind(std::string_view word) {
+    return kind_named(word, {"Switch", "Ca", "Rt"});
 }
 
 /// GUID carried by an id "S-<hex>" / "H-<hex>" / "R-<hex>", if it has that shape.
@@ -406,18 +410,7 @@ Result<FabricGraph> parse_port_list(std::string_view text, std::string_view sour
         }
         return it->second;
     };
-    auto kind_of = [](std::string_view w) -> std::optional<NodeKind> {
-        if (w == "CA") {
-            return NodeKind::Ca;
-        }
-        if (w == "SW") {
-            return NodeKind::Switch;
-        }
-        if (w == "RT") {
-            return NodeKind::Router;
-        }
-        return std::nullopt;
-    };
+    auto kind_of = [](std::string_view w) { return kind_named(w, {"SW", "CA", "RT"}); };
     struct Half {
         NodeIndex node;
         std::uint32_t port;
