@@ -43,5 +43,6 @@ void setup_fabric(CLI::App& cmd, Runner& run);
 void setup_node(CLI::App& cmd, Runner& run);
 void setup_check_config(CLI::App& cmd, Runner& run);
 void setup_nccl_env(CLI::App& cmd, Runner& run);
+void setup_plan(CLI::App& cmd, Runner& run);
 
 }  // namespace switchyard::cli

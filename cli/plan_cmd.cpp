@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+// `switchyard plan`: the stage plan for a node list, compared with Slurm's plain order.
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "switchyard/common/hostlist.hpp"
+#include "switchyard/policy/nccl_context.hpp"
+#include "switchyard/policy/planner.hpp"
+
+namespace switchyard::cli {
+namespace {
+
+struct PlanArgs {
+    std::string map;
+    std::string policy;
+    std::string nodes;
+    unsigned stages = 1;
+    std::string scope = "group";
+    bool json = false;
+};
+
+nlohmann::json facts_json(const policy::PlanFacts& f) {
+    return {{"stages_in_one_su", f.stages_in_one_su},
+            {"stages_in_one_group", f.stages_in_one_group},
+            {"adjacent_in_one_group", f.adjacent_in_one_group},
+            {"outside_scope", f.outside_scope}};
+}
+
+int run_plan(const PlanArgs& a) {
+    auto hosts = expand_hostlist(a.nodes);
+    if (!hosts) {
+        std::cerr << "switchyard plan: --nodes: " << hosts.error().message() << "\n";
+        return kExitUsage;
+    }
+    auto scope = policy::parse_stage_scope(a.scope);
+    if (!scope) {
+        std::cerr << "switchyard plan: " << scope.error().message() << "\n";
+        return kExitUsage;
+    }
+    std::string map_path = a.map;
+    if (map_path.empty() && !a.policy.empty()) {
+        auto pol = policy::load_policy_file(a.policy);
+        if (!pol) {
+            std::cerr << "switchyard plan: " << pol.error().message() << "\n";
+            return kExitProblem;
+        }
+        map_path = pol->fabric_map;
+    }
+    std::optional<topology::FabricMap> map;
+    if (!map_path.empty()) {
+        auto m = policy::load_fabric_map_file(map_path);
+        if (!m) {
+            std::cerr << "switchyard plan: " << m.error().to_string() << "\n";
+            return kExitProblem;
+        }
+        map = std::move(*m);
+    }
+    auto plan = policy::plan_stages(*hosts, map ? &*map : nullptr, a.stages, *scope);
+    if (!plan) {
+        std::cerr << "switchyard plan: " << plan.error().message() << "\n";
+        return kExitUsage;
+    }
+    if (!a.json) {
+        std::cout << policy::format_plan(*plan);
+        return kExitOk;
+    }
+    nlohmann::json out;
+    auto& stages = out["stages"] = nlohmann::json::array();
+    for (const auto& s : plan->plan) {
+        stages.push_back(
+            {{"stage", s.index}, {"nodes", s.nodes}, {"sus", s.sus}, {"groups", s.groups}});
+    }
+    out["order"] = plan->order;
+    out["cost"] = {{"plan", plan->cost.total},
+                   {"slurm_order", plan->slurm_cost.total},
+                   {"lower_bound", plan->lower_bound_cost.total},
+                   {"plan_dp", plan->cost.dp},
+                   {"plan_pp", plan->cost.pp}};
+    out["facts"] = {{"plan", facts_json(plan->facts)},
+                    {"slurm_order", facts_json(plan->slurm_facts)},
+                    {"best", facts_json(plan->bound)}};
+    out["warnings"] = plan->warnings;
+    std::cout << out.dump(1) << "\n";
+    return kExitOk;
+}
+
+}  // namespace
+
+void setup_plan(CLI::App& cmd, Runner& run) {
+    auto a = std::make_shared<PlanArgs>();
+    cmd.footer(
+        "\nExamples:\n  switchyard plan --map fabric.map --nodes 'gpu[001-032]' --stages 4\n"
+        "  switchyard plan --policy /etc/slurm/switchyard.yaml --nodes \"$SLURM_JOB_NODELIST\" "
+        "--stages 8 --json\n");
+    cmd.add_option("--map", a->map, "fabric map written by 'switchyard discover'");
+    cmd.add_option("--policy", a->policy, "policy file whose fabric.map to use");
+    cmd.add_option("--nodes", a->nodes, "the job's nodes as a Slurm hostlist")->required();
+    cmd.add_option("--stages", a->stages, "pipeline stages")
+        ->required()
+        ->check(CLI::Range(1U, 1024U));
+    cmd.add_option("--scope", a->scope, "leaf, group or any: where a stage must fit");
+    cmd.add_flag("--json", a->json, "JSON: stages, order, cost, facts, warnings");
+    cmd.callback([&run, a] { run = [a] { return run_plan(*a); }; });
+}
+
+}  // namespace switchyard::cli

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+// The pipeline-stage planner: which nodes form each stage and in which order ranks go, so that
+// stages sit inside one scalable unit (else one group) and adjacent stages stay close; plus the
+// α–β cost model that scores any node order (reference/nccl.md section 8).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "switchyard/common/result.hpp"
+#include "switchyard/policy/job_options.hpp"
+#include "switchyard/topology/fabric_map.hpp"
+
+namespace switchyard::policy {
+
+struct PlannedStage {
+    unsigned index = 0;
+    std::vector<std::string> nodes;   ///< in rank order
+    std::vector<std::string> sus;     ///< distinct SUs spanned, in order ("?" = not in the map)
+    std::vector<std::string> groups;  ///< distinct groups spanned
+};
+
+/// Counts the objective ranks plans by, best first.
+struct PlanFacts {
+    unsigned stages_in_one_su = 0;
+    unsigned stages_in_one_group = 0;
+    unsigned adjacent_in_one_group = 0;  ///< boundaries k|k+1 whose two stages share one group
+    unsigned outside_scope = 0;          ///< stages that break the requested scope
+};
+
+/// The α–β cost of one training step's communication under a node order (seconds).
+struct PlanCost {
+    double dp = 0;     ///< slowest stage's DP ring all-reduce
+    double pp = 0;     ///< slowest stage boundary's P2P traffic, all micro-batches
+    double total = 0;  ///< dp + pp
+};
+
+struct StagePlan {
+    unsigned stages = 0;
+    unsigned nodes_per_stage = 0;
+    std::vector<PlannedStage> plan;
+    std::vector<std::string> order;  ///< node order = rank order (stage 0's nodes first)
+    PlanFacts facts;
+    PlanFacts slurm_facts;  ///< the same for Slurm's order cut into stages
+    PlanFacts bound;        ///< best achievable for these nodes (SU and group counts)
+    PlanCost cost;
+    PlanCost slurm_cost;
+    PlanCost lower_bound_cost;  ///< every stage and boundary at local-link speed
+    std::vector<std::string> warnings;
+};
+
+/// Cost model parameters (profile-overridable later; defaults from reference/nccl.md 8.3).
+struct CostParams {
+    double link_gbps = 50e9;  ///< bytes/s per rail port (NDR ≈ 50 GB/s per direction)
+    unsigned rails = 8;
+    double alpha_net = 5e-6;     ///< per ring step, s
+    double alpha_hop = 0.25e-6;  ///< per extra switch hop, s
+    double leaf_oversubscription = 1.0;
+    unsigned global_links = 8;       ///< Dragonfly+ cables per group pair and rail
+    double grad_bytes = 2e9;         ///< DP all-reduce size per stage
+    double activation_bytes = 64e6;  ///< one micro-batch's activations at a PP boundary
+    unsigned micro_batches = 8;
+};
+
+/// Plans `stages` stages over `nodes` (the step's nodes in any order: the plan depends on the
+/// set only, with node names as the tie-break, so every node computes the same plan).
+/// \return the plan, or Error::invalid_argument when the nodes do not divide into equal stages,
+///         stages is 0, or a node appears twice.
+[[nodiscard]] Result<StagePlan> plan_stages(const std::vector<std::string>& nodes,
+                                            const topology::FabricMap* map,
+                                            unsigned stages,
+                                            StageScope scope,
+                                            const CostParams& params = {});
+
+/// Facts of a given node order cut into `stages` equal stages.
+[[nodiscard]] PlanFacts order_facts(const std::vector<std::string>& order,
+                                    const topology::FabricMap* map,
+                                    unsigned stages,
+                                    StageScope scope);
+
+/// Cost of a node order cut into `stages` equal stages.
+[[nodiscard]] PlanCost order_cost(const std::vector<std::string>& order,
+                                  const topology::FabricMap* map,
+                                  unsigned stages,
+                                  const CostParams& params);
+
+/// Human-readable plan report (what --topo-report and `switchyard plan` print).
+[[nodiscard]] std::string format_plan(const StagePlan& plan);
+
+}  // namespace switchyard::policy

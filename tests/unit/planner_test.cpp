@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tests of the stage planner (bounds reached, determinism, scope) and the α–β cost model.
+#include "switchyard/policy/planner.hpp"
+
+#include <algorithm>
+#include <random>
+
+#include "catch.hpp"
+#include "switchyard/common/hostlist.hpp"
+
+using namespace switchyard;
+using namespace switchyard::policy;
+using topology::FabricKind;
+using topology::FabricMap;
+
+namespace {
+
+/// A map of `groups` groups × `sus` SUs × `hosts` hosts, hosts n0001... numbered in SU order, or
+/// interleaved across SUs when `interleave` (host i in SU i mod total).
+FabricMap make_map(
+    FabricKind kind, unsigned groups, unsigned sus, unsigned hosts, bool interleave = false) {
+    FabricMap m;
+    m.kind = kind;
+    m.hcas = {"mlx5_0"};
+    const unsigned total_sus = groups * sus;
+    for (unsigned g = 0; g < groups; ++g) {
+        m.groups.push_back({"g" + std::to_string(g + 1), {}});
+    }
+    for (unsigned s = 0; s < total_sus; ++s) {
+        m.switches.push_back({"leaf" + std::to_string(s + 1), s + 1, 1});
+        topology::MapSu su;
+        su.name = "su" + std::to_string(s + 1);
+        su.group = s / sus;
+        su.leaves = {s};
+        m.sus.push_back(su);
+        m.groups[su.group].sus.push_back(s);
+    }
+    const unsigned n = total_sus * hosts;
+    for (unsigned i = 0; i < n; ++i) {
+        const unsigned su = interleave ? i % total_sus : i / hosts;
+        char name[16];
+        std::snprintf(name, sizeof name, "n%04u", i + 1);
+        m.rails.push_back({0, su, 1});
+        m.hosts.push_back({name, su, static_cast<std::uint32_t>(m.rails.size() - 1), 1});
+        m.sus[su].hosts.push_back(i);
+    }
+    return m;
+}
+
+std::vector<std::string> nodes(const std::string& expr) {
+    return *expand_hostlist(expr);
+}
+
+}  // namespace
+
+TEST_CASE("planner: contiguous allocation, every stage in one SU", "[planner]") {
+    const auto m = make_map(FabricKind::FatTree, 1, 4, 4);
+    auto p = plan_stages(nodes("n[0001-0016]"), &m, 4, StageScope::Leaf);
+    REQUIRE(p);
+    CHECK(p->facts.stages_in_one_su == 4);
+    CHECK(p->bound.stages_in_one_su == 4);
+    CHECK(p->facts.outside_scope == 0);
+    CHECK(p->plan[0].sus == std::vector<std::string>{"su1"});
+    CHECK(p->order.size() == 16);
+}
+
+TEST_CASE("planner: interleaved numbering (hosts round-robin over SUs) is regrouped", "[planner]") {
+    const auto m = make_map(FabricKind::FatTree, 1, 4, 4, true);
+    auto p = plan_stages(nodes("n[0001-0016]"), &m, 4, StageScope::Leaf);
+    REQUIRE(p);
+    CHECK(p->slurm_facts.stages_in_one_su ==
+          0);  // Slurm's order puts one node of each SU per stage
+    CHECK(p->facts.stages_in_one_su == 4);
+    CHECK(p->plan[1].nodes == std::vector<std::string>{"n0002", "n0006", "n0010", "n0014"});
+}
+
+TEST_CASE("planner: fragmented and uneven allocations reach both bounds", "[planner]") {
+    const auto m = make_map(FabricKind::DragonflyPlus, 3, 2, 4);  // 6 SUs of 4, groups of 8
+    struct Case {
+        const char* what;
+        const char* alloc;
+        unsigned stages;
+        unsigned su_bound;
+        unsigned group_bound;
+    };
+    const Case cases[] = {
+        // SU1 4, SU2 4, SU3 2, SU4 2; k=4: SUs 1+1; groups g1 8→2, g2 4→1.
+        {"two SUs full, two half", "n[0001-0008,0009-0010,0013-0014]", 3, 2, 3},
+        // one node per SU; k=3: no SU, groups of 2 → none.
+        {"one node from each SU", "n[0001,0005,0009,0013,0017,0021]", 2, 0, 0},
+        // SU counts 3,4,1,4,2,4; k=3: ⌊c/3⌋ = 1,1,0,1,0,1; groups 7,5,6 → 2,1,2.
+        {"uneven SU counts", "n[0001-0003,0005-0008,0009,0013-0016,0017-0018,0021-0024]", 6, 4, 5},
+        // SU counts 3,1,2,1,3,2; k=4: no SU; groups 4,3,5 → 1,0,1.
+        {"scattered", "n[0002-0004,0006,0011-0012,0015,0018-0020,0023-0024]", 3, 0, 2},
+    };
+    for (const auto& c : cases) {
+        INFO(c.what);
+        auto p = plan_stages(nodes(c.alloc), &m, c.stages, StageScope::Any);
+        REQUIRE(p);
+        CHECK(p->bound.stages_in_one_su == c.su_bound);
+        CHECK(p->bound.stages_in_one_group == c.group_bound);
+        CHECK(p->facts.stages_in_one_su == p->bound.stages_in_one_su);
+        CHECK(p->facts.stages_in_one_group == p->bound.stages_in_one_group);
+        CHECK(p->facts.stages_in_one_su >= p->slurm_facts.stages_in_one_su);
+        CHECK(p->facts.stages_in_one_group >= p->slurm_facts.stages_in_one_group);
+    }
+}
+
+TEST_CASE("planner: the plan depends on the node set, not on the order given", "[planner]") {
+    const auto m = make_map(FabricKind::DragonflyPlus, 2, 2, 4, true);
+    auto list = nodes("n[0001-0012]");
+    const auto first = plan_stages(list, &m, 3, StageScope::Group);
+    REQUIRE(first);
+    std::mt19937 rng(42);
+    for (int i = 0; i < 5; ++i) {
+        std::shuffle(list.begin(), list.end(), rng);
+        const auto again = plan_stages(list, &m, 3, StageScope::Group);
+        REQUIRE(again);
+        CHECK(again->order == first->order);
+    }
+}
+
+TEST_CASE("planner: adjacent stages stay in one group", "[planner]") {
+    const auto m = make_map(FabricKind::DragonflyPlus, 2, 2, 4);
+    auto p = plan_stages(nodes("n[0001-0016]"), &m, 4, StageScope::Leaf);
+    REQUIRE(p);
+    CHECK(p->plan[0].groups == p->plan[1].groups);
+    CHECK(p->plan[2].groups == p->plan[3].groups);
+    CHECK(p->facts.adjacent_in_one_group == 2);  // 0|1 and 2|3; 1|2 crosses groups
+}
+
+TEST_CASE("planner: errors and warnings", "[planner]") {
+    const auto m = make_map(FabricKind::FatTree, 1, 2, 4);
+    auto uneven = plan_stages(nodes("n[0001-0007]"), &m, 2, StageScope::Any);
+    REQUIRE_FALSE(uneven);
+    CHECK(uneven.error().message() ==
+          "--pipeline-stages=2: 7 nodes do not split into 2 equal stages; use a node count that 2 "
+          "divides");
+    CHECK_FALSE(plan_stages(nodes("n[0001-0002]"), &m, 0, StageScope::Any));
+    CHECK_FALSE(plan_stages({"n0001", "n0001"}, &m, 1, StageScope::Any));
+    auto unknown = plan_stages(nodes("n[0001-0003],x9"), &m, 2, StageScope::Leaf);
+    REQUIRE(unknown);
+    CHECK_THAT(unknown->warnings[0], Catch::Contains("1 node(s) not in the fabric map, e.g. x9"));
+    auto nomap = plan_stages(nodes("b2,a1"), nullptr, 1, StageScope::Any);
+    REQUIRE(nomap);
+    CHECK(nomap->order == std::vector<std::string>{"a1", "b2"});
+    CHECK_THAT(format_plan(*unknown), Catch::Contains("stage 0:"));
+}
+
+TEST_CASE("planner: cost model cases of reference/nccl.md 8.5", "[planner][cost]") {
+    CostParams p;
+    p.rails = 8;
+    SECTION("non-blocking fat tree: interleaving changes latency only") {
+        const auto m = make_map(FabricKind::FatTree, 1, 2, 8);
+        const auto contiguous = nodes("n[0001-0016]");
+        std::vector<std::string> interleaved;
+        for (int i = 0; i < 8; ++i) {
+            interleaved.push_back(contiguous[static_cast<std::size_t>(i)]);
+            interleaved.push_back(contiguous[static_cast<std::size_t>(i + 8)]);
+        }
+        const auto a = order_cost(contiguous, &m, 1, p);
+        const auto b = order_cost(interleaved, &m, 1, p);
+        CHECK(b.dp > a.dp);
+        CHECK(b.dp - a.dp < 50e-6);  // a few µs of extra hops, no bandwidth loss
+    }
+    SECTION("oversubscribed leaf: interleaved order is much slower") {
+        p.leaf_oversubscription = 8;  // 8 node ports, 1 uplink per rail
+        const auto m = make_map(FabricKind::FatTree, 1, 2, 8);
+        const auto contiguous = nodes("n[0001-0016]");
+        std::vector<std::string> interleaved;
+        for (int i = 0; i < 8; ++i) {
+            interleaved.push_back(contiguous[static_cast<std::size_t>(i)]);
+            interleaved.push_back(contiguous[static_cast<std::size_t>(i + 8)]);
+        }
+        CHECK(order_cost(interleaved, &m, 1, p).dp > 4 * order_cost(contiguous, &m, 1, p).dp);
+    }
+    SECTION("Dragonfly+ split: a stage across groups is many times slower") {
+        p.global_links = 1;
+        const auto m = make_map(FabricKind::DragonflyPlus, 2, 1, 16);
+        const auto all = nodes("n[0001-0032]");
+        std::vector<std::string> split;
+        for (int i = 0; i < 16; ++i) {
+            split.push_back(all[static_cast<std::size_t>(i)]);
+            split.push_back(all[static_cast<std::size_t>(i + 16)]);
+        }
+        const auto good = order_cost(all, &m, 2, p);  // each stage in its group
+        const auto bad = order_cost(split, &m, 2, p);
+        CHECK(bad.dp > 8 * good.dp);
+        auto plan = plan_stages(split, &m, 2, StageScope::Group, p);
+        REQUIRE(plan);
+        CHECK(plan->cost.dp == Approx(good.dp));
+        CHECK(plan->slurm_cost.dp == Approx(bad.dp));
+        CHECK(plan->lower_bound_cost.total <= plan->cost.total);
+    }
+}
