@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "plan_hooks.hpp"
 #include "plugin_args.hpp"
 #include "plugin_state.hpp"
 #include "switchyard/common/hostlist.hpp"
@@ -80,38 +81,35 @@ policy::JobFacts job_facts(SpankApi& api) {
     return job;
 }
 
+/// The policy a step runs under: without config= in plugstack.conf a missing default file means
+/// built-in defaults; a policy the admin named must exist.
+Result<policy::Policy> step_policy(const PluginArgs& args) {
+    std::error_code ec;
+    if (!args.config_given && !std::filesystem::exists(args.config, ec)) {
+        return policy::Policy{};
+    }
+    auto pol = policy::load_policy_file(args.config);
+    if (!pol) {
+        return fail(
+            Error::invalid_argument("policy " + args.config + ": " + pol.error().message()));
+    }
+    return pol;
+}
+
 /// The node part of the NCCL environment: rules over the policy, node facts and fabric map.
 Result<void> export_nccl(SpankApi& api,
                          Logger& log,
-                         const PluginArgs& args,
+                         const policy::Policy& pol,
+                         const policy::JobFacts& job,
+                         const topology::FabricMap* map,
                          const policy::JobOptions& opts) {
     const auto choice = opts.nccl_env.value_or(policy::NcclEnvChoice{});
     if (choice.kind == policy::NcclEnvChoice::Kind::Off) {
         return {};
     }
-    // Without config= in plugstack.conf a missing default policy means built-in defaults;
-    // a policy the admin named must exist.
-    std::error_code ec;
-    auto pol = !args.config_given && !std::filesystem::exists(args.config, ec)
-                   ? Result<policy::Policy>(policy::Policy{})
-                   : policy::load_policy_file(args.config);
-    if (!pol) {
-        return fail(
-            Error::invalid_argument("policy " + args.config + ": " + pol.error().message()));
-    }
-    const auto job = job_facts(api);
-    auto node = policy::load_node(*pol, {job.this_host, "", ""});
+    auto node = policy::load_node(pol, {job.this_host, "", ""});
     if (!node) {
         return fail(Error::io("node facts of " + job.this_host + ": " + node.error().to_string()));
-    }
-    std::optional<topology::FabricMap> map;
-    if (!pol->fabric_map.empty()) {
-        if (auto m = policy::load_fabric_map_file(pol->fabric_map, &job.hosts)) {
-            map = std::move(*m);
-        } else {
-            log.warning(Component::Env, "fabric map: " + m.error().to_string() +
-                                            "; rules that need it are skipped");
-        }
     }
     std::map<std::string, std::string> user_env;
     for (const auto name : kSuspectUserVariables) {
@@ -119,8 +117,7 @@ Result<void> export_nccl(SpankApi& api,
             user_env.emplace(name, *v);
         }
     }
-    const auto d =
-        policy::decide_node_env(*pol, *node, map ? &*map : nullptr, job, choice, user_env);
+    const auto d = policy::decide_node_env(pol, *node, map, job, choice, user_env);
     std::vector<std::string> names;
     for (const auto& c : d.set) {
         auto r = api.setenv(c.name, c.value, c.enforce);
@@ -143,6 +140,39 @@ Result<void> export_nccl(SpankApi& api,
         return fail(r.error());
     }
     plugin_state().node = std::move(*node);
+    return {};
+}
+
+/// Everything user_init does after the basic variables: policy, map, NCCL, plan.
+Result<void> step_setup(SpankApi& api,
+                        Logger& log,
+                        const PluginArgs& args,
+                        const policy::JobOptions& opts) {
+    const bool nccl =
+        opts.nccl_env.value_or(policy::NcclEnvChoice{}).kind != policy::NcclEnvChoice::Kind::Off;
+    if (!nccl && !opts.pipeline_stages) {
+        return {};
+    }
+    auto pol = step_policy(args);
+    if (!pol) {
+        return fail(pol.error());
+    }
+    const auto job = job_facts(api);
+    std::optional<topology::FabricMap> map;
+    if (!pol->fabric_map.empty()) {
+        if (auto m = policy::load_fabric_map_file(pol->fabric_map, &job.hosts)) {
+            map = std::move(*m);
+        } else {
+            log.warning(Component::Env, "fabric map: " + m.error().to_string() +
+                                            "; rules that need it are skipped");
+        }
+    }
+    if (nccl) {
+        if (auto r = export_nccl(api, log, *pol, job, map ? &*map : nullptr, opts); !r) {
+            return fail(Error::invalid_argument("NCCL environment: " + r.error().message()));
+        }
+    }
+    prepare_plan(api, log, opts, job, map ? &*map : nullptr);
     return {};
 }
 
@@ -212,20 +242,28 @@ int user_init(SpankApi& api, Logger& log, const PluginWords& words) {
         log.error(Component::Env, r.error().message());
         return failure;
     }
-    if (auto n = export_nccl(api, log, *args, *opts); !n) {
-        log.error(Component::Env, "NCCL environment: " + n.error().message());
+    if (auto n = step_setup(api, log, *args, *opts); !n) {
+        log.error(Component::Env, n.error().message());
         return failure;
     }
     return 0;
 }
 
 int task_init(SpankApi& api, Logger& log, const PluginWords& words) {
-    if (api.context() != Context::Remote || !plugin_state().node) {
-        return 0;  // nothing read in user_init: special step, --nccl-env=off, or no NCCL rules
+    if (api.context() != Context::Remote) {
+        return 0;
     }
     const auto args = load_args(log, words);
     if (!args) {
         return -1;
+    }
+    // A pipeline job without a valid plan must not start: fail every task, visibly.
+    if (auto r = export_task_plan(api, log); !r) {
+        log.error(Component::Plugin, r.error().message());
+        return -1;
+    }
+    if (!plugin_state().node) {
+        return 0;  // nothing read in user_init: special step, --nccl-env=off, or no NCCL rules
     }
     std::vector<int> gpus;
     if (auto visible = api.getenv("CUDA_VISIBLE_DEVICES")) {

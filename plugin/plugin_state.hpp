@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "switchyard/policy/planner.hpp"
 #include "switchyard/topology/node_topology.hpp"
 
 namespace switchyard::spank {
@@ -13,6 +14,11 @@ namespace switchyard::spank {
 struct PluginState {
     std::string config;  ///< policy path from plugstack.conf
     std::optional<topology::NodeTopology> node;
+    std::optional<policy::StagePlan> plan;  ///< the step's stage plan (user_init → task_init)
+    std::string plan_error;                 ///< why there is no plan; fails every task visibly
+    std::string su;                         ///< this node's SU and group in the fabric map
+    std::string group;
+    bool rank_topology = false;  ///< --rank-order=topology
 };
 
 /// The process's state, created on first use. Heap-allocated on purpose: no static destructor

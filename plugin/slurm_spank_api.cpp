@@ -121,6 +121,24 @@ std::uint32_t SlurmSpankApi::local_task_count() {
     return spank_get_item(sp_, S_JOB_LOCAL_TASK_COUNT, &n) == ESPANK_SUCCESS ? n : 0;
 }
 
+std::uint32_t SlurmSpankApi::job_id() {
+    std::uint32_t v = 0;
+    return spank_get_item(sp_, S_JOB_ID, &v) == ESPANK_SUCCESS ? v : 0;
+}
+
+std::uint32_t SlurmSpankApi::node_index() {
+    std::uint32_t v = 0;
+    return spank_get_item(sp_, S_JOB_NODEID, &v) == ESPANK_SUCCESS ? v : 0;
+}
+
+std::optional<std::uint32_t> SlurmSpankApi::local_task_id() {
+    int v = 0;
+    if (spank_get_item(sp_, S_TASK_ID, &v) != ESPANK_SUCCESS || v < 0) {
+        return std::nullopt;
+    }
+    return static_cast<std::uint32_t>(v);
+}
+
 std::vector<int> SlurmSpankApi::task_cpus() {
     std::vector<int> cpus;
     cpu_set_t set;
@@ -158,6 +176,9 @@ void SlurmLogger::log(Level level, Component, std::string_view message) noexcept
             break;
         case Level::Warning:
             slurm_spank_log("switchyard: warning: %.*s", len, message.data());
+            break;
+        case Level::Notice:
+            slurm_spank_log("switchyard: %.*s", len, message.data());
             break;
         case Level::Info:
             slurm_info("switchyard: %.*s", len, message.data());

@@ -19,6 +19,9 @@ public:
     [[nodiscard]] std::string node_name() override;
     [[nodiscard]] std::uint32_t local_task_count() override;
     [[nodiscard]] std::vector<int> task_cpus() override;
+    [[nodiscard]] std::uint32_t job_id() override;
+    [[nodiscard]] std::uint32_t node_index() override;
+    [[nodiscard]] std::optional<std::uint32_t> local_task_id() override;
     [[nodiscard]] Result<SetEnv> setenv(std::string_view name,
                                         std::string_view value,
                                         bool overwrite) override;

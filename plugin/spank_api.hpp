@@ -42,6 +42,11 @@ public:
     [[nodiscard]] virtual std::string node_name() = 0;
     /// Tasks of this step on this node (S_JOB_LOCAL_TASK_COUNT); 0 when unknown.
     [[nodiscard]] virtual std::uint32_t local_task_count() = 0;
+    /// The job id (S_JOB_ID) and this node's index in the step (S_JOB_NODEID); 0 when unknown.
+    [[nodiscard]] virtual std::uint32_t job_id() = 0;
+    [[nodiscard]] virtual std::uint32_t node_index() = 0;
+    /// The calling task's index on this node (S_TASK_ID); nullopt outside a task.
+    [[nodiscard]] virtual std::optional<std::uint32_t> local_task_id() = 0;
     /// CPUs the calling task may run on (task context).
     [[nodiscard]] virtual std::vector<int> task_cpus() = 0;
     /// Sets a variable in the job's environment; with overwrite=false a present value is kept.

@@ -54,7 +54,8 @@ spank_err_t spank_option_getopt(spank_t, struct spank_option* opt, char** value)
     return static_cast<spank_err_t>(ESPANK_SUCCESS);
 }
 spank_err_t spank_get_item(spank_t, spank_item_t item, ...) {
-    if (item != S_JOB_STEPID && item != S_JOB_LOCAL_TASK_COUNT) {
+    if (item != S_JOB_STEPID && item != S_JOB_LOCAL_TASK_COUNT && item != S_JOB_ID &&
+        item != S_JOB_NODEID) {
         return static_cast<spank_err_t>(ESPANK_BAD_ARG);
     }
     va_list ap;

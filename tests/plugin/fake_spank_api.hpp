@@ -23,6 +23,9 @@ public:
     std::string node = "node001";
     std::uint32_t tasks = 1;
     std::vector<int> cpus{0, 1};
+    std::uint32_t job = 1234;
+    std::uint32_t node_idx = 0;
+    std::optional<std::uint32_t> task_id = 0;
 
     [[nodiscard]] Context context() const override { return ctx; }
     [[nodiscard]] std::optional<std::uint32_t> step_id() override { return step; }
@@ -50,6 +53,9 @@ public:
     [[nodiscard]] std::string node_name() override { return node; }
     [[nodiscard]] std::uint32_t local_task_count() override { return tasks; }
     [[nodiscard]] std::vector<int> task_cpus() override { return cpus; }
+    [[nodiscard]] std::uint32_t job_id() override { return job; }
+    [[nodiscard]] std::uint32_t node_index() override { return node_idx; }
+    [[nodiscard]] std::optional<std::uint32_t> local_task_id() override { return task_id; }
     [[nodiscard]] Result<SetEnv> setenv(std::string_view name,
                                         std::string_view value,
                                         bool overwrite) override {

@@ -119,7 +119,7 @@ TEST_CASE("nccl hooks: a named policy that is missing fails the step, naming it"
     CapturingLogger log;
     CHECK(hooks::user_init(api, log, {"config=/nonexistent/switchyard.yaml"}) == -1);
     CHECK(log.contains(Level::Error,
-                       "NCCL environment: policy /nonexistent/switchyard.yaml: cannot read"));
+                       "policy /nonexistent/switchyard.yaml: cannot read"));
     CHECK(hooks::user_init(api, log, {"config=/nonexistent/switchyard.yaml", "on_error=warn"}) ==
           0);
     release_plugin_state();

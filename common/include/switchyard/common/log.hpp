@@ -8,7 +8,8 @@
 
 namespace switchyard {
 
-enum class Level { Error, Warning, Info, Verbose, Debug };
+/// Notice: a message the user asked for (a report), shown like a warning but without the word.
+enum class Level { Error, Warning, Notice, Info, Verbose, Debug };
 
 /// Subsystems, as NCCL's debug subsystem masks.
 enum class Component { Topo, Fabric, Policy, Env, Plugin, Health, Cli };
@@ -19,6 +20,8 @@ enum class Component { Topo, Fabric, Policy, Env, Plugin, Health, Cli };
             return "error";
         case Level::Warning:
             return "warning";
+        case Level::Notice:
+            return "notice";
         case Level::Info:
             return "info";
         case Level::Verbose:

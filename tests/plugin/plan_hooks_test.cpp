@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+// The stage plan in the plugin: per-task stage and rank variables, errors that fail tasks.
+#include "catch.hpp"
+#include "fake_spank_api.hpp"
+#include "hooks.hpp"
+#include "plugin_state.hpp"
+
+using namespace switchyard;
+using namespace switchyard::spank;
+using switchyard::spank::test::FakeSpankApi;
+
+namespace {
+
+/// user_init on `node` of a 4-node step without a fabric map (plan = name order), 2 tasks/node.
+FakeSpankApi step(const std::string& node, std::uint32_t task) {
+    FakeSpankApi api;
+    api.node = node;
+    api.tasks = 2;
+    api.task_id = task;
+    api.node_idx = node == "n1" ? 0 : 1;
+    api.env["SLURM_STEP_NODELIST"] = "n[1-4]";
+    api.env["SLURM_STEP_TASKS_PER_NODE"] = "2(x4)";
+    api.options["pipeline-stages"] = "2";
+    api.options["nccl-env"] = "off";
+    return api;
+}
+
+}  // namespace
+
+TEST_CASE("plan hooks: stage and rank variables follow the plan", "[plan-hooks]") {
+    auto api = step("n3", 1);
+    api.options["rank-order"] = "topology";
+    CapturingLogger log;
+    REQUIRE(hooks::user_init(api, log, {}) == 0);
+    REQUIRE(hooks::task_init(api, log, {}) == 0);
+    CHECK(api.env.at("SWITCHYARD_STAGES") == "2");
+    CHECK(api.env.at("SWITCHYARD_STAGE") == "1");       // n3 is the first node of stage 1
+    CHECK(api.env.at("SWITCHYARD_STAGE_RANK") == "1");  // its second task
+    CHECK(api.env.at("SWITCHYARD_RANK") == "5");        // node 2 of the order × 2 tasks + 1
+    CHECK(api.env.at("SWITCHYARD_SU") == "unknown");
+    CHECK(api.env.at("RANK") == "5");
+    CHECK(api.env.at("WORLD_SIZE") == "8");
+    CHECK(api.env.at("LOCAL_RANK") == "1");
+    CHECK(api.env.at("LOCAL_WORLD_SIZE") == "2");
+    CHECK(api.env.at("MASTER_ADDR") == "n1");
+    CHECK(api.env.at("MASTER_PORT") == "21234");
+    release_plugin_state();
+}
+
+TEST_CASE("plan hooks: without --rank-order=topology torch variables are left alone",
+          "[plan-hooks]") {
+    auto api = step("n2", 0);
+    api.env["RANK"] = "mine";
+    CapturingLogger log;
+    REQUIRE(hooks::user_init(api, log, {}) == 0);
+    REQUIRE(hooks::task_init(api, log, {}) == 0);
+    CHECK(api.env.at("RANK") == "mine");
+    CHECK(api.env.count("WORLD_SIZE") == 0);
+    CHECK(api.env.at("SWITCHYARD_RANK") == "2");
+    release_plugin_state();
+}
+
+TEST_CASE("plan hooks: node 0 prints the report when asked", "[plan-hooks]") {
+    auto api = step("n1", 0);
+    api.options["topo-report"] = "";
+    CapturingLogger log;
+    REQUIRE(hooks::user_init(api, log, {}) == 0);
+    CHECK(log.contains(Level::Notice, "switchyard plan: 2 stages x 2 nodes"));
+    CHECK(log.contains(Level::Warning, "no fabric map"));
+    release_plugin_state();
+}
+
+TEST_CASE("plan hooks: a node count the stages do not divide fails every task", "[plan-hooks]") {
+    auto api = step("n1", 0);
+    api.options["pipeline-stages"] = "3";
+    CapturingLogger log;
+    REQUIRE(hooks::user_init(api, log, {}) == 0);
+    CHECK(hooks::task_init(api, log, {}) == -1);
+    CHECK(log.contains(Level::Error,
+                       "--pipeline-stages=3: 4 nodes do not split into 3 equal stages"));
+    release_plugin_state();
+}
+
+TEST_CASE("plan hooks: uneven tasks per node are refused", "[plan-hooks]") {
+    auto api = step("n1", 0);
+    api.env["SLURM_STEP_TASKS_PER_NODE"] = "2(x3),1";
+    CapturingLogger log;
+    REQUIRE(hooks::user_init(api, log, {}) == 0);
+    CHECK(hooks::task_init(api, log, {}) == -1);
+    CHECK(log.contains(Level::Error, "same number of tasks on every node (got 2(x3),1)"));
+    release_plugin_state();
+}
