@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Stage plans in the real cluster of the `slurm16` fixture (topology and map from discover).
+# Usage: slurm_plan_test.sh RUN FABRIC_DIR SWITCHYARD_BINARY CASE
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib/assert.sh
+. "$here/lib/assert.sh"
+run=${1:?usage: slurm_plan_test.sh RUN FABRIC_DIR SWITCHYARD_BINARY CASE}
+fabric=${2:?}
+sy=${3:?}
+case_name=${4:?}
+export SLURM_CONF=$run/etc/slurm.conf
+[ -f "$SLURM_CONF" ] || { echo "no cluster at $run (the slurm16 fixture did not run)"; exit 1; }
+cd "$run/jobs"
+vars='echo "$SLURMD_NODENAME $SWITCHYARD_STAGE $SWITCHYARD_SU $SWITCHYARD_GROUP ${RANK:-unset} $SWITCHYARD_RANK"'
+
+# plan_json NODES STAGES — what `switchyard plan` says for these nodes.
+plan_json() { "$sy" plan --map "$fabric/fabric.map" --nodes "$1" --stages "$2" --json; }
+py() { python3 -c "import json,sys; d=json.load(sys.stdin); $1"; }
+
+case $case_name in
+  stage-vars-follow-plan)
+    run_capture srun -N8 --exclusive --pipeline-stages=2 --rank-order=topology -w 'node[001-008]' bash -c "$vars"
+    expect_rc 0 "srun -N8 --pipeline-stages=2 --rank-order=topology"
+    got=$out
+    plan=$(plan_json 'node[001-008]' 2)
+    expect_eq "$(sort -k5 -n <<<"$got" | awk '{print $1}' | paste -sd,)" "$(py 'print(",".join(d["order"]))' <<<"$plan")" \
+      "RANK follows the planner's order"
+    for s in 0 1; do
+      expect_eq "$(awk -v s=$s '$2==s {print $1}' <<<"$got" | sort | paste -sd,)" \
+                "$(py "print(','.join(sorted(d['stages'][$s]['nodes'])))" <<<"$plan")" "stage $s has the planned nodes"
+    done
+    expect_eq "$(awk '$5!=$6' <<<"$got")" "" "RANK equals SWITCHYARD_RANK with --rank-order=topology"
+    ;;
+  fragmented-sbatch)
+    # Hold one node in each of three SUs, so the 8 free-node allocations are fragmented.
+    held=$(py 'print(",".join(su["hosts"][0] for su in d["sus"][:3]))' <<<"$("$sy" fabric show --map "$fabric/fabric.map" --json)")
+    jid=$(sbatch --parsable -N3 -w "$held" --exclusive -o /dev/null --wrap 'sleep 120')
+    for _ in $(seq 50); do [ "$(squeue -h -j "$jid" -o %T)" = RUNNING ] && break; sleep 0.1; done
+    run_capture sbatch --wait -N8 --exclusive --pipeline-stages=2 -o "$run/jobs/frag-%j.out" \
+      --wrap "srun bash -c '$vars'; echo NODES=\$SLURM_JOB_NODELIST"
+    scancel "$jid"
+    expect_rc 0 "sbatch -N8 --pipeline-stages=2 with three nodes held"
+    job_out=$(cat "$run"/jobs/frag-"$(grep -oE '[0-9]+' <<<"$out" | tail -1)".out)
+    nodes=$(sed -n 's/^NODES=//p' <<<"$job_out")
+    best=$(py 'print(d["facts"]["best"]["stages_in_one_su"])' <<<"$(plan_json "$nodes" 2)")
+    single=0
+    for s in 0 1; do
+      n=$(awk -v s=$s '$2==s {print $3}' <<<"$job_out" | sort -u | wc -l)
+      [ "$n" -eq 1 ] && single=$((single + 1))
+    done
+    out=$job_out
+    expect_eq "$single" "$best" "stages with one SU ($single) = the best these nodes allow ($best) on $nodes"
+    ;;
+  topo-report)
+    run_capture srun -N4 --exclusive --pipeline-stages=2 --topo-report -w 'node[001-004]' true
+    expect_rc 0 "srun --topo-report"
+    expect_contains "$err" "switchyard plan: 2 stages x 2 nodes" "the plan is on the client's stderr"
+    expect_contains "$err" "cost per step: plan" "with its cost, Slurm's order and the lower bound"
+    expect_eq "$(grep -c 'switchyard plan:' <<<"$err")" 1 "once per step"
+    ;;
+  not-divisible-refused)
+    run_capture srun -N3 --pipeline-stages=2 true
+    expect_nonzero_rc "3 nodes in 2 stages fail the step"
+    expect_contains "$err" "3 nodes do not split into 2 equal stages" "with the reason"
+    ;;
+  *)
+    echo "unknown case '$case_name'"; exit 2 ;;
+esac
+finish
