@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
+#include "switchyard/policy/planner.hpp"
 #include "switchyard/topology/classify.hpp"
 #include "switchyard/topology/slurm_writers.hpp"
 #include "synthetic_fabric.hpp"
@@ -92,6 +93,29 @@ BENCHMARK(BM_MapLoad)
     ->Args({100000, 1})
     ->Args({100000, 8})
     ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+namespace {
+
+/// The planner on 4096 nodes of a 100k-host map (what user_init pays for a large step).
+void BM_Plan4096(benchmark::State& state) {
+    const auto rails = static_cast<std::size_t>(state.range(0));
+    auto g = switchyard::topology::parse_ibnetdiscover(
+        switchyard::bench::synthetic_dragonfly(100000, rails), "synthetic");
+    const auto map = switchyard::topology::classify(*g, {}).map;
+    std::vector<std::string> nodes;
+    for (std::size_t i = 0; i < map.hosts.size() && nodes.size() < 4096; i += 7) {  // scattered
+        nodes.push_back(map.hosts[i].name);
+    }
+    for (auto _ : state) {
+        auto p =
+            switchyard::policy::plan_stages(nodes, &map, 8, switchyard::policy::StageScope::Group);
+        benchmark::DoNotOptimize(p);
+    }
+    state.counters["nodes"] = static_cast<double>(nodes.size());
+}
+BENCHMARK(BM_Plan4096)->Arg(1)->Arg(8)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

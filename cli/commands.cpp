@@ -16,7 +16,8 @@ const std::vector<Subcommand>& subcommands() {
         {"node", "show this node: GPUs, NICs, NUMA, GPU-NIC paths, RDMA port state", setup_node,
          ""},
         {"nccl-env", "print the NCCL variables a job would get here, and why", setup_nccl_env, ""},
-        {"plan", "plan pipeline stages over a node list and compare with Slurm's order", setup_plan, ""},
+        {"plan", "plan pipeline stages over a node list and compare with Slurm's order", setup_plan,
+         ""},
         {"health", "run the node health checks (exit 0 pass, 1 fail)", nullptr, "#7"},
         {"check-config", "validate a policy file and print every problem", setup_check_config, ""},
     };

@@ -12,6 +12,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <unordered_map>
 
 namespace switchyard::policy {
 namespace {
@@ -32,6 +33,7 @@ public:
         const std::uint32_t groups =
             map != nullptr ? static_cast<std::uint32_t>(map->groups.size()) : 0;
         std::uint32_t unknown = 0;
+        places_.reserve(nodes.size() * 2);
         for (const auto& n : nodes) {
             const auto* h = map != nullptr ? map->find_host(n) : nullptr;
             if (h != nullptr) {
@@ -56,6 +58,14 @@ public:
                    ? std::max<double>(1.0, static_cast<double>(map_->sus[su].hosts.size()))
                    : 1.0;
     }
+    /// Upper bound of the SU and group ids handed out (for dense per-id tables).
+    [[nodiscard]] std::uint32_t id_limit() const {
+        const std::uint32_t sus =
+            map_ != nullptr ? static_cast<std::uint32_t>(map_->sus.size()) : 0;
+        const std::uint32_t groups =
+            map_ != nullptr ? static_cast<std::uint32_t>(map_->groups.size()) : 0;
+        return std::max(sus, groups) + static_cast<std::uint32_t>(unknown_.size()) + 1;
+    }
     [[nodiscard]] bool dragonfly() const {
         return map_ != nullptr && map_->kind == FabricKind::DragonflyPlus;
     }
@@ -63,7 +73,7 @@ public:
 
 private:
     const FabricMap* map_;
-    std::map<std::string, Place> places_;
+    std::unordered_map<std::string, Place> places_;
     std::vector<std::string> unknown_;
 };
 
@@ -103,15 +113,13 @@ std::vector<std::vector<std::string>> cut(const std::vector<std::string>& order,
 
 /// Directed flows (from, to) sharing links; bandwidth per flow after SU uplinks and Dragonfly+
 /// global bundles are divided among the flows that cross them.
-std::vector<double> flow_bandwidth(const std::vector<std::pair<std::string, std::string>>& flows,
+std::vector<double> flow_bandwidth(const std::vector<std::pair<Place, Place>>& places,
                                    const Locator& loc,
                                    const CostParams& p) {
-    std::map<std::uint32_t, double> out_of;
-    std::map<std::uint32_t, double> into;
+    std::vector<double> out_of(loc.id_limit(), 0.0);
+    std::vector<double> into(loc.id_limit(), 0.0);
     std::map<std::pair<std::uint32_t, std::uint32_t>, double> global;
-    for (const auto& [a, b] : flows) {
-        const auto pa = loc.at(a);
-        const auto pb = loc.at(b);
+    for (const auto& [pa, pb] : places) {
         if (pa.su != pb.su) {
             out_of[pa.su] += 1;
             into[pb.su] += 1;
@@ -121,9 +129,8 @@ std::vector<double> flow_bandwidth(const std::vector<std::pair<std::string, std:
         }
     }
     std::vector<double> bw;
-    for (const auto& [a, b] : flows) {
-        const auto pa = loc.at(a);
-        const auto pb = loc.at(b);
+    bw.reserve(places.size());
+    for (const auto& [pa, pb] : places) {
         double x = p.link_gbps;
         if (pa.su != pb.su) {
             const double up = loc.su_ports(pa.su) * p.link_gbps / p.leaf_oversubscription;
@@ -138,19 +145,23 @@ std::vector<double> flow_bandwidth(const std::vector<std::pair<std::string, std:
     return bw;
 }
 
-double alpha(const std::string& a, const std::string& b, const Locator& loc, const CostParams& p) {
-    const auto pa = loc.at(a);
-    const auto pb = loc.at(b);
+double alpha(const Place& pa, const Place& pb, const Locator& loc, const CostParams& p) {
     const int hops = pa.su == pb.su ? 1 : pa.group == pb.group ? 3 : (loc.dragonfly() ? 4 : 5);
     return p.alpha_net + (hops - 1) * p.alpha_hop;
 }
 
-PlanCost cost_of(const std::vector<std::vector<std::string>>& stages,
+PlanCost cost_of(const std::vector<std::vector<std::string>>& named,
                  const Locator& loc,
                  const CostParams& p) {
+    std::vector<std::vector<Place>> stages(named.size());
+    for (std::size_t s = 0; s < named.size(); ++s) {
+        for (const auto& n : named[s]) {
+            stages[s].push_back(loc.at(n));
+        }
+    }
     PlanCost c;
     // DP: every stage's ring at once (the all-reduces run together at the end of the step).
-    std::vector<std::pair<std::string, std::string>> ring;
+    std::vector<std::pair<Place, Place>> ring;
     std::vector<std::size_t> owner;
     for (std::size_t s = 0; s < stages.size(); ++s) {
         const auto& st = stages[s];
@@ -160,25 +171,22 @@ PlanCost cost_of(const std::vector<std::vector<std::string>>& stages,
         }
     }
     const auto ring_bw = flow_bandwidth(ring, loc, p);
+    std::vector<double> min_bw(stages.size(), p.link_gbps);
+    std::vector<double> sum_alpha(stages.size(), 0.0);
+    for (std::size_t e = 0; e < ring.size(); ++e) {
+        min_bw[owner[e]] = std::min(min_bw[owner[e]], ring_bw[e]);
+        sum_alpha[owner[e]] += alpha(ring[e].first, ring[e].second, loc, p);
+    }
     for (std::size_t s = 0; s < stages.size(); ++s) {
         const double n = static_cast<double>(stages[s].size());
-        if (n < 2) {
-            continue;
+        if (n >= 2) {
+            const double t = 2 * (n - 1) * (sum_alpha[s] / n) +
+                             2 * (n - 1) / n * p.grad_bytes / (p.rails * min_bw[s]);
+            c.dp = std::max(c.dp, t);
         }
-        double min_bw = p.link_gbps;
-        double sum_alpha = 0;
-        for (std::size_t e = 0; e < ring.size(); ++e) {
-            if (owner[e] == s) {
-                min_bw = std::min(min_bw, ring_bw[e]);
-                sum_alpha += alpha(ring[e].first, ring[e].second, loc, p);
-            }
-        }
-        const double t =
-            2 * (n - 1) * (sum_alpha / n) + 2 * (n - 1) / n * p.grad_bytes / (p.rails * min_bw);
-        c.dp = std::max(c.dp, t);
     }
     // PP: node i of stage k sends to node i of stage k+1, all boundaries at once.
-    std::vector<std::pair<std::string, std::string>> p2p;
+    std::vector<std::pair<Place, Place>> p2p;
     std::vector<std::size_t> boundary;
     for (std::size_t s = 0; s + 1 < stages.size(); ++s) {
         for (std::size_t i = 0; i < stages[s].size(); ++i) {
@@ -187,15 +195,14 @@ PlanCost cost_of(const std::vector<std::vector<std::string>>& stages,
         }
     }
     const auto p2p_bw = flow_bandwidth(p2p, loc, p);
-    for (std::size_t s = 0; s + 1 < stages.size(); ++s) {
-        double worst = 0;
-        for (std::size_t e = 0; e < p2p.size(); ++e) {
-            if (boundary[e] == s) {
-                worst = std::max(worst, alpha(p2p[e].first, p2p[e].second, loc, p) +
-                                            p.activation_bytes / (p.rails * p2p_bw[e]));
-            }
-        }
-        c.pp = std::max(c.pp, 2.0 * p.micro_batches * worst);
+    std::vector<double> worst(stages.size(), 0.0);
+    for (std::size_t e = 0; e < p2p.size(); ++e) {
+        worst[boundary[e]] =
+            std::max(worst[boundary[e]], alpha(p2p[e].first, p2p[e].second, loc, p) +
+                                             p.activation_bytes / (p.rails * p2p_bw[e]));
+    }
+    for (const double w : worst) {
+        c.pp = std::max(c.pp, 2.0 * p.micro_batches * w);
     }
     c.total = c.dp + c.pp;
     return c;
@@ -364,7 +371,7 @@ std::string format_plan(const StagePlan& p) {
         std::snprintf(b, sizeof b, "%.3f ms", s * 1e3);
         return std::string(b);
     };
-    std::string out = "switchyard plan: " + std::to_string(p.stages) + " stages x " +
+    std::string out = "stage plan: " + std::to_string(p.stages) + " stages x " +
                       std::to_string(p.nodes_per_stage) + " nodes; in one SU " +
                       std::to_string(p.facts.stages_in_one_su) + "/" + std::to_string(p.stages) +
                       " (best " + std::to_string(p.bound.stages_in_one_su) + ", Slurm order " +

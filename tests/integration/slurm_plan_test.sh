@@ -56,9 +56,9 @@ case $case_name in
   topo-report)
     run_capture srun -N4 --exclusive --pipeline-stages=2 --topo-report -w 'node[001-004]' true
     expect_rc 0 "srun --topo-report"
-    expect_contains "$err" "switchyard plan: 2 stages x 2 nodes" "the plan is on the client's stderr"
+    expect_contains "$err" "stage plan: 2 stages x 2 nodes" "the plan is on the client's stderr"
     expect_contains "$err" "cost per step: plan" "with its cost, Slurm's order and the lower bound"
-    expect_eq "$(grep -c 'switchyard plan:' <<<"$err")" 1 "once per step"
+    expect_eq "$(grep -c 'stage plan:' <<<"$err")" 1 "once per step"
     ;;
   not-divisible-refused)
     run_capture srun -N3 --pipeline-stages=2 true

@@ -64,24 +64,24 @@ case $case_name in
     run_capture env SWITCHYARD_STAGES=mine srun -N2 --pipeline-stages=2 printenv SWITCHYARD_STAGES
     expect_rc 0 "srun with a user-exported SWITCHYARD_STAGES"
     expect_eq "$(sort -u <<<"$out")" mine "the user's value is not overwritten"
-    run_capture env SWITCHYARD_STAGES=mine srun -N1 --export=NONE --pipeline-stages=2 /usr/bin/printenv SWITCHYARD_STAGES
-    expect_eq "$out" 2 "with --export=NONE the plugin's value still reaches the task"
+    run_capture env SWITCHYARD_STAGES=mine srun -N1 --export=NONE --pipeline-stages=1 /usr/bin/printenv SWITCHYARD_STAGES
+    expect_eq "$out" 1 "with --export=NONE the plugin's value still reaches the task"
     ;;
   env-fallback)
-    run_capture env SLURM_SPANK__SLURM_SPANK_OPTION_switchyard_pipeline_stages=3 srun -N2 printenv SWITCHYARD_STAGES
+    run_capture env SLURM_SPANK__SLURM_SPANK_OPTION_switchyard_pipeline_stages=3 srun -N3 printenv SWITCHYARD_STAGES
     expect_rc 0 "option given through Slurm's environment fallback"
     expect_eq "$(sort -u <<<"$out")" 3 "SWITCHYARD_STAGES=3 from the environment option"
     ;;
   sbatch-option)
     run_capture sbatch --wait -N2 --pipeline-stages=2 -o "$run/jobs/sbatch-%j.out" --wrap \
-      'echo "batch:${SWITCHYARD_STAGES:-unset}"; srun bash -c "echo step:\$SLURMD_NODENAME:\$SWITCHYARD_STAGES"; srun -N1 --pipeline-stages=4 bash -c "echo inner:\$SWITCHYARD_STAGES"'
+      'echo "batch:${SWITCHYARD_STAGES:-unset}"; srun bash -c "echo step:\$SLURMD_NODENAME:\$SWITCHYARD_STAGES"; srun -N1 --pipeline-stages=1 bash -c "echo inner:\$SWITCHYARD_STAGES"'
     expect_rc 0 "sbatch --wait -N2 --pipeline-stages=2"
     jid=$(grep -oE '[0-9]+' <<<"$out" | tail -1)
     job_out=$(cat "$run/jobs/sbatch-$jid.out" 2>/dev/null)
     out=$job_out
     expect_eq "$(grep -c '^step:node[0-9]*:2$' <<<"$job_out")" 2 "both nodes of the batch job's step see 2"
     expect_contains "$job_out" "batch:unset" "the batch script itself gets no stage variables"
-    expect_contains "$job_out" "inner:4" "an inner srun's own --pipeline-stages wins over the job's"
+    expect_contains "$job_out" "inner:1" "an inner srun's own --pipeline-stages wins over the job's"
     ;;
   bad-plugstack-args)
     bad=$run/etc-bad

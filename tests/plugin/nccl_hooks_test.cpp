@@ -118,8 +118,7 @@ TEST_CASE("nccl hooks: a named policy that is missing fails the step, naming it"
     FakeSpankApi api;
     CapturingLogger log;
     CHECK(hooks::user_init(api, log, {"config=/nonexistent/switchyard.yaml"}) == -1);
-    CHECK(log.contains(Level::Error,
-                       "policy /nonexistent/switchyard.yaml: cannot read"));
+    CHECK(log.contains(Level::Error, "policy /nonexistent/switchyard.yaml: cannot read"));
     CHECK(hooks::user_init(api, log, {"config=/nonexistent/switchyard.yaml", "on_error=warn"}) ==
           0);
     release_plugin_state();

@@ -65,7 +65,7 @@ TEST_CASE("plan hooks: node 0 prints the report when asked", "[plan-hooks]") {
     api.options["topo-report"] = "";
     CapturingLogger log;
     REQUIRE(hooks::user_init(api, log, {}) == 0);
-    CHECK(log.contains(Level::Notice, "switchyard plan: 2 stages x 2 nodes"));
+    CHECK(log.contains(Level::Notice, "stage plan: 2 stages x 2 nodes"));
     CHECK(log.contains(Level::Warning, "no fabric map"));
     release_plugin_state();
 }
