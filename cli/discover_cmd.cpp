@@ -149,6 +149,7 @@ int run_discover(const DiscoverArgs& a) {
         {"topology.yaml", topo::write_topology_yaml(c.map, header)},
         {"node-features.conf", topo::write_node_features(c.map, header)},
         {"node-features.sh", topo::write_feature_commands(c.map, header)},
+        {"job_submit_hints.lua", topo::write_job_submit_hints(c.map, header)},
     };
     std::cout << "wrote:";
     for (const auto& [name, content] : files) {

@@ -19,6 +19,7 @@ struct PlanArgs {
     unsigned stages = 1;
     std::string scope = "group";
     bool json = false;
+    bool order = false;
 };
 
 nlohmann::json facts_json(const policy::PlanFacts& f) {
@@ -62,6 +63,14 @@ int run_plan(const PlanArgs& a) {
         std::cerr << "switchyard plan: " << plan.error().message() << "\n";
         return kExitUsage;
     }
+    if (a.order) {  // for cli_filter.lua: the node order, one line
+        std::string line;
+        for (const auto& n : plan->order) {
+            line += (line.empty() ? "" : ",") + n;
+        }
+        std::cout << line << "\n";
+        return kExitOk;
+    }
     if (!a.json) {
         std::cout << policy::format_plan(*plan);
         return kExitOk;
@@ -102,6 +111,7 @@ void setup_plan(CLI::App& cmd, Runner& run) {
         ->check(CLI::Range(1U, 1024U));
     cmd.add_option("--scope", a->scope, "leaf, group or any: where a stage must fit");
     cmd.add_flag("--json", a->json, "JSON: stages, order, cost, facts, warnings");
+    cmd.add_flag("--order", a->order, "only the node order, comma-separated (for cli_filter.lua)");
     cmd.callback([&run, a] { run = [a] { return run_plan(*a); }; });
 }
 

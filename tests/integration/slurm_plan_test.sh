@@ -62,8 +62,41 @@ case $case_name in
     ;;
   not-divisible-refused)
     run_capture srun -N3 --pipeline-stages=2 true
-    expect_nonzero_rc "3 nodes in 2 stages fail the step"
-    expect_contains "$err" "3 nodes do not split into 2 equal stages" "with the reason"
+    expect_nonzero_rc "a 3-node job in 2 stages is refused at submission (job_submit.lua)"
+    expect_contains "$err" "--pipeline-stages=2 needs a node count it divides" "with the reason"
+    # A step on part of an allocation never meets job_submit.lua: the plugin refuses it.
+    run_capture sbatch --wait -N4 -o "$run/jobs/part-%j.out" --wrap 'srun -N3 --pipeline-stages=2 true; echo rc=$?'
+    out=$(cat "$run"/jobs/part-"$(grep -oE '[0-9]+' <<<"$out" | tail -1)".out)
+    expect_contains "$out" "3 nodes do not split into 2 equal stages" "the step fails with the reason"
+    expect_contains "$out" "rc=1" "and a non-zero exit"
+    ;;
+  cli-filter-rank-order)
+    # An srun inside the allocation: cli_filter.lua hands Slurm the planner's order, so
+    # SLURM_PROCID itself follows the plan.
+    run_capture sbatch --wait -N8 --exclusive --pipeline-stages=2 -o "$run/jobs/order-%j.out" \
+      --wrap "srun bash -c 'echo \$SLURM_PROCID \$SLURMD_NODENAME \$SWITCHYARD_RANK'; echo NODES=\$SLURM_JOB_NODELIST"
+    expect_rc 0 "sbatch -N8 --pipeline-stages=2"
+    job_out=$(cat "$run"/jobs/order-"$(grep -oE '[0-9]+' <<<"$out" | tail -1)".out)
+    nodes=$(sed -n 's/^NODES=//p' <<<"$job_out")
+    out=$job_out
+    expect_eq "$(grep -v NODES= <<<"$job_out" | sort -n | awk '{print $2}' | paste -sd,)" \
+              "$(py 'print(",".join(d["order"]))' <<<"$(plan_json "$nodes" 2)")" "SLURM_PROCID follows the plan"
+    expect_eq "$(grep -v NODES= <<<"$job_out" | awk '$1!=$3')" "" "SLURM_PROCID equals SWITCHYARD_RANK"
+    ;;
+  job-submit-refuses)
+    run_capture sbatch -N8 --pipeline-stages=3 --wrap true
+    expect_nonzero_rc "job_submit.lua refuses --pipeline-stages=3 -N8"
+    expect_contains "$err" "switchyard: --pipeline-stages=3 needs a node count it divides; -N8 gives stages of 2.67 nodes (try -N6 or -N9)" \
+      "with a message that says what to change"
+    run_capture sbatch -N10 --pipeline-stages=2 --stage-scope=leaf --wrap true
+    expect_nonzero_rc "a 5-node stage cannot fit a 4-node SU with --stage-scope=leaf"
+    expect_contains "$err" "cannot fit one scalable unit (4 nodes)" "named"
+    jid=$(sbatch --parsable --hold -N4 --pipeline-stages=2 --stage-scope=leaf --wrap true)
+    out=$(scontrol show job "$jid"); scancel "$jid"
+    expect_contains "$out" "Switches=2@00:01:00" "--stage-scope=leaf asks for at most one SU per stage"
+    jid=$(sbatch --parsable --hold -N8 --pipeline-stages=2 --stage-scope=group --wrap true)
+    out=$(scontrol show job "$jid"); scancel "$jid"
+    expect_contains "$out" "Features=[grp_g1|grp_g2]" "--stage-scope=group with a job that fits one group: matching-OR constraint"
     ;;
   *)
     echo "unknown case '$case_name'"; exit 2 ;;

@@ -177,6 +177,39 @@ std::string write_node_features(const FabricMap& map, std::string_view header) {
     return out;
 }
 
+std::string write_job_submit_hints(const FabricMap& map, std::string_view header) {
+    std::string out;
+    for (auto line : {header}) {
+        std::size_t start = 0;
+        while (start < line.size()) {
+            const auto nl = line.find('\n', start);
+            out += "-- " + std::string(line.substr(start, nl - start)) + "\n";
+            if (nl == std::string_view::npos) {
+                break;
+            }
+            start = nl + 1;
+        }
+    }
+    std::size_t su_size = 0;
+    for (const auto& su : map.sus) {
+        su_size = std::max(su_size, su.hosts.size());
+    }
+    std::size_t group_size = 0;
+    std::string groups;
+    for (const auto& g : map.groups) {
+        std::size_t n = 0;
+        for (const auto s : g.sus) {
+            n += map.sus[s].hosts.size();
+        }
+        group_size = std::max(group_size, n);
+        groups += (groups.empty() ? "\"" : ", \"") + group_feature(g.name) + "\"";
+    }
+    out += "return {\n  su_size = " + std::to_string(su_size) +
+           ",\n  group_size = " + std::to_string(group_size) + ",\n  groups = { " + groups +
+           " },\n}\n";
+    return out;
+}
+
 std::string write_feature_commands(const FabricMap& map, std::string_view header) {
     std::string out = comment_block(header);
     for (const auto& su : map.sus) {

@@ -27,6 +27,10 @@ namespace switchyard::topology {
 /// `NodeName=<hosts> Features=su_..,grp_..` lines, one per SU, for a slurm.conf include.
 [[nodiscard]] std::string write_node_features(const FabricMap& map, std::string_view header);
 
+/// The small Lua table job_submit.lua loads once: largest SU and group sizes and the group
+/// feature names (job_submit.lua must not parse the fabric map inside slurmctld).
+[[nodiscard]] std::string write_job_submit_hints(const FabricMap& map, std::string_view header);
+
 /// `scontrol update NodeName=<hosts> AvailableFeatures=... ActiveFeatures=...` lines.
 [[nodiscard]] std::string write_feature_commands(const FabricMap& map, std::string_view header);
 
