@@ -41,13 +41,17 @@ int run_plan(const PlanArgs& a) {
         return kExitUsage;
     }
     std::string map_path = a.map;
-    if (map_path.empty() && !a.policy.empty()) {
+    policy::CostParams params;
+    if (!a.policy.empty()) {
         auto pol = policy::load_policy_file(a.policy);
         if (!pol) {
             std::cerr << "switchyard plan: " << pol.error().message() << "\n";
             return kExitProblem;
         }
-        map_path = pol->fabric_map;
+        params = policy::cost_params(pol->placement);
+        if (map_path.empty()) {
+            map_path = pol->fabric_map;
+        }
     }
     std::optional<topology::FabricMap> map;
     if (!map_path.empty()) {
@@ -58,7 +62,7 @@ int run_plan(const PlanArgs& a) {
         }
         map = std::move(*m);
     }
-    auto plan = policy::plan_stages(*hosts, map ? &*map : nullptr, a.stages, *scope);
+    auto plan = policy::plan_stages(*hosts, map ? &*map : nullptr, a.stages, *scope, params);
     if (!plan) {
         std::cerr << "switchyard plan: " << plan.error().message() << "\n";
         return kExitUsage;

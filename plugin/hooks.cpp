@@ -172,7 +172,7 @@ Result<void> step_setup(SpankApi& api,
             return fail(Error::invalid_argument("NCCL environment: " + r.error().message()));
         }
     }
-    prepare_plan(api, log, opts, job, map ? &*map : nullptr);
+    prepare_plan(api, log, *pol, opts, job, map ? &*map : nullptr);
     return {};
 }
 

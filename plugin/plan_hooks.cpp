@@ -32,6 +32,7 @@ bool uniform_tasks(const std::optional<std::string>& layout) {
 
 void prepare_plan(SpankApi& api,
                   Logger& log,
+                  const policy::Policy& pol,
                   const policy::JobOptions& opts,
                   const policy::JobFacts& job,
                   const topology::FabricMap* map) {
@@ -41,7 +42,8 @@ void prepare_plan(SpankApi& api,
     }
     st.rank_topology = opts.rank_order == policy::RankOrder::Topology;
     auto plan = policy::plan_stages(job.hosts, map, *opts.pipeline_stages,
-                                    opts.stage_scope.value_or(policy::StageScope::Any));
+                                    opts.stage_scope.value_or(policy::StageScope::Any),
+                                    policy::cost_params(pol.placement));
     if (!plan) {
         st.plan_error = plan.error().message();
         return;

@@ -16,6 +16,7 @@ namespace switchyard::spank {
 /// report when --topo-report is set.
 void prepare_plan(SpankApi& api,
                   Logger& log,
+                  const policy::Policy& pol,
                   const policy::JobOptions& opts,
                   const policy::JobFacts& job,
                   const topology::FabricMap* map);

@@ -223,6 +223,19 @@ PlanCost lower_bound(unsigned stages, std::size_t k, const CostParams& p) {
 
 }  // namespace
 
+CostParams cost_params(const PlacementPolicy& p) {
+    CostParams c;
+    c.link_gbps = p.link_gbps * 1e9;
+    c.alpha_net = p.alpha_net_us * 1e-6;
+    c.alpha_hop = p.alpha_hop_us * 1e-6;
+    c.leaf_oversubscription = p.leaf_oversubscription;
+    c.global_links = p.global_links;
+    c.grad_bytes = p.grad_gbytes * 1e9;
+    c.activation_bytes = p.activation_mbytes * 1e6;
+    c.micro_batches = p.micro_batches;
+    return c;
+}
+
 PlanFacts order_facts(const std::vector<std::string>& order,
                       const FabricMap* map,
                       unsigned stages,

@@ -41,7 +41,7 @@ public:
                     "nccl");
             return finish();
         }
-        keys(root, "", {"version", "fabric", "node", "nccl"});
+        keys(root, "", {"version", "fabric", "node", "nccl", "placement"});
         const auto version = root["version"];
         if (!version) {
             problem(root, "version", "missing; expected 'version: 1' at the top of the file");
@@ -62,6 +62,12 @@ public:
                                  "rail_optimized", "large_job_nodes", "roce_qps_per_connection",
                                  "ib_addr_family", "ib_addr_range", "profiles"})) {
             read_nccl(*nccl, p.nccl);
+        }
+        if (auto pl =
+                section(root, "placement",
+                        {"link_gbps", "alpha_net_us", "alpha_hop_us", "leaf_oversubscription",
+                         "global_links", "grad_gbytes", "activation_mbytes", "micro_batches"})) {
+            read_placement(*pl, p.placement);
         }
         if (problems_.empty()) {
             result_ = std::move(p);
@@ -171,6 +177,40 @@ private:
                     std::string("expected a regular expression, got '") + scalar(n) + "' (" +
                         e.what() + ")");
             return false;
+        }
+    }
+
+    std::optional<double> positive(const YAML::Node& n, const std::string& key, double hi) {
+        double v = 0;
+        if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !(v > 0) || v > hi) {
+            problem(n, key,
+                    "expected a number above 0 and at most " +
+                        std::to_string(static_cast<long long>(hi)) + ", got '" + scalar(n) + "'");
+            return std::nullopt;
+        }
+        return v;
+    }
+
+    void read_placement(const YAML::Node& n, PlacementPolicy& out) {
+        const std::pair<const char*, double*> reals[] = {
+            {"link_gbps", &out.link_gbps},
+            {"alpha_net_us", &out.alpha_net_us},
+            {"alpha_hop_us", &out.alpha_hop_us},
+            {"leaf_oversubscription", &out.leaf_oversubscription},
+            {"grad_gbytes", &out.grad_gbytes},
+            {"activation_mbytes", &out.activation_mbytes}};
+        for (const auto& [key, dest] : reals) {
+            if (n[key]) {
+                *dest = positive(n[key], std::string("placement.") + key, 1e6).value_or(*dest);
+            }
+        }
+        if (n["global_links"]) {
+            out.global_links = number(n["global_links"], "placement.global_links", 1, 4096)
+                                   .value_or(out.global_links);
+        }
+        if (n["micro_batches"]) {
+            out.micro_batches = number(n["micro_batches"], "placement.micro_batches", 1, 100000)
+                                    .value_or(out.micro_batches);
         }
     }
 

@@ -9,6 +9,7 @@
 
 #include "switchyard/common/result.hpp"
 #include "switchyard/policy/job_options.hpp"
+#include "switchyard/policy/policy.hpp"
 #include "switchyard/topology/fabric_map.hpp"
 
 namespace switchyard::policy {
@@ -61,6 +62,9 @@ struct CostParams {
     double activation_bytes = 64e6;  ///< one micro-batch's activations at a PP boundary
     unsigned micro_batches = 8;
 };
+
+/// The cost parameters a policy asks for.
+[[nodiscard]] CostParams cost_params(const PlacementPolicy& p);
 
 /// Plans `stages` stages over `nodes` (the step's nodes in any order: the plan depends on the
 /// set only, with node names as the tie-break, so every node computes the same plan).

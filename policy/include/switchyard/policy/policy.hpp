@@ -62,12 +62,25 @@ struct NcclPolicy {
     std::vector<NcclProfile> profiles;
 };
 
+/// Cost model parameters of the planner (reference/nccl.md 8.4); defaults for NDR fat trees.
+struct PlacementPolicy {
+    double link_gbps = 50;  ///< GB/s per rail port and direction
+    double alpha_net_us = 5;
+    double alpha_hop_us = 0.25;
+    double leaf_oversubscription = 1;
+    unsigned global_links = 8;      ///< Dragonfly+ cables per group pair and rail
+    double grad_gbytes = 2;         ///< DP all-reduce per stage and step
+    double activation_mbytes = 64;  ///< one micro-batch at a PP boundary
+    unsigned micro_batches = 8;
+};
+
 struct Policy {
     std::string source;
     std::string fabric_map;           ///< path, empty: none
     std::string hwloc_xml;            ///< path, may contain %n; empty: hwloc of the live node
     std::string sysfs_root = "/sys";  ///< may contain %n
     NcclPolicy nccl;
+    PlacementPolicy placement;
 
     [[nodiscard]] const NcclProfile* find_profile(std::string_view name) const;
     /// "debug, h100-workaround" — the profiles users may name, for messages.
