@@ -41,28 +41,6 @@ Result<policy::JobOptions> resolve_options(SpankApi& api, const PluginArgs& args
     return opts;
 }
 
-/// setenv without overwrite; a kept user value is reported, a failure returned.
-Result<void> export_var(SpankApi& api,
-                        Logger& log,
-                        std::string_view name,
-                        const std::string& value) {
-    auto r = api.setenv(name, value, /*overwrite=*/false);
-    if (!r) {
-        return fail(r.error());
-    }
-    if (*r == SetEnv::KeptExisting) {
-        log.verbose(Component::Env, std::string(name) + ": kept the value set by the user (" +
-                                        "switchyard would set '" + value + "')");
-    }
-    return {};
-}
-
-/// Variables NCCL users set by habit that are obsolete or out of range (checked in the job env).
-constexpr std::string_view kSuspectUserVariables[] = {
-    "NCCL_IB_CUDA_SUPPORT",       "NCCL_IB_GDR_LEVEL", "NCCL_TIMEOUT",
-    "NCCL_ASYNC_ERROR_HANDLING",  "NCCL_LL_THRESHOLD", "NCCL_TREE_THRESHOLD",
-    "NCCL_SINGLE_RING_THRESHOLD", "NCCL_IB_RETRY_CNT"};
-
 policy::JobFacts job_facts(SpankApi& api) {
     policy::JobFacts job;
     job.this_host = api.node_name();
@@ -112,7 +90,7 @@ Result<void> export_nccl(SpankApi& api,
         return fail(Error::io("node facts of " + job.this_host + ": " + node.error().to_string()));
     }
     std::map<std::string, std::string> user_env;
-    for (const auto name : kSuspectUserVariables) {
+    for (const auto name : policy::suspect_user_variables()) {
         if (auto v = api.getenv(name)) {
             user_env.emplace(name, *v);
         }
@@ -177,6 +155,21 @@ Result<void> step_setup(SpankApi& api,
 }
 
 }  // namespace
+
+Result<void> export_var(SpankApi& api,
+                        Logger& log,
+                        std::string_view name,
+                        const std::string& value) {
+    auto r = api.setenv(name, value, /*overwrite=*/false);
+    if (!r) {
+        return fail(r.error());
+    }
+    if (*r == SetEnv::KeptExisting) {
+        log.verbose(Component::Env, std::string(name) + ": kept the value set by the user (" +
+                                        "switchyard would set '" + value + "')");
+    }
+    return {};
+}
 
 std::string_view to_string(Context c) {
     switch (c) {

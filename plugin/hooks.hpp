@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -21,6 +22,12 @@ inline constexpr std::uint32_t kFirstSpecialStepId = 0xfffffff0U;
 inline constexpr std::string_view kEnvVersion = "SWITCHYARD_VERSION";
 inline constexpr std::string_view kEnvStages = "SWITCHYARD_STAGES";
 inline constexpr std::string_view kEnvNcclSet = "SWITCHYARD_NCCL_SET";
+
+/// setenv without overwrite: a value the user set is kept and the kept value logged.
+[[nodiscard]] Result<void> export_var(SpankApi& api,
+                                      Logger& log,
+                                      std::string_view name,
+                                      const std::string& value);
 
 namespace hooks {
 

@@ -5,22 +5,11 @@
 #include <algorithm>
 #include <regex>
 
+#include "hooks.hpp"
 #include "plugin_state.hpp"
 
 namespace switchyard::spank {
 namespace {
-
-Result<void> put(SpankApi& api, Logger& log, const std::string& name, const std::string& value) {
-    auto r = api.setenv(name, value, false);
-    if (!r) {
-        return fail(r.error());
-    }
-    if (*r == SetEnv::KeptExisting) {
-        log.verbose(Component::Env,
-                    name + ": kept the user's value (switchyard would set '" + value + "')");
-    }
-    return {};
-}
 
 /// SLURM_STEP_TASKS_PER_NODE "4(x8)" or "4" means the same count everywhere; "4,3" does not.
 bool uniform_tasks(const std::optional<std::string>& layout) {
@@ -97,7 +86,7 @@ Result<void> export_task_plan(SpankApi& api, Logger& log) {
         {"SWITCHYARD_GROUP", st.group.empty() ? "unknown" : st.group},
     };
     for (const auto& [name, value] : vars) {
-        if (auto r = put(api, log, name, value); !r) {
+        if (auto r = export_var(api, log, name, value); !r) {
             return r;
         }
     }
@@ -113,7 +102,7 @@ Result<void> export_task_plan(SpankApi& api, Logger& log) {
         {"MASTER_PORT", std::to_string(20000 + api.job_id() % 20000)},
     };
     for (const auto& [name, value] : torch) {
-        if (auto r = put(api, log, name, value); !r) {
+        if (auto r = export_var(api, log, name, value); !r) {
             return r;
         }
     }

@@ -111,4 +111,8 @@ struct PolicyLoad {
 /// Names that NCCL removed or never had, with what to use instead; nullopt for valid names.
 [[nodiscard]] std::optional<std::string_view> obsolete_variable(std::string_view name);
 
+/// Every variable worth checking in a user's environment: the obsolete names above and the
+/// range-checked NCCL_IB_RETRY_CNT.
+[[nodiscard]] std::vector<std::string_view> suspect_user_variables();
+
 }  // namespace switchyard::policy
