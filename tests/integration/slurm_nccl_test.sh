@@ -9,10 +9,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib/assert.sh"
 run=${1:?usage: slurm_nccl_test.sh RUN CASE}
 case_name=${2:?usage: slurm_nccl_test.sh RUN CASE}
-export SLURM_CONF=$run/etc/slurm.conf
-[ -f "$SLURM_CONF" ] || { echo "no cluster at $run (the slurm16 fixture did not run)"; exit 1; }
+use_cluster "$run"
 unset NCCL_IB_HCA NCCL_DEBUG SWITCHYARD_NCCL_SET
-cd "$run/jobs"
 show='echo "$SLURMD_NODENAME ${NCCL_IB_HCA:-unset} ${NCCL_DEBUG:-unset} ${SWITCHYARD_NCCL_SET:-unset}"'
 
 case $case_name in

@@ -10,9 +10,7 @@ run=${1:?usage: slurm_plan_test.sh RUN FABRIC_DIR SWITCHYARD_BINARY CASE}
 fabric=${2:?}
 sy=${3:?}
 case_name=${4:?}
-export SLURM_CONF=$run/etc/slurm.conf
-[ -f "$SLURM_CONF" ] || { echo "no cluster at $run (the slurm16 fixture did not run)"; exit 1; }
-cd "$run/jobs"
+use_cluster "$run"
 vars='echo "$SLURMD_NODENAME $SWITCHYARD_STAGE $SWITCHYARD_SU $SWITCHYARD_GROUP ${RANK:-unset} $SWITCHYARD_RANK"'
 
 # plan_json NODES STAGES — what `switchyard plan` says for these nodes.

@@ -8,12 +8,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib/assert.sh"
 run=${1:?usage: slurm_plugin_test.sh RUN CASE}
 case_name=${2:?usage: slurm_plugin_test.sh RUN CASE}
-export SLURM_CONF=$run/etc/slurm.conf
-[ -f "$SLURM_CONF" ] || { echo "no cluster at $run (the slurm16 fixture did not run)"; exit 1; }
+use_cluster "$run"
 unset SWITCHYARD_STAGES SWITCHYARD_VERSION
 # Never inherit an option from the caller's environment.
 unset SLURM_SPANK__SLURM_SPANK_OPTION_switchyard_pipeline_stages
-cd "$run/jobs"   # a crashing task drops its core file here
 
 case $case_name in
   help-lists-options)

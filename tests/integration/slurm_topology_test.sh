@@ -11,9 +11,7 @@ run=${1:?usage: slurm_topology_test.sh RUN FABRIC_DIR SWITCHYARD_BINARY CASE}
 fabric=${2:?}
 sy=${3:?}
 case_name=${4:?}
-export SLURM_CONF=$run/etc/slurm.conf
-[ -f "$SLURM_CONF" ] || { echo "no cluster at $run (the slurm16 fixture did not run)"; exit 1; }
-cd "$run/jobs"
+use_cluster "$run"
 
 # su_of HOST / group_of HOST, from the fabric map through the CLI's JSON.
 json=$("$sy" fabric show --map "$fabric/fabric.map" --json)

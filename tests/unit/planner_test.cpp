@@ -153,11 +153,7 @@ TEST_CASE("planner: cost model cases of reference/nccl.md 8.5", "[planner][cost]
     SECTION("non-blocking fat tree: interleaving changes latency only") {
         const auto m = make_map(FabricKind::FatTree, 1, 2, 8);
         const auto contiguous = nodes("n[0001-0016]");
-        std::vector<std::string> interleaved;
-        for (int i = 0; i < 8; ++i) {
-            interleaved.push_back(contiguous[static_cast<std::size_t>(i)]);
-            interleaved.push_back(contiguous[static_cast<std::size_t>(i + 8)]);
-        }
+        const auto interleaved = interleave_halves(contiguous);
         const auto a = order_cost(contiguous, &m, 1, p);
         const auto b = order_cost(interleaved, &m, 1, p);
         CHECK(b.dp > a.dp);
@@ -167,22 +163,14 @@ TEST_CASE("planner: cost model cases of reference/nccl.md 8.5", "[planner][cost]
         p.leaf_oversubscription = 8;  // 8 node ports, 1 uplink per rail
         const auto m = make_map(FabricKind::FatTree, 1, 2, 8);
         const auto contiguous = nodes("n[0001-0016]");
-        std::vector<std::string> interleaved;
-        for (int i = 0; i < 8; ++i) {
-            interleaved.push_back(contiguous[static_cast<std::size_t>(i)]);
-            interleaved.push_back(contiguous[static_cast<std::size_t>(i + 8)]);
-        }
+        const auto interleaved = interleave_halves(contiguous);
         CHECK(order_cost(interleaved, &m, 1, p).dp > 4 * order_cost(contiguous, &m, 1, p).dp);
     }
     SECTION("Dragonfly+ split: a stage across groups is many times slower") {
         p.global_links = 1;
         const auto m = make_map(FabricKind::DragonflyPlus, 2, 1, 16);
         const auto all = nodes("n[0001-0032]");
-        std::vector<std::string> split;
-        for (int i = 0; i < 16; ++i) {
-            split.push_back(all[static_cast<std::size_t>(i)]);
-            split.push_back(all[static_cast<std::size_t>(i + 16)]);
-        }
+        const auto split = interleave_halves(all);
         const auto good = order_cost(all, &m, 2, p);  // each stage in its group
         const auto bad = order_cost(split, &m, 2, p);
         CHECK(bad.dp > 8 * good.dp);

@@ -33,6 +33,16 @@ public:
         ++number_;
         return true;
     }
+    /// The next line that is neither blank nor a '#' comment, trimmed.
+    bool next_content(std::string_view& line) {
+        while (next(line)) {
+            line = trim(line);
+            if (!line.empty() && line.front() != '#') {
+                return true;
+            }
+        }
+        return false;
+    }
     [[nodiscard]] std::uint32_t number() const { return number_; }
 
 private:
@@ -420,12 +430,8 @@ Result<FabricGraph> parse_port_list(std::string_view text, std::string_view sour
     };
     std::vector<Half> halves;
     Lines lines(text);
-    std::string_view line;
-    while (lines.next(line)) {
-        const auto t = trim(line);
-        if (t.empty() || t.front() == '#') {
-            continue;
-        }
+    std::string_view t;
+    while (lines.next_content(t)) {
         const auto n = lines.number();
         Cursor c{t};
         const auto kind = then(c.word(), kind_of);
@@ -490,12 +496,8 @@ Result<FabricGraph> parse_port_list(std::string_view text, std::string_view sour
 
 bool looks_like_port_list(std::string_view text) {
     Lines lines(text);
-    std::string_view line;
-    while (lines.next(line)) {
-        const auto t = trim(line);
-        if (t.empty() || t.front() == '#') {
-            continue;
-        }
+    std::string_view t;
+    if (lines.next_content(t)) {
         return t.starts_with("CA ") || t.starts_with("SW ") || t.starts_with("RT ");
     }
     return false;

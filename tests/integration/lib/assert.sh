@@ -44,3 +44,11 @@ finish() {
   fi
   echo "all checks passed"
 }
+
+# use_cluster RUN — talk to the cluster the slurm16 fixture started in RUN, from its scratch dir
+# (a crashing task drops its core file there).
+use_cluster() {
+  export SLURM_CONF=$1/etc/slurm.conf
+  [ -f "$SLURM_CONF" ] || { echo "no cluster at $1 (the slurm16 fixture did not run)"; exit 1; }
+  cd "$1/jobs" || exit 1
+}
