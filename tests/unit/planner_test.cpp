@@ -51,6 +51,17 @@ std::vector<std::string> nodes(const std::string& expr) {
     return *expand_hostlist(expr);
 }
 
+/// a[0], a[h], a[1], a[h+1], ...: the two halves of `a` alternating.
+std::vector<std::string> interleave_halves(const std::vector<std::string>& a) {
+    std::vector<std::string> out;
+    const auto h = a.size() / 2;
+    for (std::size_t i = 0; i < h; ++i) {
+        out.push_back(a[i]);
+        out.push_back(a[i + h]);
+    }
+    return out;
+}
+
 }  // namespace
 
 TEST_CASE("planner: contiguous allocation, every stage in one SU", "[planner]") {
