@@ -18,7 +18,7 @@ const std::vector<Subcommand>& subcommands() {
         {"nccl-env", "print the NCCL variables a job would get here, and why", setup_nccl_env, ""},
         {"plan", "plan pipeline stages over a node list and compare with Slurm's order", setup_plan,
          ""},
-        {"health", "run the node health checks (exit 0 pass, 1 fail)", nullptr, "#7"},
+        {"health", "run the node health checks (exit 0 pass, 1 fail)", setup_health, ""},
         {"check-config", "validate a policy file and print every problem", setup_check_config, ""},
     };
     return table;

@@ -44,5 +44,6 @@ void setup_node(CLI::App& cmd, Runner& run);
 void setup_check_config(CLI::App& cmd, Runner& run);
 void setup_nccl_env(CLI::App& cmd, Runner& run);
 void setup_plan(CLI::App& cmd, Runner& run);
+void setup_health(CLI::App& cmd, Runner& run);
 
 }  // namespace switchyard::cli

@@ -41,7 +41,7 @@ public:
                     "nccl");
             return finish();
         }
-        keys(root, "", {"version", "fabric", "node", "nccl", "placement"});
+        keys(root, "", {"version", "fabric", "node", "nccl", "placement", "health"});
         const auto version = root["version"];
         if (!version) {
             problem(root, "version", "missing; expected 'version: 1' at the top of the file");
@@ -68,6 +68,11 @@ public:
                         {"link_gbps", "alpha_net_us", "alpha_hop_us", "leaf_oversubscription",
                          "global_links", "grad_gbytes", "activation_mbytes", "micro_batches"})) {
             read_placement(*pl, p.placement);
+        }
+        if (auto h = section(root, "health",
+                             {"enabled", "on_error", "budget_s", "rdma_ports", "gpus",
+                              "min_memory_gb", "filesystems", "commands", "breaker"})) {
+            read_health(*h, p.health);
         }
         if (problems_.empty()) {
             result_ = std::move(p);
@@ -189,6 +194,121 @@ private:
             return std::nullopt;
         }
         return v;
+    }
+
+    void read_health(const YAML::Node& n, HealthPolicy& out) {
+        out.enabled = n["enabled"] ? boolean(n["enabled"], "health.enabled").value_or(false) : true;
+        if (auto v = n["on_error"]) {
+            if (scalar(v) != "open" && scalar(v) != "closed") {
+                problem(v, "health.on_error", "expected open or closed, got '" + scalar(v) + "'");
+            }
+            out.fail_closed = scalar(v) == "closed";
+        }
+        if (auto v = n["budget_s"]) {
+            out.budget_s = positive(v, "health.budget_s", 3600).value_or(out.budget_s);
+        }
+        if (auto r = n["rdma_ports"]) {
+            keys(r, "health.rdma_ports.", {"count", "min_rate_gbps", "link_layer", "hca"});
+            RdmaPortsCheck c;
+            c.count =
+                r["count"] ? number(r["count"], "health.rdma_ports.count", 0, 64).value_or(0) : 0;
+            if (r["min_rate_gbps"]) {
+                c.min_rate_gbps =
+                    positive(r["min_rate_gbps"], "health.rdma_ports.min_rate_gbps", 10000)
+                        .value_or(0);
+            }
+            if (auto ll = r["link_layer"]) {
+                c.link_layer = scalar(ll);
+                if (c.link_layer != "InfiniBand" && c.link_layer != "Ethernet") {
+                    problem(ll, "health.rdma_ports.link_layer",
+                            "expected InfiniBand or Ethernet, got '" + c.link_layer + "'");
+                }
+            }
+            if (auto h = r["hca"]; h && regex_ok(h, "health.rdma_ports.hca")) {
+                c.hca = scalar(h);
+            }
+            out.rdma_ports = c;
+        }
+        if (auto v = n["gpus"]) {
+            out.gpus = number(v, "health.gpus", 0, 64);
+        }
+        if (auto v = n["min_memory_gb"]) {
+            out.min_memory_gb = positive(v, "health.min_memory_gb", 1e6);
+        }
+        if (auto list = n["filesystems"]) {
+            for (std::size_t i = 0; list.IsSequence() && i < list.size(); ++i) {
+                const auto f = list[i];
+                const auto key = "health.filesystems[" + std::to_string(i) + "]";
+                keys(f, key + ".", {"path", "min_free_gb", "writable"});
+                FilesystemCheck c;
+                c.path = path(f["path"], key + ".path", false);
+                if (f["min_free_gb"]) {
+                    c.min_free_gb =
+                        positive(f["min_free_gb"], key + ".min_free_gb", 1e9).value_or(0);
+                }
+                c.writable =
+                    f["writable"] && boolean(f["writable"], key + ".writable").value_or(false);
+                out.filesystems.push_back(c);
+            }
+        }
+        if (auto list = n["commands"]) {
+            for (std::size_t i = 0; list.IsSequence() && i < list.size(); ++i) {
+                read_command(list[i], "health.commands[" + std::to_string(i) + "]", out);
+            }
+        }
+        if (auto b = n["breaker"]) {
+            keys(b, "health.breaker.", {"max_nodes", "max_percent", "window_s", "state"});
+            if (b["max_nodes"]) {
+                out.breaker_max_nodes =
+                    number(b["max_nodes"], "health.breaker.max_nodes", 1, 100000).value_or(2);
+            }
+            if (b["max_percent"]) {
+                out.breaker_max_percent =
+                    positive(b["max_percent"], "health.breaker.max_percent", 100).value_or(10);
+            }
+            if (b["window_s"]) {
+                out.breaker_window_s =
+                    positive(b["window_s"], "health.breaker.window_s", 86400 * 7).value_or(600);
+            }
+            if (b["state"]) {
+                out.breaker_state = path(b["state"], "health.breaker.state", false);
+            }
+        }
+    }
+
+    void read_command(const YAML::Node& c, const std::string& key, HealthPolicy& out) {
+        keys(c, key + ".",
+             {"name", "argv", "timeout_s", "ok_exit", "fail_pattern", "min_busbw_gbps"});
+        CommandCheck cmd;
+        cmd.name = c["name"] ? scalar(c["name"]) : "";
+        if (cmd.name.empty()) {
+            problem(c, key + ".name", "missing; every command check needs a name");
+        }
+        const auto argv = c["argv"];
+        if (!argv || !argv.IsSequence() || argv.size() == 0) {
+            problem(argv ? argv : c, key + ".argv",
+                    "expected a non-empty list: the program and its arguments (no shell)");
+        } else {
+            for (std::size_t j = 0; j < argv.size(); ++j) {
+                cmd.argv.push_back(scalar(argv[j]));
+            }
+        }
+        if (c["timeout_s"]) {
+            cmd.timeout_s = positive(c["timeout_s"], key + ".timeout_s", 3600).value_or(10);
+        }
+        if (c["ok_exit"]) {
+            cmd.ok_exit =
+                static_cast<int>(number(c["ok_exit"], key + ".ok_exit", 0, 255).value_or(0));
+        }
+        if (auto f = c["fail_pattern"]; f && regex_ok(f, key + ".fail_pattern")) {
+            cmd.fail_pattern = scalar(f);
+        }
+        if (auto b = c["min_busbw_gbps"]) {
+            if (positive(b, key + ".min_busbw_gbps", 1e5)) {
+                cmd.min_busbw_gbps = scalar(b);
+            }
+        }
+        out.commands.push_back(cmd);
     }
 
     void read_placement(const YAML::Node& n, PlacementPolicy& out) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "switchyard/common/error.hpp"
+#include "switchyard/policy/health.hpp"
 #include "switchyard/topology/fabric_map.hpp"
 
 namespace switchyard::policy {
@@ -81,6 +82,7 @@ struct Policy {
     std::string sysfs_root = "/sys";  ///< may contain %n
     NcclPolicy nccl;
     PlacementPolicy placement;
+    HealthPolicy health;
 
     [[nodiscard]] const NcclProfile* find_profile(std::string_view name) const;
     /// "debug, h100-workaround" — the profiles users may name, for messages.

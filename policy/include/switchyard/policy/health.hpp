@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+// Node health checks for the prolog gate and `switchyard health`: each check reads facts (ports
+// from sysfs, GPUs on PCI, memory, filesystems, external commands with a timeout) and says
+// pass / warn / fail with a detail that names what is wrong.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "switchyard/topology/node_topology.hpp"
+
+namespace switchyard::policy {
+
+enum class HealthStatus { Pass, Warn, Fail };
+[[nodiscard]] std::string_view to_string(HealthStatus s);
+
+struct CheckResult {
+    std::string name;  ///< rdma-ports, gpus, memory, filesystem:/tmp, command:nhc
+    HealthStatus status = HealthStatus::Pass;
+    std::string detail;
+    double duration_ms = 0;
+};
+
+struct RdmaPortsCheck {
+    unsigned count = 0;  ///< ACTIVE compute ports expected
+    double min_rate_gbps = 0;
+    std::string link_layer;  ///< "" = any
+    std::string hca;         ///< compute HCA regex, "" = all
+};
+
+struct FilesystemCheck {
+    std::string path;
+    double min_free_gb = 0;
+    bool writable = false;
+};
+
+struct CommandCheck {
+    std::string name;
+    std::vector<std::string> argv;  ///< no shell
+    double timeout_s = 10;
+    int ok_exit = 0;
+    std::string fail_pattern;    ///< regex: a match in the output fails the check
+    std::string min_busbw_gbps;  ///< nccl-tests all_reduce_perf: "Avg bus bandwidth" floor
+};
+
+struct HealthPolicy {
+    bool enabled = false;
+    bool fail_closed = false;  ///< internal errors fail the gate (else pass)
+    double budget_s = 30;
+    std::optional<RdmaPortsCheck> rdma_ports;
+    std::optional<unsigned> gpus;  ///< GPUs expected on PCI (link width/speed not degraded)
+    std::optional<double> min_memory_gb;
+    std::vector<FilesystemCheck> filesystems;
+    std::vector<CommandCheck> commands;
+    unsigned breaker_max_nodes = 2;  ///< drains allowed per window before the breaker trips
+    double breaker_max_percent = 10;
+    double breaker_window_s = 600;
+    std::string breaker_state = "/var/tmp/switchyard-breaker";
+};
+
+/// The result of all checks: the worst status wins.
+struct HealthReport {
+    HealthStatus verdict = HealthStatus::Pass;
+    std::vector<CheckResult> checks;
+    /// "switchyard: <check>: <detail>" of the first failed check (the drain reason), or "".
+    [[nodiscard]] std::string reason() const;
+};
+
+/// RDMA ports: ACTIVE compute ports, rate, link layer.
+[[nodiscard]] CheckResult check_rdma_ports(const topology::NodeTopology& node,
+                                           const RdmaPortsCheck& c);
+
+/// GPUs present on PCI and their PCIe links not degraded (current vs max width/speed under root).
+[[nodiscard]] CheckResult check_gpus(const topology::NodeTopology& node,
+                                     unsigned expected,
+                                     const std::filesystem::path& sysfs_root);
+
+/// MemTotal of `meminfo` text (/proc/meminfo) against a floor.
+[[nodiscard]] CheckResult check_memory(std::string_view meminfo, double min_gb);
+
+/// Mounted (exists), free space, writable.
+[[nodiscard]] CheckResult check_filesystem(const FilesystemCheck& c);
+
+/// Runs argv without a shell, kills it at the timeout (counted as failed), checks exit code,
+/// a failure pattern and, for nccl-tests output, the average bus bandwidth.
+[[nodiscard]] CheckResult check_command(const CommandCheck& c);
+
+/// Parses nccl-tests output: the "# Avg bus bandwidth : X" line (GB/s), if present.
+[[nodiscard]] std::optional<double> parse_nccl_tests_busbw(std::string_view output);
+
+/// Runs every configured check within the policy's time budget (checks left when it runs out
+/// fail as "not run: time budget").
+[[nodiscard]] HealthReport run_health_checks(const HealthPolicy& policy,
+                                             const topology::NodeTopology& node,
+                                             const std::filesystem::path& sysfs_root,
+                                             std::string_view meminfo);
+
+}  // namespace switchyard::policy

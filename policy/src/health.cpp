@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: Apache-2.0
+// Health checks: built-in checks over node facts, and external commands run without a shell.
+#include "switchyard/policy/health.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <regex>
+
+#include "switchyard/common/strings.hpp"
+
+namespace switchyard::policy {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+CheckResult result(std::string name, HealthStatus s, std::string detail) {
+    return {std::move(name), s, std::move(detail), 0};
+}
+
+std::string read_first_line(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    std::string line;
+    std::getline(in, line);
+    return std::string(trim(line));
+}
+
+/// Output and exit status of a child, or why it did not finish.
+struct Run {
+    std::string output;
+    int exit_code = -1;
+    bool timed_out = false;
+    std::string error;
+};
+
+Run run_command(const std::vector<std::string>& argv, double timeout_s) {
+    Run r;
+    if (argv.empty()) {
+        r.error = "empty argv";
+        return r;
+    }
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        r.error = std::string("pipe: ") + std::strerror(errno);
+        return r;
+    }
+    std::vector<char*> args;
+    for (const auto& a : argv) {
+        args.push_back(const_cast<char*>(a.c_str()));
+    }
+    args.push_back(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) {
+        r.error = std::string("fork: ") + std::strerror(errno);
+        close(fds[0]);
+        close(fds[1]);
+        return r;
+    }
+    if (pid == 0) {  // child: own process group so a timeout kills its children too
+        setpgid(0, 0);
+        dup2(fds[1], STDOUT_FILENO);
+        dup2(fds[1], STDERR_FILENO);
+        execvp(args[0], args.data());
+        _exit(127);
+    }
+    close(fds[1]);
+    const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
+    char buf[4096];
+    while (true) {
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) {
+            r.timed_out = true;
+            break;
+        }
+        pollfd p{fds[0], POLLIN, 0};
+        const int ready = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+        if (ready < 0 && errno != EINTR) {
+            break;
+        }
+        if (ready > 0) {
+            const auto n = read(fds[0], buf, sizeof buf);
+            if (n <= 0) {
+                break;  // EOF: the command closed its output
+            }
+            if (r.output.size() < (1U << 20)) {
+                r.output.append(buf, static_cast<std::size_t>(n));
+            }
+        }
+    }
+    close(fds[0]);
+    if (r.timed_out) {
+        kill(-pid, SIGKILL);
+    }
+    int status = 0;
+    // After EOF the child may still be exiting; after a kill it is gone shortly.
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!r.timed_out) {
+        r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    return r;
+}
+
+}  // namespace
+
+std::string_view to_string(HealthStatus s) {
+    switch (s) {
+        case HealthStatus::Pass:
+            return "pass";
+        case HealthStatus::Warn:
+            return "warn";
+        case HealthStatus::Fail:
+            return "fail";
+    }
+    return "?";
+}
+
+std::string HealthReport::reason() const {
+    for (const auto& c : checks) {
+        if (c.status == HealthStatus::Fail) {
+            return "switchyard: " + c.name + ": " + c.detail;
+        }
+    }
+    return {};
+}
+
+CheckResult check_rdma_ports(const topology::NodeTopology& node, const RdmaPortsCheck& c) {
+    std::optional<std::regex> role;
+    if (!c.hca.empty()) {
+        role.emplace(c.hca);
+    }
+    unsigned good = 0;
+    std::vector<std::string> bad;
+    for (const auto& nic : node.nics) {
+        if (role && !std::regex_match(nic.name, *role)) {
+            continue;
+        }
+        for (const auto& p : nic.ports) {
+            const auto id = nic.name + ":" + std::to_string(p.port);
+            if (p.state_code != 4) {
+                bad.push_back(id + " " + p.state + "/" + p.phys_state);
+            } else if (p.rate_gbps < c.min_rate_gbps) {
+                bad.push_back(id + " at " + std::to_string(static_cast<int>(p.rate_gbps)) +
+                              " Gb/s < " + std::to_string(static_cast<int>(c.min_rate_gbps)));
+            } else if (!c.link_layer.empty() && p.link_layer != c.link_layer) {
+                bad.push_back(id + " link layer " + p.link_layer);
+            } else {
+                ++good;
+            }
+        }
+    }
+    if (good < c.count) {
+        return result("rdma-ports", HealthStatus::Fail,
+                      std::to_string(good) + " of " + std::to_string(c.count) +
+                          " compute ports usable" +
+                          (bad.empty() ? std::string() : "; " + join(bad, ", ")));
+    }
+    if (!bad.empty()) {
+        return result("rdma-ports", HealthStatus::Warn, join(bad, ", "));
+    }
+    return result("rdma-ports", HealthStatus::Pass, std::to_string(good) + " compute ports ACTIVE");
+}
+
+CheckResult check_gpus(const topology::NodeTopology& node,
+                       unsigned expected,
+                       const std::filesystem::path& root) {
+    if (node.gpus.size() < expected) {
+        return result(
+            "gpus", HealthStatus::Fail,
+            std::to_string(node.gpus.size()) + " of " + std::to_string(expected) + " GPUs on PCI");
+    }
+    std::vector<std::string> degraded;
+    for (const auto& g : node.gpus) {
+        const auto dev = root / "bus" / "pci" / "devices" / g.place.busid;
+        const auto cw = read_first_line(dev / "current_link_width");
+        const auto mw = read_first_line(dev / "max_link_width");
+        const auto cs = read_first_line(dev / "current_link_speed");
+        const auto ms = read_first_line(dev / "max_link_speed");
+        if ((!cw.empty() && !mw.empty() && cw != mw) || (!cs.empty() && !ms.empty() && cs != ms)) {
+            degraded.push_back("gpu" + std::to_string(g.index) + " " + g.place.busid + " x" + cw +
+                               " " + cs + " (max x" + mw + " " + ms + ")");
+        }
+    }
+    if (!degraded.empty()) {
+        return result("gpus", HealthStatus::Fail, "PCIe link degraded: " + join(degraded, ", "));
+    }
+    return result("gpus", HealthStatus::Pass,
+                  std::to_string(node.gpus.size()) + " GPUs, links at full width and speed");
+}
+
+CheckResult check_memory(std::string_view meminfo, double min_gb) {
+    for (auto line : split(meminfo, '\n')) {
+        if (line.starts_with("MemTotal:")) {
+            auto rest = trim(line.substr(9));
+            const auto kb = parse_uint(rest.substr(0, rest.find(' ')));
+            if (!kb) {
+                break;
+            }
+            const double gb = static_cast<double>(*kb) / (1024.0 * 1024.0);
+            char buf[96];
+            std::snprintf(buf, sizeof buf, "%.1f GiB (minimum %.1f)", gb, min_gb);
+            return result("memory", gb < min_gb ? HealthStatus::Fail : HealthStatus::Pass, buf);
+        }
+    }
+    return result("memory", HealthStatus::Fail, "no MemTotal line in /proc/meminfo");
+}
+
+CheckResult check_filesystem(const FilesystemCheck& c) {
+    const auto name = "filesystem:" + c.path;
+    struct statvfs st {};
+    if (statvfs(c.path.c_str(), &st) != 0) {
+        return result(name, HealthStatus::Fail,
+                      std::string("not available: ") + std::strerror(errno));
+    }
+    const double free_gb =
+        static_cast<double>(st.f_bavail) * static_cast<double>(st.f_frsize) / 1e9;
+    if (free_gb < c.min_free_gb) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "%.1f GB free < %.1f GB", free_gb, c.min_free_gb);
+        return result(name, HealthStatus::Fail, buf);
+    }
+    if (c.writable) {
+        const auto probe =
+            std::filesystem::path(c.path) / (".switchyard-health." + std::to_string(getpid()));
+        std::ofstream out(probe);
+        const bool ok = static_cast<bool>(out << "ok\n");
+        out.close();
+        std::error_code ec;
+        std::filesystem::remove(probe, ec);
+        if (!ok) {
+            return result(name, HealthStatus::Fail, "not writable");
+        }
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f GB free", free_gb);
+    return result(name, HealthStatus::Pass, buf);
+}
+
+std::optional<double> parse_nccl_tests_busbw(std::string_view output) {
+    for (auto line : split(output, '\n')) {
+        const auto at = line.find("Avg bus bandwidth");
+        if (at == std::string_view::npos) {
+            continue;
+        }
+        const auto colon = line.find(':', at);
+        if (colon == std::string_view::npos) {
+            return std::nullopt;
+        }
+        const std::string value(trim(line.substr(colon + 1)));
+        char* end = nullptr;
+        const double v = std::strtod(value.c_str(), &end);
+        return end != value.c_str() ? std::optional(v) : std::nullopt;
+    }
+    return std::nullopt;
+}
+
+CheckResult check_command(const CommandCheck& c) {
+    const auto name = "command:" + c.name;
+    const auto r = run_command(c.argv, c.timeout_s);
+    if (!r.error.empty()) {
+        return result(name, HealthStatus::Fail, r.error);
+    }
+    if (r.timed_out) {
+        return result(
+            name, HealthStatus::Fail,
+            "killed after the " + std::to_string(static_cast<int>(c.timeout_s)) + " s timeout");
+    }
+    if (r.exit_code == 127) {
+        return result(name, HealthStatus::Fail, "cannot run '" + c.argv.front() + "'");
+    }
+    if (r.exit_code != c.ok_exit) {
+        const auto last = trim(r.output.substr(
+            r.output.rfind('\n', r.output.size() > 1 ? r.output.size() - 2 : 0) + 1));
+        return result(
+            name, HealthStatus::Fail,
+            "exit " + std::to_string(r.exit_code) + (last.empty() ? "" : ": " + std::string(last)));
+    }
+    if (!c.fail_pattern.empty()) {
+        std::smatch m;
+        if (std::regex_search(r.output, m, std::regex(c.fail_pattern))) {
+            return result(name, HealthStatus::Fail,
+                          "output matches '" + c.fail_pattern + "': " + m.str());
+        }
+    }
+    if (!c.min_busbw_gbps.empty()) {
+        const auto bw = parse_nccl_tests_busbw(r.output);
+        const double floor = std::strtod(c.min_busbw_gbps.c_str(), nullptr);
+        if (!bw) {
+            return result(name, HealthStatus::Fail, "no 'Avg bus bandwidth' line in the output");
+        }
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "bus bandwidth %.1f GB/s (minimum %.1f)", *bw, floor);
+        return result(name, *bw < floor ? HealthStatus::Fail : HealthStatus::Pass, buf);
+    }
+    return result(name, HealthStatus::Pass, "exit " + std::to_string(r.exit_code));
+}
+
+HealthReport run_health_checks(const HealthPolicy& policy,
+                               const topology::NodeTopology& node,
+                               const std::filesystem::path& sysfs_root,
+                               std::string_view meminfo) {
+    HealthReport report;
+    const auto start = Clock::now();
+    const auto budget = std::chrono::duration<double>(policy.budget_s);
+    auto timed = [&](const std::string& name, auto&& check) {
+        const auto t0 = Clock::now();
+        CheckResult r =
+            Clock::now() - start > budget
+                ? result(name, HealthStatus::Fail, "not run: the gate's time budget is spent")
+                : check();
+        r.duration_ms = ms_since(t0);
+        report.verdict = std::max(report.verdict, r.status);
+        report.checks.push_back(std::move(r));
+    };
+    if (policy.rdma_ports) {
+        timed("rdma-ports", [&] { return check_rdma_ports(node, *policy.rdma_ports); });
+    }
+    if (policy.gpus) {
+        timed("gpus", [&] { return check_gpus(node, *policy.gpus, sysfs_root); });
+    }
+    if (policy.min_memory_gb) {
+        timed("memory", [&] { return check_memory(meminfo, *policy.min_memory_gb); });
+    }
+    for (const auto& f : policy.filesystems) {
+        timed("filesystem:" + f.path, [&] { return check_filesystem(f); });
+    }
+    for (const auto& c : policy.commands) {
+        timed("command:" + c.name, [&] {
+            auto left = std::chrono::duration<double>(budget - (Clock::now() - start)).count();
+            CommandCheck bounded = c;
+            bounded.timeout_s = std::max(0.1, std::min(c.timeout_s, left));
+            return check_command(bounded);
+        });
+    }
+    return report;
+}
+
+}  // namespace switchyard::policy
