@@ -274,9 +274,9 @@ CheckResult check_command(const CommandCheck& c) {
         return result(name, HealthStatus::Fail, r.error);
     }
     if (r.timed_out) {
-        return result(
-            name, HealthStatus::Fail,
-            "killed after the " + std::to_string(static_cast<int>(c.timeout_s)) + " s timeout");
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "killed after the %g s timeout", c.timeout_s);
+        return result(name, HealthStatus::Fail, buf);
     }
     if (r.exit_code == 127) {
         return result(name, HealthStatus::Fail, "cannot run '" + c.argv.front() + "'");
