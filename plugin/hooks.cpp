@@ -2,9 +2,11 @@
 // Hook logic of spank_switchyard.so: argument checks, option validation, variable export.
 #include "hooks.hpp"
 
+#include <ctime>
 #include <filesystem>
 #include <string>
 
+#include "health_gate.hpp"
 #include "plan_hooks.hpp"
 #include "plugin_args.hpp"
 #include "plugin_state.hpp"
@@ -281,6 +283,27 @@ int task_init(SpankApi& api, Logger& log, const PluginWords& words) {
         return args->on_error == OnError::Warn ? 0 : -1;
     }
     return 0;
+}
+
+int job_prolog(SpankApi& api, Logger& log, const PluginWords& words, NodeControl& control) {
+    const auto args = load_args(log, words);
+    if (!args) {
+        return 0;
+    }
+    auto pol = step_policy(*args);
+    if (!pol) {
+        log.error(Component::Health, "health gate skipped: " + pol.error().message());
+        return 0;
+    }
+    if (!pol->health.enabled) {
+        return 0;
+    }
+    const auto node = api.node_name();
+    if (node.empty()) {
+        log.error(Component::Health, "health gate skipped: SLURMD_NODENAME is not set");
+        return 0;
+    }
+    return run_health_gate(*pol, node, control, log, static_cast<double>(std::time(nullptr)));
 }
 
 int exit(SpankApi& /*api*/, Logger& /*log*/, const PluginWords& /*words*/) {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "node_control.hpp"
 #include "spank_api.hpp"
 #include "switchyard/common/log.hpp"
 
@@ -44,6 +45,10 @@ int user_init(SpankApi& api, Logger& log, const PluginWords& words);
 /// slurm_spank_task_init, remote, per task: the per-task NCCL rule (CPU affinity vs the GPUs'
 /// NUMA nodes), using the node facts user_init read (the task process is a fork of slurmstepd).
 int task_init(SpankApi& api, Logger& log, const PluginWords& words);
+
+/// slurm_spank_job_prolog (root, each node of a job): the health gate. Policy problems fail
+/// open (logged): a broken policy must never drain the cluster.
+int job_prolog(SpankApi& api, Logger& log, const PluginWords& words, NodeControl& control);
 
 /// slurm_spank_exit: frees what the plugin kept between hooks.
 int exit(SpankApi& api, Logger& log, const PluginWords& words);

@@ -6,6 +6,7 @@
 
 #include "guard.hpp"
 #include "hooks.hpp"
+#include "node_control.hpp"
 #include "slurm_spank_api.hpp"
 #include "spank_compat.hpp"
 
@@ -59,6 +60,14 @@ SWITCHYARD_EXPORT int slurm_spank_user_init(spank_t sp, int ac, char** av) {
 
 SWITCHYARD_EXPORT int slurm_spank_task_init(spank_t sp, int ac, char** av) {
     return run("task_init", -1, sp, ac, av, sy::hooks::task_init);
+}
+
+// Fail-open on an internal error: a plugin bug must not drain nodes (the gate drains on purpose).
+SWITCHYARD_EXPORT int slurm_spank_job_prolog(spank_t sp, int ac, char** av) {
+    return run("job_prolog", 0, sp, ac, av,
+               [](sy::SpankApi& api, switchyard::Logger& log, const sy::PluginWords& w) {
+                   return sy::hooks::job_prolog(api, log, w, sy::slurm_node_control());
+               });
 }
 
 SWITCHYARD_EXPORT int slurm_spank_exit(spank_t sp, int ac, char** av) {

@@ -14,6 +14,10 @@
 #include "catch.hpp"
 #include "spank_compat.hpp"
 
+extern "C" {
+#include <slurm/slurm.h>
+}
+
 namespace {
 struct Host {
     spank_context_t ctx = S_CTX_LOCAL;
@@ -79,6 +83,15 @@ spank_err_t spank_setenv(spank_t, const char* var, const char* val, int overwrit
     g_host.env[var] = val;
     return static_cast<spank_err_t>(ESPANK_SUCCESS);
 }
+// Node RPCs the health gate uses (not exercised here: the gate has its own tests).
+int slurm_load_node_single(node_info_msg_t** resp, char*, uint16_t) {
+    *resp = nullptr;
+    return -1;
+}
+void slurm_free_node_info_msg(node_info_msg_t*) {}
+void slurm_init_update_node_msg(update_node_msg_t* msg) { std::memset(msg, 0, sizeof *msg); }
+int slurm_update_node(update_node_msg_t*) { return -1; }
+char* slurm_strerror(int) { static char msg[] = "stub"; return msg; }
 const char* spank_strerror(spank_err_t) {
     return "stub error";
 }

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+// The prolog health gate and its circuit breaker.
+#include "health_gate.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <set>
+#include <sstream>
+
+#include "switchyard/policy/nccl_context.hpp"
+#include "switchyard/topology/node_readers.hpp"
+
+namespace switchyard::spank {
+
+namespace {
+
+constexpr std::string_view kOwnedPrefix = "switchyard:";
+
+/// Closes a file descriptor (and drops its lock) on every path.
+struct Fd {
+    int fd;
+    ~Fd() {
+        if (fd >= 0) {
+            close(fd);
+        }
+    }
+};
+
+}  // namespace
+
+Result<bool> DrainBreaker::try_record(const std::string& node, double now) {
+    Fd f{open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)};
+    if (f.fd < 0 || flock(f.fd, LOCK_EX) != 0) {
+        return fail(Error::io("circuit-breaker state " + path_ + ": " + std::strerror(errno)));
+    }
+    std::string text;
+    char buf[4096];
+    for (ssize_t n; (n = read(f.fd, buf, sizeof buf)) > 0;) {
+        text.append(buf, static_cast<std::size_t>(n));
+    }
+    std::ostringstream kept;
+    std::set<std::string> recent;
+    std::istringstream in(text);
+    double when = 0;
+    std::string who;
+    while (in >> when >> who) {
+        if (now - when <= window_s_) {
+            kept << when << ' ' << who << '\n';
+            recent.insert(who);
+        }
+    }
+    const bool allowed = recent.count(node) != 0 || recent.size() < max_nodes_;
+    if (allowed) {
+        kept << now << ' ' << node << '\n';
+    }
+    const auto out = kept.str();
+    if (ftruncate(f.fd, 0) != 0 || lseek(f.fd, 0, SEEK_SET) != 0 ||
+        write(f.fd, out.data(), out.size()) != static_cast<ssize_t>(out.size())) {
+        return fail(Error::io("circuit-breaker state " + path_ + ": " + std::strerror(errno)));
+    }
+    return allowed;
+}
+
+int run_health_gate(const policy::Policy& pol,
+                    const std::string& node_name,
+                    NodeControl& control,
+                    Logger& log,
+                    double now) {
+    const auto& h = pol.health;
+    const int internal_error_rc = h.fail_closed ? -1 : 0;
+    auto node = policy::load_node(pol, {node_name, "", ""});
+    if (!node) {
+        log.error(Component::Health, "health gate on " + node_name +
+                                         ": node facts: " + node.error().to_string() +
+                                         (h.fail_closed ? " (fail-closed)" : " (fail-open)"));
+        return internal_error_rc;
+    }
+    const auto root = topology::expand_sysfs_root(pol.sysfs_root, node_name);
+    const auto meminfo = policy::read_text_file("/proc/meminfo");
+    const auto report =
+        policy::run_health_checks(h, *node, root, meminfo ? *meminfo : std::string());
+    for (const auto& c : report.checks) {
+        if (c.status != policy::HealthStatus::Pass) {
+            log.info(Component::Health, node_name + ": " + c.name + " " +
+                                            std::string(policy::to_string(c.status)) + ": " +
+                                            c.detail);
+        }
+    }
+    if (report.verdict != policy::HealthStatus::Fail) {
+        return 0;
+    }
+    const auto reason = report.reason();
+    auto current = control.reason(node_name);
+    if (!current) {
+        log.error(Component::Health, current.error().message());
+        return internal_error_rc;
+    }
+    if (!current->empty() && !current->starts_with(kOwnedPrefix)) {
+        log.error(Component::Health, node_name + " fails (" + reason +
+                                         ") but is held for another reason ('" + *current +
+                                         "'); not touching it");
+        return -1;
+    }
+    auto allowed = DrainBreaker(h.breaker_state, h.breaker_max_nodes, h.breaker_window_s)
+                       .try_record(node_name, now);
+    if (!allowed) {
+        log.error(Component::Health, allowed.error().message());
+        return internal_error_rc;
+    }
+    if (!*allowed) {
+        log.error(Component::Health,
+                  "CIRCUIT BREAKER OPEN: " + std::to_string(h.breaker_max_nodes) +
+                      " nodes were drained in the last " +
+                      std::to_string(static_cast<int>(h.breaker_window_s)) + " s; not draining " +
+                      node_name + " (" + reason + ") — check the health policy");
+        return 0;
+    }
+    if (auto d = control.drain(node_name, reason); !d) {
+        log.error(Component::Health, d.error().message());
+        return internal_error_rc;
+    }
+    log.error(Component::Health, "drained " + node_name + ": " + reason);
+    return -1;
+}
+
+}  // namespace switchyard::spank

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// The prolog health gate: run the policy's checks; on failure drain the node with an owned
+// reason and fail the prolog (Slurm requeues the job) — unless another reason already holds the
+// node, or the circuit breaker says too many nodes were drained lately.
+#pragma once
+
+#include <string>
+
+#include "node_control.hpp"
+#include "spank_api.hpp"
+#include "switchyard/common/log.hpp"
+#include "switchyard/policy/policy.hpp"
+
+namespace switchyard::spank {
+
+/// Records drains in a small file shared by concurrent prologs (flock), and says whether one
+/// more drain is allowed within the window.
+class DrainBreaker {
+public:
+    DrainBreaker(std::string path, unsigned max_nodes, double window_s)
+        : path_(std::move(path)), max_nodes_(max_nodes), window_s_(window_s) {}
+    /// True (and recorded) when `node` may be drained now; false when the breaker is open.
+    /// \return Error::io naming the state file when it cannot be used.
+    [[nodiscard]] Result<bool> try_record(const std::string& node, double now);
+
+private:
+    std::string path_;
+    unsigned max_nodes_;
+    double window_s_;
+};
+
+/// The gate itself; returns the prolog's return code.
+int run_health_gate(const policy::Policy& pol,
+                    const std::string& node_name,
+                    NodeControl& control,
+                    Logger& log,
+                    double now);
+
+}  // namespace switchyard::spank

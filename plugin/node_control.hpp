@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+// NodeControl: what the health gate asks of Slurm (a node's drain reason, draining it), behind
+// an interface so the gate's logic runs in tests without slurmctld.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "switchyard/common/result.hpp"
+
+namespace switchyard::spank {
+
+class NodeControl {
+public:
+    virtual ~NodeControl() = default;
+    /// The node's current drain/down reason ("" when none).
+    [[nodiscard]] virtual Result<std::string> reason(const std::string& node) = 0;
+    /// Drains the node with `reason` (an owned "switchyard: ..." text).
+    [[nodiscard]] virtual Result<void> drain(const std::string& node,
+                                             const std::string& reason) = 0;
+};
+
+/// The real one, through libslurm's RPCs (slurm_load_node_single, slurm_update_node).
+NodeControl& slurm_node_control();
+
+}  // namespace switchyard::spank

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// NodeControl over libslurm (available in every Slurm process the plugin is loaded into).
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+
+#include "node_control.hpp"
+
+extern "C" {
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+}
+
+namespace switchyard::spank {
+namespace {
+
+class SlurmNodeControl final : public NodeControl {
+public:
+    Result<std::string> reason(const std::string& node) override {
+        node_info_msg_t* msg = nullptr;
+        std::string name = node;
+        if (slurm_load_node_single(&msg, name.data(), SHOW_ALL) != SLURM_SUCCESS ||
+            msg == nullptr) {
+            return fail(Error::io("cannot read node " + node +
+                                  " from slurmctld: " + slurm_strerror(errno)));
+        }
+        std::string out;
+        if (msg->record_count > 0 && msg->node_array[0].reason != nullptr) {
+            out = msg->node_array[0].reason;
+        }
+        slurm_free_node_info_msg(msg);
+        return out;
+    }
+
+    Result<void> drain(const std::string& node, const std::string& reason) override {
+        update_node_msg_t msg;
+        slurm_init_update_node_msg(&msg);
+        std::string names = node;
+        std::string text = reason;
+        msg.node_names = names.data();
+        msg.node_state = NODE_STATE_DRAIN;
+        msg.reason = text.data();
+        msg.reason_uid = static_cast<uint32_t>(getuid());
+        if (slurm_update_node(&msg) != SLURM_SUCCESS) {
+            return fail(Error::io("cannot drain " + node + ": " + slurm_strerror(errno)));
+        }
+        return {};
+    }
+};
+
+}  // namespace
+
+NodeControl& slurm_node_control() {
+    static SlurmNodeControl* control =
+        new SlurmNodeControl();  // NOLINT: no static destructor in the .so
+    return *control;
+}
+
+}  // namespace switchyard::spank

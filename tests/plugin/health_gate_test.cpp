@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+// The prolog health gate against a fake sysfs node and a recording NodeControl.
+#include "health_gate.hpp"
+
+#include <map>
+
+#include "catch.hpp"
+#include "fake_sysfs.hpp"
+
+using namespace switchyard;
+using namespace switchyard::spank;
+using switchyard::test::FakeSysfs;
+
+namespace {
+
+class FakeControl final : public NodeControl {
+public:
+    std::map<std::string, std::string> reasons;
+    std::vector<std::string> drained;
+    Result<std::string> reason(const std::string& node) override {
+        const auto it = reasons.find(node);
+        return it == reasons.end() ? std::string() : it->second;
+    }
+    Result<void> drain(const std::string& node, const std::string& reason) override {
+        drained.push_back(node);
+        reasons[node] = reason;
+        return {};
+    }
+};
+
+/// One node with two compute ports; `down` takes mlx5_1 down.
+struct Gate {
+    FakeSysfs fs;
+    policy::Policy pol;
+    explicit Gate(bool down) {
+        for (int i = 0; i < 2; ++i) {
+            const auto nic = fs.pci("pci0000:00/0000:00:0" + std::to_string(i + 1) + ".0/0000:0" +
+                                        std::to_string(i + 1) + ":00.0",
+                                    "0x15b3", "0x1021", "0x020700", 0);
+            FakeSysfs::Port p;
+            if (down && i == 1) {
+                p.state = "1: DOWN";
+                p.phys_state = "2: Polling";
+            }
+            fs.port(fs.rdma("mlx5_" + std::to_string(i), nic, "guid"), 1, p);
+        }
+        pol.sysfs_root = fs.root().string();
+        pol.health.enabled = true;
+        pol.health.rdma_ports = policy::RdmaPortsCheck{2, 0, "", ""};
+        pol.health.breaker_state = (fs.root() / "breaker").string();
+        pol.health.breaker_max_nodes = 2;
+        pol.health.breaker_window_s = 600;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("health gate: a healthy node passes untouched", "[health-gate]") {
+    Gate g(false);
+    FakeControl c;
+    CapturingLogger log;
+    CHECK(run_health_gate(g.pol, "n1", c, log, 1000) == 0);
+    CHECK(c.drained.empty());
+}
+
+TEST_CASE("health gate: a failing node is drained with the owned reason and the prolog fails",
+          "[health-gate]") {
+    Gate g(true);
+    FakeControl c;
+    CapturingLogger log;
+    CHECK(run_health_gate(g.pol, "n1", c, log, 1000) == -1);
+    REQUIRE(c.drained == std::vector<std::string>{"n1"});
+    CHECK(c.reasons["n1"] ==
+          "switchyard: rdma-ports: 1 of 2 compute ports usable; mlx5_1:1 DOWN/Polling");
+}
+
+TEST_CASE("health gate: a node held for another reason is not touched", "[health-gate]") {
+    Gate g(true);
+    FakeControl c;
+    c.reasons["n1"] = "admin: memory test";
+    CapturingLogger log;
+    CHECK(run_health_gate(g.pol, "n1", c, log, 1000) == -1);
+    CHECK(c.drained.empty());
+    CHECK(c.reasons["n1"] == "admin: memory test");
+    CHECK(log.contains(Level::Error,
+                       "held for another reason ('admin: memory test'); not touching it"));
+}
+
+TEST_CASE("health gate: the circuit breaker stops draining after the threshold", "[health-gate]") {
+    Gate g(true);
+    FakeControl c;
+    CapturingLogger log;
+    CHECK(run_health_gate(g.pol, "n1", c, log, 1000) == -1);
+    CHECK(run_health_gate(g.pol, "n2", c, log, 1001) == -1);
+    CHECK(run_health_gate(g.pol, "n3", c, log, 1002) == 0);  // open: report, do not drain
+    CHECK(c.drained == std::vector<std::string>{"n1", "n2"});
+    CHECK(log.contains(
+        Level::Error,
+        "CIRCUIT BREAKER OPEN: 2 nodes were drained in the last 600 s; not draining n3"));
+    CHECK(run_health_gate(g.pol, "n4", c, log, 1000 + 601 + 2) == -1);  // the window has passed
+    CHECK(c.drained.back() == "n4");
+}
+
+TEST_CASE("health gate: internal errors follow fail-open or fail-closed", "[health-gate]") {
+    Gate g(false);
+    g.pol.sysfs_root = "/nonexistent/sys";
+    FakeControl c;
+    CapturingLogger log;
+    CHECK(run_health_gate(g.pol, "n1", c, log, 1000) == 0);
+    CHECK(log.contains(Level::Error, "(fail-open)"));
+    g.pol.health.fail_closed = true;
+    CHECK(run_health_gate(g.pol, "n1", c, log, 1000) == -1);
+    CHECK(c.drained.empty());
+}
