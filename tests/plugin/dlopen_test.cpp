@@ -89,9 +89,16 @@ int slurm_load_node_single(node_info_msg_t** resp, char*, uint16_t) {
     return -1;
 }
 void slurm_free_node_info_msg(node_info_msg_t*) {}
-void slurm_init_update_node_msg(update_node_msg_t* msg) { std::memset(msg, 0, sizeof *msg); }
-int slurm_update_node(update_node_msg_t*) { return -1; }
-char* slurm_strerror(int) { static char msg[] = "stub"; return msg; }
+void slurm_init_update_node_msg(update_node_msg_t* msg) {
+    std::memset(msg, 0, sizeof *msg);
+}
+int slurm_update_node(update_node_msg_t*) {
+    return -1;
+}
+char* slurm_strerror(int) {
+    static char msg[] = "stub";
+    return msg;
+}
 const char* spank_strerror(spank_err_t) {
     return "stub error";
 }
