@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "fake_sysfs.hpp"
+#include "typical_node.hpp"
 #include "switchyard/topology/node_readers.hpp"
 
 namespace {
@@ -53,32 +53,7 @@ BENCHMARK(BM_ReadHwlocLive)->Unit(benchmark::kMillisecond);
 /// 8 GPUs and 10 NICs behind two switch levels, 2 NUMA nodes, every port with counters.
 void BM_ReadSysfsNode(benchmark::State& state) {
     switchyard::test::FakeSysfs fs;
-    fs.numa(0, "0-55");
-    fs.numa(1, "56-111");
-    for (int i = 0; i < 10; ++i) {
-        char hb[16];
-        char chain[128];
-        std::snprintf(hb, sizeof hb, "pci0000:%02x", 0x10 * (i + 1));
-        const int b = 0x10 * (i + 1);
-        std::snprintf(chain, sizeof chain,
-                      "%s/0000:%02x:01.0/0000:%02x:00.0/0000:%02x:00.0/0000:%02x:00.0", hb, b,
-                      b + 1, b + 2, b + 3);
-        const std::string base(chain);
-        fs.bridge(base.substr(0, base.rfind('/')), "0x10b5", "0x8796", "0x10b5", "0x8796", i / 5);
-        if (i < 8) {  // the GPU on a sibling downstream port of the same switch
-            char gpu[128];
-            std::snprintf(gpu, sizeof gpu,
-                          "%s/0000:%02x:01.0/0000:%02x:00.0/0000:%02x:01.0/0000:%02x:00.0", hb, b,
-                          b + 1, b + 2, b + 4);
-            fs.pci(gpu, "0x10de", "0x2330", "0x030200", i / 5);
-        }
-        const auto nic = fs.pci(base, "0x15b3", "0x1021", "0x020700", i / 5);
-        switchyard::test::FakeSysfs::Port p;
-        p.counters = {{"link_downed", "0"},        {"symbol_error", "0"},
-                      {"port_rcv_errors", "0"},    {"link_error_recovery", "0"},
-                      {"port_xmit_discards", "0"}, {"local_link_integrity_errors", "0"}};
-        fs.port(fs.rdma("mlx5_" + std::to_string(i), nic, "guid"), 1, p);
-    }
+    switchyard::test::build_typical_gpu_node(fs);
     for (auto _ : state) {
         auto n = topo::read_sysfs_node(fs.root());
         benchmark::DoNotOptimize(n);

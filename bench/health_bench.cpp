@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+// Benchmark of the prolog health gate's built-in checks on a typical 8-GPU / 10-NIC node (a fake
+// sysfs tree): reading the node, then RDMA ports, GPUs and PCIe links, memory, one filesystem.
+// Target (issue #7): <= 100 ms for the built-in checks.
+#include <benchmark/benchmark.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "switchyard/policy/health.hpp"
+#include "switchyard/topology/node_readers.hpp"
+#include "typical_node.hpp"
+
+namespace {
+
+namespace pol = switchyard::policy;
+namespace topo = switchyard::topology;
+
+pol::HealthPolicy typical_policy() {
+    pol::HealthPolicy p;
+    p.enabled = true;
+    p.rdma_ports = pol::RdmaPortsCheck{8, 200, "InfiniBand", "^mlx5_[0-7]$"};
+    p.gpus = 8;
+    p.min_memory_gb = 1;
+    p.filesystems.push_back({"/tmp", 0.01, true});
+    return p;
+}
+
+std::string meminfo() {
+    std::ifstream in("/proc/meminfo");
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+/// What the prolog does: read the node from sysfs, run every built-in check.
+void BM_BuiltinChecks(benchmark::State& state) {
+    switchyard::test::FakeSysfs fs;
+    switchyard::test::build_typical_gpu_node(fs);
+    const auto policy = typical_policy();
+    for (auto _ : state) {
+        auto node = topo::read_sysfs_node(fs.root());
+        if (!node) {
+            state.SkipWithError(node.error().message().c_str());
+            return;
+        }
+        auto report = pol::run_health_checks(policy, *node, fs.root(), meminfo());
+        if (report.verdict != pol::HealthStatus::Pass) {
+            state.SkipWithError(("not healthy: " + report.reason()).c_str());
+            return;
+        }
+        benchmark::DoNotOptimize(report);
+    }
+}
+BENCHMARK(BM_BuiltinChecks)->Unit(benchmark::kMillisecond);
+
+/// The checks alone, on a node already read.
+void BM_ChecksOnly(benchmark::State& state) {
+    switchyard::test::FakeSysfs fs;
+    switchyard::test::build_typical_gpu_node(fs);
+    const auto policy = typical_policy();
+    const auto node = topo::read_sysfs_node(fs.root());
+    if (!node) {
+        state.SkipWithError(node.error().message().c_str());
+        return;
+    }
+    const auto mi = meminfo();
+    for (auto _ : state) {
+        auto report = pol::run_health_checks(policy, *node, fs.root(), mi);
+        benchmark::DoNotOptimize(report);
+    }
+}
+BENCHMARK(BM_ChecksOnly)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
