@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "typical_node.hpp"
 #include "switchyard/topology/node_readers.hpp"
+#include "typical_node.hpp"
 
 namespace {
 
