@@ -6,6 +6,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <set>
@@ -30,9 +31,42 @@ struct Fd {
     }
 };
 
+struct BreakerLimit {
+    unsigned nodes;
+    std::string why;
+};
+
+/// The fewer of health.breaker.max_nodes and max_percent of the node's (smallest) partition,
+/// never below one node; the node count alone when the partition size is unknown.
+BreakerLimit breaker_limit(const policy::HealthPolicy& h,
+                           NodeControl& control,
+                           const std::string& node,
+                           Logger& log) {
+    BreakerLimit out{h.breaker_max_nodes, "max_nodes " + std::to_string(h.breaker_max_nodes)};
+    auto size = control.partition_size(node);
+    if (!size) {
+        log.info(Component::Health,
+                 "circuit breaker: " + size.error().message() + "; using max_nodes alone");
+        return out;
+    }
+    if (*size == 0) {
+        return out;
+    }
+    const auto by_percent = std::max(
+        1U, static_cast<unsigned>(static_cast<double>(*size) * h.breaker_max_percent / 100.0));
+    if (by_percent < out.nodes) {
+        std::ostringstream why;
+        why << h.breaker_max_percent << "% of a " << *size << "-node partition";
+        out = {by_percent, why.str()};
+    }
+    return out;
+}
+
 }  // namespace
 
-Result<bool> DrainBreaker::try_record(const std::string& node, double now) {
+Result<bool> DrainBreaker::try_record(const std::string& node,
+                                      double now,
+                                      unsigned cluster_recent) {
     Fd f{open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)};
     if (f.fd < 0 || flock(f.fd, LOCK_EX) != 0) {
         return fail(Error::io("circuit-breaker state " + path_ + ": " + std::strerror(errno)));
@@ -53,7 +87,8 @@ Result<bool> DrainBreaker::try_record(const std::string& node, double now) {
             recent.insert(who);
         }
     }
-    const bool allowed = recent.count(node) != 0 || recent.size() < max_nodes_;
+    const bool allowed = recent.count(node) != 0 ||
+                         std::max<std::size_t>(recent.size(), cluster_recent) < max_nodes_;
     if (allowed) {
         kept << now << ' ' << node << '\n';
     }
@@ -105,18 +140,24 @@ int run_health_gate(const policy::Policy& pol,
                                          "'); not touching it");
         return -1;
     }
-    auto allowed = DrainBreaker(h.breaker_state, h.breaker_max_nodes, h.breaker_window_s)
-                       .try_record(node_name, now);
+    const auto limit = breaker_limit(h, control, node_name, log);
+    auto cluster_recent = control.recent_owned_drains(h.breaker_window_s, now);
+    if (!cluster_recent) {
+        log.info(Component::Health, "circuit breaker: " + cluster_recent.error().message() +
+                                        "; counting this host's drains alone");
+    }
+    auto allowed = DrainBreaker(h.breaker_state, limit.nodes, h.breaker_window_s)
+                       .try_record(node_name, now, cluster_recent ? *cluster_recent : 0);
     if (!allowed) {
         log.error(Component::Health, allowed.error().message());
         return internal_error_rc;
     }
     if (!*allowed) {
-        log.error(Component::Health,
-                  "CIRCUIT BREAKER OPEN: " + std::to_string(h.breaker_max_nodes) +
-                      " nodes were drained in the last " +
-                      std::to_string(static_cast<int>(h.breaker_window_s)) + " s; not draining " +
-                      node_name + " (" + reason + ") — check the health policy");
+        log.error(Component::Health, "CIRCUIT BREAKER OPEN: " + std::to_string(limit.nodes) +
+                                         " nodes were drained in the last " +
+                                         std::to_string(static_cast<int>(h.breaker_window_s)) +
+                                         " s (limit: " + limit.why + "); not draining " +
+                                         node_name + " (" + reason + ") — check the health policy");
         return 0;
     }
     if (auto d = control.drain(node_name, reason); !d) {

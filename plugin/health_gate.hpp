@@ -14,14 +14,18 @@
 namespace switchyard::spank {
 
 /// Records drains in a small file shared by concurrent prologs (flock), and says whether one
-/// more drain is allowed within the window.
+/// more drain is allowed within the window. The file serialises the prologs of one host (or of
+/// every host, on a shared filesystem); `cluster_recent` adds what slurmctld already shows, so a
+/// node-local file still sees the drains made from other nodes.
 class DrainBreaker {
 public:
     DrainBreaker(std::string path, unsigned max_nodes, double window_s)
         : path_(std::move(path)), max_nodes_(max_nodes), window_s_(window_s) {}
     /// True (and recorded) when `node` may be drained now; false when the breaker is open.
     /// \return Error::io naming the state file when it cannot be used.
-    [[nodiscard]] Result<bool> try_record(const std::string& node, double now);
+    [[nodiscard]] Result<bool> try_record(const std::string& node,
+                                          double now,
+                                          unsigned cluster_recent = 0);
 
 private:
     std::string path_;

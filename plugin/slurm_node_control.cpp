@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <string>
+#include <string_view>
 
 #include "node_control.hpp"
 
@@ -31,6 +32,51 @@ public:
         }
         slurm_free_node_info_msg(msg);
         return out;
+    }
+
+    Result<unsigned> partition_size(const std::string& node) override {
+        // node_info_t.partitions is only filled by clients that join the two tables, so the
+        // membership is read from each partition's node list.
+        partition_info_msg_t* msg = nullptr;
+        if (slurm_load_partitions(0, &msg, SHOW_ALL) != SLURM_SUCCESS || msg == nullptr) {
+            return fail(Error::io("cannot read partitions from slurmctld: " +
+                                  std::string(slurm_strerror(errno))));
+        }
+        unsigned smallest = 0;
+        for (uint32_t i = 0; i < msg->record_count; ++i) {
+            const auto& p = msg->partition_array[i];
+            if (p.nodes == nullptr || (smallest != 0 && p.total_nodes >= smallest)) {
+                continue;
+            }
+            hostlist_t hl = slurm_hostlist_create(p.nodes);
+            if (hl != nullptr) {
+                if (slurm_hostlist_find(hl, node.c_str()) >= 0) {
+                    smallest = p.total_nodes;
+                }
+                slurm_hostlist_destroy(hl);
+            }
+        }
+        slurm_free_partition_info_msg(msg);
+        return smallest;
+    }
+
+    Result<unsigned> recent_owned_drains(double window_s, double now) override {
+        node_info_msg_t* msg = nullptr;
+        if (slurm_load_node(0, &msg, SHOW_ALL) != SLURM_SUCCESS || msg == nullptr) {
+            return fail(Error::io("cannot read nodes from slurmctld: " +
+                                  std::string(slurm_strerror(errno))));
+        }
+        unsigned n = 0;
+        for (uint32_t i = 0; i < msg->record_count; ++i) {
+            const auto& node = msg->node_array[i];
+            if (node.reason != nullptr &&
+                std::string_view(node.reason).starts_with("switchyard:") &&
+                now - static_cast<double>(node.reason_time) <= window_s) {
+                ++n;
+            }
+        }
+        slurm_free_node_info_msg(msg);
+        return n;
     }
 
     Result<void> drain(const std::string& node, const std::string& reason) override {

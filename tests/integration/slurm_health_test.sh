@@ -57,11 +57,12 @@ case $case_name in
     sleep 2
     scancel "$jid"
     n=$(sinfo -h -N -t drain,drained,draining -o %N -n 'node[001-004]' | sort -u | wc -l)
-    expect_eq "$n" 2 "the breaker let exactly 2 of 4 failing nodes be drained"
+    expect_eq "$n" 2 "the breaker (12.5 % of the 16-node partition) let exactly 2 of 4 failing nodes be drained"
     out=$(for x in $(sinfo -h -N -t drain,drained,draining -o %N -n 'node[001-004]' | sort -u); do reason_of "$x"; done)
     expect_contains "$out" "switchyard: command:hang: killed after the 1 s timeout" "the hanging check was killed at its timeout"
     out=$(cat "$run"/log/slurmd-node00[1-4].log)
     expect_contains "$out" "CIRCUIT BREAKER OPEN" "the open breaker is logged loudly"
+    expect_contains "$out" "(limit: 12.5% of a 16-node partition)" "the limit comes from the partition's size read from slurmctld"
     mv "$policy.orig" "$policy"
     : > "$breaker"
     for n in $(seq -f 'node%03g' 1 4); do scontrol update nodename="$n" state=resume 2>/dev/null; done

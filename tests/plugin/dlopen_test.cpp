@@ -88,7 +88,23 @@ int slurm_load_node_single(node_info_msg_t** resp, char*, uint16_t) {
     *resp = nullptr;
     return -1;
 }
+int slurm_load_node(time_t, node_info_msg_t** resp, uint16_t) {
+    *resp = nullptr;
+    return -1;
+}
 void slurm_free_node_info_msg(node_info_msg_t*) {}
+int slurm_load_partitions(time_t, partition_info_msg_t** resp, uint16_t) {
+    *resp = nullptr;
+    return -1;
+}
+void slurm_free_partition_info_msg(partition_info_msg_t*) {}
+hostlist_t slurm_hostlist_create(const char*) {
+    return nullptr;
+}
+int slurm_hostlist_find(hostlist_t, const char*) {
+    return -1;
+}
+void slurm_hostlist_destroy(hostlist_t) {}
 void slurm_init_update_node_msg(update_node_msg_t* msg) {
     std::memset(msg, 0, sizeof *msg);
 }

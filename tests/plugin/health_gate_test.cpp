@@ -17,6 +17,10 @@ class FakeControl final : public NodeControl {
 public:
     std::map<std::string, std::string> reasons;
     std::vector<std::string> drained;
+    unsigned partition = 0;       ///< 0 = unknown
+    unsigned cluster_drains = 0;  ///< what slurmctld shows as recently drained by us
+    Result<unsigned> partition_size(const std::string&) override { return partition; }
+    Result<unsigned> recent_owned_drains(double, double) override { return cluster_drains; }
     Result<std::string> reason(const std::string& node) override {
         const auto it = reasons.find(node);
         return it == reasons.end() ? std::string() : it->second;
@@ -96,9 +100,48 @@ TEST_CASE("health gate: the circuit breaker stops draining after the threshold",
     CHECK(c.drained == std::vector<std::string>{"n1", "n2"});
     CHECK(log.contains(
         Level::Error,
-        "CIRCUIT BREAKER OPEN: 2 nodes were drained in the last 600 s; not draining n3"));
+        "CIRCUIT BREAKER OPEN: 2 nodes were drained in the last 600 s (limit: max_nodes 2); "
+        "not draining n3"));
     CHECK(run_health_gate(g.pol, "n4", c, log, 1000 + 601 + 2) == -1);  // the window has passed
     CHECK(c.drained.back() == "n4");
+}
+
+TEST_CASE("health gate: the breaker's limit is the fewer of max_nodes and max_percent",
+          "[health-gate]") {
+    Gate g(true);
+    g.pol.health.breaker_max_nodes = 10;
+    g.pol.health.breaker_max_percent = 10;
+    FakeControl c;
+    c.partition = 16;  // 10 % of 16 = 1.6: one node
+    CapturingLogger log;
+    CHECK(run_health_gate(g.pol, "n1", c, log, 1000) == -1);
+    CHECK(run_health_gate(g.pol, "n2", c, log, 1001) == 0);
+    CHECK(c.drained == std::vector<std::string>{"n1"});
+    CHECK(log.contains(Level::Error, "(limit: 10% of a 16-node partition); not draining n2"));
+    // A tiny partition still allows one drain; a big one leaves max_nodes in charge.
+    g.pol.health.breaker_state += ".2";
+    c.partition = 4;
+    CHECK(run_health_gate(g.pol, "n3", c, log, 1000) == -1);
+    g.pol.health.breaker_state += ".3";
+    c.partition = 1000;
+    for (int i = 0; i < 10; ++i) {
+        CHECK(run_health_gate(g.pol, "m" + std::to_string(i), c, log, 1000) == -1);
+    }
+    CHECK(run_health_gate(g.pol, "m10", c, log, 1000) == 0);
+    CHECK(log.contains(Level::Error, "(limit: max_nodes 10); not draining m10"));
+}
+
+TEST_CASE("health gate: drains made from other hosts (seen in slurmctld) count for the breaker",
+          "[health-gate]") {
+    Gate g(true);
+    FakeControl c;
+    c.cluster_drains = 2;  // a node-local state file would not know these
+    CapturingLogger log;
+    CHECK(run_health_gate(g.pol, "n9", c, log, 1000) == 0);
+    CHECK(c.drained.empty());
+    CHECK(log.contains(Level::Error, "CIRCUIT BREAKER OPEN"));
+    c.cluster_drains = 1;
+    CHECK(run_health_gate(g.pol, "n9", c, log, 1001) == -1);
 }
 
 TEST_CASE("health gate: internal errors follow fail-open or fail-closed", "[health-gate]") {
