@@ -29,9 +29,11 @@ case $case_name in
     out=$(reason_of node005)
     expect_contains "$out" "switchyard: rdma-ports: 3 of 4 compute ports usable; mlx5_2:1 DOWN/Polling" \
       "with the switchyard reason"
-    wait_for 30 bash -c "scontrol show job $jid | grep -qE 'Restarts=[1-9]|JobState=PENDING'"
+    # Requeue passes through COMPLETING (Restarts already counted) before PENDING.
+    wait_for 30 bash -c "scontrol show job $jid | grep -q 'JobState=PENDING'"
     out=$(scontrol show job "$jid")
     expect_contains "$out" "JobState=PENDING" "the 16-node job went back to the queue"
+    expect_contains "$out" "Restarts=1" "after exactly one failed launch"
     scancel "$jid"
     # A node drained by hand: a job that lands on it while it drains leaves the reason alone.
     scontrol update nodename=node010 state=drain reason="admin: memory test"
