@@ -19,8 +19,6 @@ namespace switchyard::spank {
 
 namespace {
 
-constexpr std::string_view kOwnedPrefix = "switchyard:";
-
 /// Closes a file descriptor (and drops its lock) on every path.
 struct Fd {
     int fd;
@@ -134,7 +132,7 @@ int run_health_gate(const policy::Policy& pol,
         log.error(Component::Health, current.error().message());
         return internal_error_rc;
     }
-    if (!current->empty() && !current->starts_with(kOwnedPrefix)) {
+    if (!current->empty() && !current->starts_with(kOwnedReasonPrefix)) {
         log.error(Component::Health, node_name + " fails (" + reason +
                                          ") but is held for another reason ('" + *current +
                                          "'); not touching it");

@@ -6,10 +6,14 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "switchyard/common/result.hpp"
 
 namespace switchyard::spank {
+
+/// Every drain reason Switchyard sets starts with this; others' reasons are never touched.
+inline constexpr std::string_view kOwnedReasonPrefix = "switchyard:";
 
 class NodeControl {
 public:

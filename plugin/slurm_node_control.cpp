@@ -70,7 +70,7 @@ public:
         for (uint32_t i = 0; i < msg->record_count; ++i) {
             const auto& node = msg->node_array[i];
             if (node.reason != nullptr &&
-                std::string_view(node.reason).starts_with("switchyard:") &&
+                std::string_view(node.reason).starts_with(kOwnedReasonPrefix) &&
                 now - static_cast<double>(node.reason_time) <= window_s) {
                 ++n;
             }
