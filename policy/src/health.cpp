@@ -201,6 +201,14 @@ CheckResult check_gpus(const topology::NodeTopology& node,
                   std::to_string(node.gpus.size()) + " GPUs, links at full width and speed");
 }
 
+CheckResult check_shape(const topology::NodeTopology& node, const std::string& expected) {
+    if (node.shape == expected) {
+        return result("topology", HealthStatus::Pass, node.shape);
+    }
+    return result("topology", HealthStatus::Fail,
+                  "shape '" + node.shape + "', expected '" + expected + "'");
+}
+
 CheckResult check_memory(std::string_view meminfo, double min_gb) {
     for (auto line : split(meminfo, '\n')) {
         if (line.starts_with("MemTotal:")) {
@@ -331,6 +339,9 @@ HealthReport run_health_checks(const HealthPolicy& policy,
     }
     if (policy.gpus) {
         timed("gpus", [&] { return check_gpus(node, *policy.gpus, sysfs_root); });
+    }
+    if (policy.shape) {
+        timed("topology", [&] { return check_shape(node, *policy.shape); });
     }
     if (policy.min_memory_gb) {
         timed("memory", [&] { return check_memory(meminfo, *policy.min_memory_gb); });

@@ -71,7 +71,7 @@ public:
         }
         if (auto h = section(root, "health",
                              {"enabled", "on_error", "budget_s", "rdma_ports", "gpus",
-                              "min_memory_gb", "filesystems", "commands", "breaker"})) {
+                              "min_memory_gb", "shape", "filesystems", "commands", "breaker"})) {
             read_health(*h, p.health);
         }
         if (problems_.empty()) {
@@ -234,6 +234,15 @@ private:
         }
         if (auto v = n["min_memory_gb"]) {
             out.min_memory_gb = positive(v, "health.min_memory_gb", 1e6);
+        }
+        if (auto v = n["shape"]) {
+            if (!v.IsScalar() || scalar(v).empty()) {
+                problem(v, "health.shape",
+                        "expected the node's shape fingerprint as `switchyard node` prints it, "
+                        "e.g. 'gpu:8x10de:2330 nic:8xinfiniband numa:2 best:8xPIX'");
+            } else {
+                out.shape = scalar(v);
+            }
         }
         if (auto list = n["filesystems"]) {
             for (std::size_t i = 0; list.IsSequence() && i < list.size(); ++i) {

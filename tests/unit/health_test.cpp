@@ -7,6 +7,7 @@
 #include "catch.hpp"
 #include "fake_sysfs.hpp"
 #include "switchyard/topology/node_readers.hpp"
+#include "typical_node.hpp"
 
 using namespace switchyard;
 using namespace switchyard::policy;
@@ -69,6 +70,22 @@ TEST_CASE("health: GPUs present and links not degraded", "[health]") {
     CHECK(r.status == HealthStatus::Fail);
     CHECK(r.detail ==
           "PCIe link degraded: gpu1 0000:02:00.0 x8 16.0 GT/s PCIe (max x16 32.0 GT/s PCIe)");
+}
+
+TEST_CASE("health: topology shape equals the policy's", "[health]") {
+    FakeSysfs full;
+    switchyard::test::build_typical_gpu_node(full);
+    const auto typical = *topology::read_sysfs_node(full.root());
+    const std::string expected = "gpu:8x10de:2330 nic:10xinfiniband numa:2 best:8xPIX";
+    CHECK(check_shape(typical, expected).status == HealthStatus::Pass);
+    // The same machine with one NIC gone: one GPU loses its PIX partner.
+    FakeSysfs broken;
+    switchyard::test::build_typical_gpu_node(broken);
+    std::filesystem::remove_all(broken.root() / "class" / "infiniband" / "mlx5_3");
+    const auto r = check_shape(*topology::read_sysfs_node(broken.root()), expected);
+    CHECK(r.status == HealthStatus::Fail);
+    CHECK_THAT(r.detail, Catch::StartsWith("shape 'gpu:8x10de:2330 nic:9xinfiniband"));
+    CHECK_THAT(r.detail, Catch::EndsWith("expected '" + expected + "'"));
 }
 
 TEST_CASE("health: memory from /proc/meminfo text", "[health]") {

@@ -53,6 +53,9 @@ struct HealthPolicy {
     std::optional<RdmaPortsCheck> rdma_ports;
     std::optional<unsigned> gpus;  ///< GPUs expected on PCI (link width/speed not degraded)
     std::optional<double> min_memory_gb;
+    /// The node's shape fingerprint expected exactly (GPUs, NICs, NUMA, GPU↔NIC pairing), as
+    /// `switchyard node` prints it: a GPU that lost its PIX NIC or a missing NIC changes it.
+    std::optional<std::string> shape;
     std::vector<FilesystemCheck> filesystems;
     std::vector<CommandCheck> commands;
     unsigned breaker_max_nodes = 2;  ///< drains allowed per window before the breaker trips
@@ -77,6 +80,10 @@ struct HealthReport {
 [[nodiscard]] CheckResult check_gpus(const topology::NodeTopology& node,
                                      unsigned expected,
                                      const std::filesystem::path& sysfs_root);
+
+/// The node's shape fingerprint against the one the policy expects.
+[[nodiscard]] CheckResult check_shape(const topology::NodeTopology& node,
+                                      const std::string& expected);
 
 /// MemTotal of `meminfo` text (/proc/meminfo) against a floor.
 [[nodiscard]] CheckResult check_memory(std::string_view meminfo, double min_gb);
