@@ -11,9 +11,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <regex>
+#include <sstream>
 
 #include "switchyard/common/strings.hpp"
 
@@ -172,6 +175,82 @@ CheckResult check_rdma_ports(const topology::NodeTopology& node, const RdmaPorts
         return result("rdma-ports", HealthStatus::Warn, join(bad, ", "));
     }
     return result("rdma-ports", HealthStatus::Pass, std::to_string(good) + " compute ports ACTIVE");
+}
+
+const std::vector<std::string>& link_error_counters() {
+    static const std::vector<std::string> names{
+        "link_downed",     "link_error_recovery",         "symbol_error",
+        "port_rcv_errors", "local_link_integrity_errors", "excessive_buffer_overrun_errors",
+    };
+    return names;
+}
+
+CheckResult check_link_errors(const topology::NodeTopology& node, const LinkErrorsCheck& c) {
+    std::map<std::string, std::uint64_t> before;
+    {
+        std::ifstream in(c.state);
+        std::string key;
+        std::uint64_t value = 0;
+        while (in >> key >> value) {
+            before[key] = value;
+        }
+    }
+    std::optional<std::regex> role;
+    if (!c.hca.empty()) {
+        role.emplace(c.hca);
+    }
+    std::ostringstream snapshot;
+    std::vector<std::string> grown;
+    std::size_t compared = 0;
+    for (const auto& nic : node.nics) {
+        if (role && !std::regex_match(nic.name, *role)) {
+            continue;
+        }
+        for (const auto& p : nic.ports) {
+            for (const auto& name : link_error_counters()) {
+                const auto it = p.counters.find(name);
+                if (it == p.counters.end()) {
+                    continue;
+                }
+                const auto key = nic.name + ":" + std::to_string(p.port) + "/" + name;
+                snapshot << key << ' ' << it->second << '\n';
+                const auto prev = before.find(key);
+                if (prev == before.end() || it->second < prev->second) {
+                    continue;  // no baseline yet, or reset: this run is the baseline
+                }
+                ++compared;
+                if (const auto growth = it->second - prev->second; growth > c.max_growth) {
+                    grown.push_back(key + " +" + std::to_string(growth));
+                }
+            }
+        }
+    }
+    const auto tmp = c.state + ".tmp." + std::to_string(getpid());
+    std::string write_problem;
+    {
+        std::ofstream out(tmp, std::ios::trunc);
+        out << snapshot.str();
+        if (!out.flush()) {
+            write_problem = "cannot write " + tmp + ": " + std::strerror(errno);
+        }
+    }
+    if (write_problem.empty() && std::rename(tmp.c_str(), c.state.c_str()) != 0) {
+        write_problem = "cannot replace " + c.state + ": " + std::strerror(errno);
+    }
+    if (!write_problem.empty()) {
+        std::remove(tmp.c_str());
+    }
+    if (!grown.empty()) {
+        return result(
+            "link-errors", HealthStatus::Fail,
+            join(grown, ", ") + " since the last run (max " + std::to_string(c.max_growth) + ")");
+    }
+    if (!write_problem.empty()) {
+        return result("link-errors", HealthStatus::Warn, write_problem);
+    }
+    return result("link-errors", HealthStatus::Pass,
+                  compared == 0 ? "baseline recorded in " + c.state
+                                : std::to_string(compared) + " counters steady");
 }
 
 CheckResult check_gpus(const topology::NodeTopology& node,
@@ -336,6 +415,9 @@ HealthReport run_health_checks(const HealthPolicy& policy,
     };
     if (policy.rdma_ports) {
         timed("rdma-ports", [&] { return check_rdma_ports(node, *policy.rdma_ports); });
+    }
+    if (policy.link_errors) {
+        timed("link-errors", [&] { return check_link_errors(node, *policy.link_errors); });
     }
     if (policy.gpus) {
         timed("gpus", [&] { return check_gpus(node, *policy.gpus, sysfs_root); });

@@ -69,9 +69,10 @@ public:
                          "global_links", "grad_gbytes", "activation_mbytes", "micro_batches"})) {
             read_placement(*pl, p.placement);
         }
-        if (auto h = section(root, "health",
-                             {"enabled", "on_error", "budget_s", "rdma_ports", "gpus",
-                              "min_memory_gb", "shape", "filesystems", "commands", "breaker"})) {
+        if (auto h =
+                section(root, "health",
+                        {"enabled", "on_error", "budget_s", "rdma_ports", "link_errors", "gpus",
+                         "min_memory_gb", "shape", "filesystems", "commands", "breaker"})) {
             read_health(*h, p.health);
         }
         if (problems_.empty()) {
@@ -228,6 +229,22 @@ private:
                 c.hca = scalar(h);
             }
             out.rdma_ports = c;
+        }
+        if (auto r = n["link_errors"]) {
+            keys(r, "health.link_errors.", {"max_growth", "hca", "state"});
+            LinkErrorsCheck c;
+            if (r["max_growth"]) {
+                c.max_growth = static_cast<std::uint64_t>(
+                    number(r["max_growth"], "health.link_errors.max_growth", 0, 1000000)
+                        .value_or(0));
+            }
+            if (auto h = r["hca"]; h && regex_ok(h, "health.link_errors.hca")) {
+                c.hca = scalar(h);
+            }
+            if (r["state"]) {
+                c.state = path(r["state"], "health.link_errors.state", false);
+            }
+            out.link_errors = c;
         }
         if (auto v = n["gpus"]) {
             out.gpus = number(v, "health.gpus", 0, 64);

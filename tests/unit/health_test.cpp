@@ -60,6 +60,43 @@ TEST_CASE("health: RDMA ports count, state, rate and link layer", "[health]") {
     CHECK(check_rdma_ports(node, {2, 0, "Ethernet", "mlx5_[01]"}).status == HealthStatus::Fail);
 }
 
+TEST_CASE("health: link errors growing between runs (flaps)", "[health]") {
+    FakeSysfs dir;  // only for a scratch directory
+    topology::NodeTopology node;
+    for (int i = 0; i < 2; ++i) {
+        topology::Nic nic;
+        nic.name = "mlx5_" + std::to_string(i);
+        topology::RdmaPort p;
+        p.port = 1;
+        p.counters = {{"link_downed", 5}, {"symbol_error", 100}, {"port_xmit_data", 1}};
+        nic.ports.push_back(p);
+        node.nics.push_back(nic);
+    }
+    LinkErrorsCheck c{2, "mlx5_[0-1]", (dir.root() / "snapshot").string()};
+    const auto first = check_link_errors(node, c);
+    CHECK(first.status == HealthStatus::Pass);
+    CHECK_THAT(first.detail, Catch::StartsWith("baseline recorded"));
+    CHECK(check_link_errors(node, c).detail == "4 counters steady");
+    node.nics[1].ports[0].counters["link_downed"] += 2;  // at the threshold: still fine
+    CHECK(check_link_errors(node, c).status == HealthStatus::Pass);
+    node.nics[1].ports[0].counters["link_downed"] += 3;
+    node.nics[0].ports[0].counters["symbol_error"] += 40;
+    node.nics[0].ports[0].counters["port_xmit_data"] += 1000000;  // traffic, not an error
+    const auto flapped = check_link_errors(node, c);
+    CHECK(flapped.status == HealthStatus::Fail);
+    CHECK(flapped.detail ==
+          "mlx5_0:1/symbol_error +40, mlx5_1:1/link_downed +3 since the last run (max 2)");
+    // A reset (reboot, counters cleared) is a new baseline, not a failure.
+    node.nics[1].ports[0].counters["link_downed"] = 0;
+    node.nics[0].ports[0].counters["symbol_error"] = 0;
+    CHECK(check_link_errors(node, c).status == HealthStatus::Pass);
+    // A snapshot that cannot be written warns and names the path.
+    c.state = "/nonexistent/dir/snapshot";
+    const auto unwritable = check_link_errors(node, c);
+    CHECK(unwritable.status == HealthStatus::Warn);
+    CHECK_THAT(unwritable.detail, Catch::Contains("/nonexistent/dir/snapshot.tmp."));
+}
+
 TEST_CASE("health: GPUs present and links not degraded", "[health]") {
     FakeSysfs good;
     const auto healthy = node_with(good, false);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -31,6 +32,13 @@ struct RdmaPortsCheck {
     std::string hca;         ///< compute HCA regex, "" = all
 };
 
+/// Link flaps: growth of the ports' error counters between two runs of the gate.
+struct LinkErrorsCheck {
+    std::uint64_t max_growth = 0;  ///< per counter and port between two runs
+    std::string hca;               ///< compute HCA regex, "" = all
+    std::string state = "/var/tmp/switchyard-link-errors";  ///< this host's last snapshot
+};
+
 struct FilesystemCheck {
     std::string path;
     double min_free_gb = 0;
@@ -51,6 +59,7 @@ struct HealthPolicy {
     bool fail_closed = false;  ///< internal errors fail the gate (else pass)
     double budget_s = 30;
     std::optional<RdmaPortsCheck> rdma_ports;
+    std::optional<LinkErrorsCheck> link_errors;
     std::optional<unsigned> gpus;  ///< GPUs expected on PCI (link width/speed not degraded)
     std::optional<double> min_memory_gb;
     /// The node's shape fingerprint expected exactly (GPUs, NICs, NUMA, GPU↔NIC pairing), as
@@ -75,6 +84,15 @@ struct HealthReport {
 /// RDMA ports: ACTIVE compute ports, rate, link layer.
 [[nodiscard]] CheckResult check_rdma_ports(const topology::NodeTopology& node,
                                            const RdmaPortsCheck& c);
+
+/// Counters watched by the link-errors check (counters/ files of each port).
+[[nodiscard]] const std::vector<std::string>& link_error_counters();
+
+/// Compares the ports' error counters with the snapshot in `c.state` (then replaces it): a
+/// counter grown by more than max_growth fails. The first run, and counters that went back
+/// (a reset or a reboot), only record the baseline.
+[[nodiscard]] CheckResult check_link_errors(const topology::NodeTopology& node,
+                                            const LinkErrorsCheck& c);
 
 /// GPUs present on PCI and their PCIe links not degraded (current vs max width/speed under root).
 [[nodiscard]] CheckResult check_gpus(const topology::NodeTopology& node,
