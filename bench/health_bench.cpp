@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Benchmark of the prolog health gate's built-in checks on a typical 8-GPU / 10-NIC node (a fake
-// sysfs tree): reading the node, then RDMA ports, GPUs and PCIe links, memory, one filesystem.
-// Target (issue #7): <= 100 ms for the built-in checks.
+// sysfs tree): reading the node, then RDMA ports, link-error counters, GPUs and PCIe links, memory,
+// one filesystem. Target (issue #7): <= 100 ms for the built-in checks.
 #include <benchmark/benchmark.h>
 
 #include <fstream>
@@ -16,10 +16,11 @@ namespace {
 namespace pol = switchyard::policy;
 namespace topo = switchyard::topology;
 
-pol::HealthPolicy typical_policy() {
+pol::HealthPolicy typical_policy(const std::filesystem::path& scratch) {
     pol::HealthPolicy p;
     p.enabled = true;
     p.rdma_ports = pol::RdmaPortsCheck{8, 200, "InfiniBand", "^mlx5_[0-7]$"};
+    p.link_errors = pol::LinkErrorsCheck{2, "^mlx5_[0-7]$", (scratch / "link-errors").string()};
     p.gpus = 8;
     p.min_memory_gb = 1;
     p.filesystems.push_back({"/tmp", 0.01, true});
@@ -37,7 +38,7 @@ std::string meminfo() {
 void BM_BuiltinChecks(benchmark::State& state) {
     switchyard::test::FakeSysfs fs;
     switchyard::test::build_typical_gpu_node(fs);
-    const auto policy = typical_policy();
+    const auto policy = typical_policy(fs.root());
     for (auto _ : state) {
         auto node = topo::read_sysfs_node(fs.root());
         if (!node) {
@@ -58,7 +59,7 @@ BENCHMARK(BM_BuiltinChecks)->Unit(benchmark::kMillisecond);
 void BM_ChecksOnly(benchmark::State& state) {
     switchyard::test::FakeSysfs fs;
     switchyard::test::build_typical_gpu_node(fs);
-    const auto policy = typical_policy();
+    const auto policy = typical_policy(fs.root());
     const auto node = topo::read_sysfs_node(fs.root());
     if (!node) {
         state.SkipWithError(node.error().message().c_str());
