@@ -62,6 +62,7 @@ SWITCHYARD_EXPORT int slurm_spank_task_init(spank_t sp, int ac, char** av) {
     return run("task_init", -1, sp, ac, av, sy::hooks::task_init);
 }
 
+#ifndef SWITCHYARD_NO_JOB_PROLOG  // sanitizer builds: see plugin/CMakeLists.txt
 // Fail-open on an internal error: a plugin bug must not drain nodes (the gate drains on purpose).
 SWITCHYARD_EXPORT int slurm_spank_job_prolog(spank_t sp, int ac, char** av) {
     return run("job_prolog", 0, sp, ac, av,
@@ -69,6 +70,7 @@ SWITCHYARD_EXPORT int slurm_spank_job_prolog(spank_t sp, int ac, char** av) {
                    return sy::hooks::job_prolog(api, log, w, sy::slurm_node_control());
                });
 }
+#endif
 
 SWITCHYARD_EXPORT int slurm_spank_exit(spank_t sp, int ac, char** av) {
     return run("exit", 0, sp, ac, av, sy::hooks::exit);
