@@ -369,8 +369,10 @@ CheckResult check_command(const CommandCheck& c) {
         return result(name, HealthStatus::Fail, "cannot run '" + c.argv.front() + "'");
     }
     if (r.exit_code != c.ok_exit) {
-        const auto last = trim(r.output.substr(
-            r.output.rfind('\n', r.output.size() > 1 ? r.output.size() - 2 : 0) + 1));
+        // The output's last line (a view into `tail`, which must outlive it).
+        const std::string tail = r.output.substr(
+            r.output.rfind('\n', r.output.size() > 1 ? r.output.size() - 2 : 0) + 1);
+        const auto last = trim(tail);
         return result(
             name, HealthStatus::Fail,
             "exit " + std::to_string(r.exit_code) + (last.empty() ? "" : ": " + std::string(last)));
