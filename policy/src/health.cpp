@@ -40,6 +40,22 @@ std::string read_first_line(const std::filesystem::path& p) {
     return std::string(trim(line));
 }
 
+/// The compute HCAs of a check: names matching its regex, all when the regex is empty.
+class HcaFilter {
+public:
+    explicit HcaFilter(const std::string& regex) {
+        if (!regex.empty()) {
+            re_.emplace(regex);
+        }
+    }
+    [[nodiscard]] bool matches(const std::string& name) const {
+        return !re_ || std::regex_match(name, *re_);
+    }
+
+private:
+    std::optional<std::regex> re_;
+};
+
 /// Output and exit status of a child, or why it did not finish.
 struct Run {
     std::string output;
@@ -141,14 +157,11 @@ std::string HealthReport::reason() const {
 }
 
 CheckResult check_rdma_ports(const topology::NodeTopology& node, const RdmaPortsCheck& c) {
-    std::optional<std::regex> role;
-    if (!c.hca.empty()) {
-        role.emplace(c.hca);
-    }
+    const HcaFilter compute(c.hca);
     unsigned good = 0;
     std::vector<std::string> bad;
     for (const auto& nic : node.nics) {
-        if (role && !std::regex_match(nic.name, *role)) {
+        if (!compute.matches(nic.name)) {
             continue;
         }
         for (const auto& p : nic.ports) {
@@ -195,15 +208,12 @@ CheckResult check_link_errors(const topology::NodeTopology& node, const LinkErro
             before[key] = value;
         }
     }
-    std::optional<std::regex> role;
-    if (!c.hca.empty()) {
-        role.emplace(c.hca);
-    }
+    const HcaFilter compute(c.hca);
     std::ostringstream snapshot;
     std::vector<std::string> grown;
     std::size_t compared = 0;
     for (const auto& nic : node.nics) {
-        if (role && !std::regex_match(nic.name, *role)) {
+        if (!compute.matches(nic.name)) {
             continue;
         }
         for (const auto& p : nic.ports) {
