@@ -4,6 +4,7 @@
 // one filesystem. Target (issue #7): <= 100 ms for the built-in checks.
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -72,6 +73,34 @@ void BM_ChecksOnly(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_ChecksOnly)->Unit(benchmark::kMillisecond);
+
+/// The NVML check through the fake libnvidia-ml (8 GPUs): the thread, dlopen (cached after the
+/// first run), and the per-GPU queries. A real driver's nvmlInit costs more (tens of ms when
+/// persistence mode is off); this measures switchyard's own share.
+void BM_NvmlFake(benchmark::State& state) {
+    switchyard::test::FakeSysfs fs;
+    const auto config = fs.root() / "nvml.conf";
+    {
+        std::ofstream out(config);
+        for (int i = 0; i < 8; ++i) {
+            out << "gpu uuid=GPU-" << i << " nvlinks=18\n";
+        }
+    }
+    setenv("SWITCHYARD_FAKE_NVML", config.c_str(), 1);
+    pol::NvmlCheck c;
+    c.library = FAKE_NVML;
+    c.gpus = 8;
+    c.nvlinks = 18;
+    for (auto _ : state) {
+        auto r = pol::check_nvml(c);
+        if (r.status != pol::HealthStatus::Pass) {
+            state.SkipWithError(r.detail.c_str());
+            return;
+        }
+        benchmark::DoNotOptimize(r);
+    }
+}
+BENCHMARK(BM_NvmlFake)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

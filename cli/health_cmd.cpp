@@ -2,6 +2,7 @@
 // `switchyard health`: the prolog gate's checks on this node; exit 0 pass, 1 fail.
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -9,6 +10,8 @@
 
 #include "commands.hpp"
 #include "io.hpp"
+#include "switchyard/common/process.hpp"
+#include "switchyard/common/strings.hpp"
 #include "switchyard/policy/nccl_context.hpp"
 #include "switchyard/topology/node_readers.hpp"
 
@@ -20,9 +23,56 @@ struct HealthArgs {
     std::string sysfs_root;
     std::string hwloc_xml;
     std::string host;
+    std::string partition;
     std::string prometheus;
     bool json = false;
+    bool resume = false;
 };
+
+/// The node's drain/down reason as `scontrol show node` prints it, without the "[user@time]"
+/// suffix; "" when it has none.
+Result<std::string> slurm_reason(const std::string& node) {
+    const auto r = run_process({"scontrol", "show", "node", node}, 15);
+    if (r.exit_code != 0) {
+        return fail(
+            Error::io("scontrol show node " + node + ": " +
+                      (r.timed_out ? "no answer within 15 s" : std::string(trim(r.output)))));
+    }
+    for (auto line : split(r.output, '\n')) {
+        line = trim(line);
+        if (!line.starts_with("Reason=")) {
+            continue;
+        }
+        auto reason = line.substr(7);
+        if (const auto at = reason.rfind(" [");
+            at != std::string_view::npos && reason.ends_with("]")) {
+            reason = reason.substr(0, at);
+        }
+        return std::string(reason);
+    }
+    return std::string();
+}
+
+/// --resume: a node drained by switchyard that passes again is resumed; any other reason is
+/// left alone. Returns a line for the operator.
+Result<std::string> resume_if_owned(const std::string& node) {
+    auto reason = slurm_reason(node);
+    if (!reason) {
+        return fail(reason.error());
+    }
+    if (reason->empty()) {
+        return std::string();
+    }
+    if (!reason->starts_with("switchyard:")) {
+        return "not resuming " + node + ": held for another reason ('" + *reason + "')";
+    }
+    const auto r = run_process({"scontrol", "update", "NodeName=" + node, "State=RESUME"}, 15);
+    if (r.exit_code != 0) {
+        return fail(Error::io("scontrol update NodeName=" + node +
+                              " State=RESUME: " + std::string(trim(r.output))));
+    }
+    return "resumed " + node + " (was: " + *reason + ")";
+}
 
 std::string prometheus_text(const policy::HealthReport& r, const std::string& host) {
     auto value = [](policy::HealthStatus s) { return std::to_string(static_cast<int>(s)); };
@@ -48,13 +98,19 @@ std::string prometheus_text(const policy::HealthReport& r, const std::string& ho
     return out;
 }
 
-int run_health(const HealthArgs& a) {
+int run_health(HealthArgs a) {
+    if (const char* p = std::getenv("SLURM_JOB_PARTITION"); a.partition.empty() && p != nullptr) {
+        a.partition = p;
+    }
     auto pol = policy::load_policy_file(a.policy);
     if (!pol) {
         std::cerr << "switchyard health: " << pol.error().message() << "\n";
         return kExitProblem;
     }
     std::string host = a.host;
+    if (const char* n = std::getenv("SLURMD_NODENAME"); host.empty() && n != nullptr) {
+        host = n;  // set by slurmd for its HealthCheckProgram
+    }
     if (host.empty()) {
         char buf[256] = {};
         gethostname(buf, sizeof buf - 1);
@@ -68,8 +124,10 @@ int run_health(const HealthArgs& a) {
     const auto root =
         topology::expand_sysfs_root(!a.sysfs_root.empty() ? a.sysfs_root : pol->sysfs_root, host);
     const auto meminfo = read_input("/proc/meminfo");
+    std::string set;
+    const auto& chosen = pol->health.for_node(node->shape, a.partition, &set);
     const auto report =
-        policy::run_health_checks(pol->health, *node, root, meminfo ? *meminfo : std::string());
+        policy::run_health_checks(chosen, *node, root, meminfo ? *meminfo : std::string());
     if (!a.prometheus.empty()) {
         if (auto w = write_file_atomic(a.prometheus, prometheus_text(report, host)); !w) {
             std::cerr << "switchyard health: --prometheus: " << w.error().to_string() << "\n";
@@ -77,8 +135,19 @@ int run_health(const HealthArgs& a) {
         }
     }
     const bool failed = report.verdict == policy::HealthStatus::Fail;
+    if (a.resume && !failed) {
+        auto said = resume_if_owned(host);
+        if (!said) {
+            std::cerr << "switchyard health: --resume: " << said.error().message() << "\n";
+            return kExitProblem;
+        }
+        if (!said->empty()) {
+            std::cerr << "switchyard health: " << *said << "\n";
+        }
+    }
     if (a.json) {
-        nlohmann::json out{{"verdict", policy::to_string(report.verdict)}, {"node", host}};
+        nlohmann::json out{
+            {"verdict", policy::to_string(report.verdict)}, {"node", host}, {"set", set}};
         auto& checks = out["checks"] = nlohmann::json::array();
         for (const auto& c : report.checks) {
             checks.push_back({{"name", c.name},
@@ -102,12 +171,22 @@ void setup_health(CLI::App& cmd, Runner& run) {
     auto a = std::make_shared<HealthArgs>();
     cmd.footer(
         "\nExamples:\n  switchyard health\n  switchyard health --json --prometheus "
-        "/var/lib/node_exporter/switchyard.prom\n");
+        "/var/lib/node_exporter/switchyard.prom\n"
+        "  switchyard health --partition a100 --json\n"
+        "  switchyard health --resume      # HealthCheckProgram: resume nodes switchyard "
+        "drained\n");
     cmd.add_option("--policy", a->policy,
                    "policy file with the health section (default /etc/slurm/switchyard.yaml)");
     cmd.add_option("--sysfs-root", a->sysfs_root, "directory standing for /sys (%n = --host)");
     cmd.add_option("--hwloc-xml", a->hwloc_xml, "hwloc XML of the node");
-    cmd.add_option("--host", a->host, "this node's Slurm name (default: the host name)");
+    cmd.add_option("--host", a->host,
+                   "this node's Slurm name (default: $SLURMD_NODENAME, else the host name)");
+    cmd.add_flag("--resume", a->resume,
+                 "when every check passes and switchyard drained this node, resume it "
+                 "(scontrol); for slurmd's HealthCheckProgram");
+    cmd.add_option("--partition", a->partition,
+                   "partition(s) the checks are for: picks the policy's health.sets entry "
+                   "(default $SLURM_JOB_PARTITION)");
     cmd.add_option("--prometheus", a->prometheus, "also write node_exporter textfile metrics here");
     cmd.add_flag("--json", a->json, "JSON: verdict, checks [{name, status, detail, duration_ms}]");
     cmd.callback([&run, a] { run = [a] { return run_health(*a); }; });

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <iomanip>
 #include <set>
 #include <sstream>
 
@@ -74,7 +75,10 @@ Result<bool> DrainBreaker::try_record(const std::string& node,
     for (ssize_t n; (n = read(f.fd, buf, sizeof buf)) > 0;) {
         text.append(buf, static_cast<std::size_t>(n));
     }
+    // Whole seconds in fixed notation: a default-formatted epoch time ("1.79646e+09") loses
+    // up to an hour and made recent drains look expired.
     std::ostringstream kept;
+    kept << std::fixed << std::setprecision(0);
     std::set<std::string> recent;
     std::istringstream in(text);
     double when = 0;
@@ -100,6 +104,7 @@ Result<bool> DrainBreaker::try_record(const std::string& node,
 
 int run_health_gate(const policy::Policy& pol,
                     const std::string& node_name,
+                    const std::string& partition,
                     NodeControl& control,
                     Logger& log,
                     double now) {
@@ -114,8 +119,13 @@ int run_health_gate(const policy::Policy& pol,
     }
     const auto root = topology::expand_sysfs_root(pol.sysfs_root, node_name);
     const auto meminfo = policy::read_text_file("/proc/meminfo");
+    std::string set;
+    const auto& checks = h.for_node(node->shape, partition, &set);
+    if (!set.empty()) {
+        log.info(Component::Health, node_name + ": check set '" + set + "'");
+    }
     const auto report =
-        policy::run_health_checks(h, *node, root, meminfo ? *meminfo : std::string());
+        policy::run_health_checks(checks, *node, root, meminfo ? *meminfo : std::string());
     for (const auto& c : report.checks) {
         if (c.status != policy::HealthStatus::Pass) {
             log.info(Component::Health, node_name + ": " + c.name + " " +

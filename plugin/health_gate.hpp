@@ -33,9 +33,11 @@ private:
     double window_s_;
 };
 
-/// The gate itself; returns the prolog's return code.
+/// The gate itself; returns the prolog's return code. `partition` (the job's, maybe a comma
+/// list) chooses the policy's check set.
 int run_health_gate(const policy::Policy& pol,
                     const std::string& node_name,
+                    const std::string& partition,
                     NodeControl& control,
                     Logger& log,
                     double now);

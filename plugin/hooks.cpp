@@ -303,7 +303,9 @@ int job_prolog(SpankApi& api, Logger& log, const PluginWords& words, NodeControl
         log.error(Component::Health, "health gate skipped: SLURMD_NODENAME is not set");
         return 0;
     }
-    return run_health_gate(*pol, node, control, log, static_cast<double>(std::time(nullptr)));
+    const auto partition = api.getenv("SLURM_JOB_PARTITION").value_or("");
+    return run_health_gate(*pol, node, partition, control, log,
+                           static_cast<double>(std::time(nullptr)));
 }
 
 int exit(SpankApi& /*api*/, Logger& /*log*/, const PluginWords& /*words*/) {

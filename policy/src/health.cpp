@@ -2,11 +2,7 @@
 // Health checks: built-in checks over node facts, and external commands run without a shell.
 #include "switchyard/policy/health.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <sys/statvfs.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +14,7 @@
 #include <regex>
 #include <sstream>
 
+#include "switchyard/common/process.hpp"
 #include "switchyard/common/strings.hpp"
 
 namespace switchyard::policy {
@@ -56,83 +53,6 @@ private:
     std::optional<std::regex> re_;
 };
 
-/// Output and exit status of a child, or why it did not finish.
-struct Run {
-    std::string output;
-    int exit_code = -1;
-    bool timed_out = false;
-    std::string error;
-};
-
-Run run_command(const std::vector<std::string>& argv, double timeout_s) {
-    Run r;
-    if (argv.empty()) {
-        r.error = "empty argv";
-        return r;
-    }
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) {
-        r.error = std::string("pipe: ") + std::strerror(errno);
-        return r;
-    }
-    std::vector<char*> args;
-    for (const auto& a : argv) {
-        args.push_back(const_cast<char*>(a.c_str()));
-    }
-    args.push_back(nullptr);
-    const pid_t pid = fork();
-    if (pid < 0) {
-        r.error = std::string("fork: ") + std::strerror(errno);
-        close(fds[0]);
-        close(fds[1]);
-        return r;
-    }
-    if (pid == 0) {  // child: own process group so a timeout kills its children too
-        setpgid(0, 0);
-        dup2(fds[1], STDOUT_FILENO);
-        dup2(fds[1], STDERR_FILENO);
-        execvp(args[0], args.data());
-        _exit(127);
-    }
-    close(fds[1]);
-    const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
-    char buf[4096];
-    while (true) {
-        const auto left =
-            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-        if (left <= 0) {
-            r.timed_out = true;
-            break;
-        }
-        pollfd p{fds[0], POLLIN, 0};
-        const int ready = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
-        if (ready < 0 && errno != EINTR) {
-            break;
-        }
-        if (ready > 0) {
-            const auto n = read(fds[0], buf, sizeof buf);
-            if (n <= 0) {
-                break;  // EOF: the command closed its output
-            }
-            if (r.output.size() < (1U << 20)) {
-                r.output.append(buf, static_cast<std::size_t>(n));
-            }
-        }
-    }
-    close(fds[0]);
-    if (r.timed_out) {
-        kill(-pid, SIGKILL);
-    }
-    int status = 0;
-    // After EOF the child may still be exiting; after a kill it is gone shortly.
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (!r.timed_out) {
-        r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    }
-    return r;
-}
-
 }  // namespace
 
 std::string_view to_string(HealthStatus s) {
@@ -145,6 +65,29 @@ std::string_view to_string(HealthStatus s) {
             return "fail";
     }
     return "?";
+}
+
+const HealthPolicy& HealthPolicy::for_node(const std::string& node_shape,
+                                           const std::string& partition,
+                                           std::string* set_name) const {
+    for (const auto& s : sets) {
+        const bool shape_ok = s.shape.empty() || std::regex_match(node_shape, std::regex(s.shape));
+        bool partition_ok = s.partition.empty();
+        for (const auto& p : split(partition, ',')) {
+            partition_ok =
+                partition_ok || std::regex_match(std::string(p), std::regex(s.partition));
+        }
+        if (shape_ok && partition_ok) {
+            if (set_name != nullptr) {
+                *set_name = s.name;
+            }
+            return s.checks;
+        }
+    }
+    if (set_name != nullptr) {
+        set_name->clear();
+    }
+    return *this;
 }
 
 std::string HealthReport::reason() const {
@@ -366,7 +309,7 @@ std::optional<double> parse_nccl_tests_busbw(std::string_view output) {
 
 CheckResult check_command(const CommandCheck& c) {
     const auto name = "command:" + c.name;
-    const auto r = run_command(c.argv, c.timeout_s);
+    const auto r = run_process(c.argv, c.timeout_s);
     if (!r.error.empty()) {
         return result(name, HealthStatus::Fail, r.error);
     }
@@ -425,6 +368,11 @@ HealthReport run_health_checks(const HealthPolicy& policy,
         report.verdict = std::max(report.verdict, r.status);
         report.checks.push_back(std::move(r));
     };
+    // What a check that can wait (a command, NVML) may still spend; at least 0.1 s.
+    auto seconds_left = [&] {
+        return std::max(0.1,
+                        std::chrono::duration<double>(budget - (Clock::now() - start)).count());
+    };
     if (policy.rdma_ports) {
         timed("rdma-ports", [&] { return check_rdma_ports(node, *policy.rdma_ports); });
     }
@@ -433,6 +381,13 @@ HealthReport run_health_checks(const HealthPolicy& policy,
     }
     if (policy.gpus) {
         timed("gpus", [&] { return check_gpus(node, *policy.gpus, sysfs_root); });
+    }
+    if (policy.nvml) {
+        timed("nvml", [&] {
+            auto bounded = *policy.nvml;
+            bounded.timeout_s = std::min(bounded.timeout_s, seconds_left());
+            return check_nvml(bounded);
+        });
     }
     if (policy.shape) {
         timed("topology", [&] { return check_shape(node, *policy.shape); });
@@ -445,9 +400,8 @@ HealthReport run_health_checks(const HealthPolicy& policy,
     }
     for (const auto& c : policy.commands) {
         timed("command:" + c.name, [&] {
-            auto left = std::chrono::duration<double>(budget - (Clock::now() - start)).count();
             CommandCheck bounded = c;
-            bounded.timeout_s = std::max(0.1, std::min(c.timeout_s, left));
+            bounded.timeout_s = std::min(c.timeout_s, seconds_left());
             return check_command(bounded);
         });
     }

@@ -69,10 +69,10 @@ public:
                          "global_links", "grad_gbytes", "activation_mbytes", "micro_batches"})) {
             read_placement(*pl, p.placement);
         }
-        if (auto h =
-                section(root, "health",
-                        {"enabled", "on_error", "budget_s", "rdma_ports", "link_errors", "gpus",
-                         "min_memory_gb", "shape", "filesystems", "commands", "breaker"})) {
+        if (auto h = section(
+                root, "health",
+                {"enabled", "on_error", "budget_s", "rdma_ports", "link_errors", "gpus",
+                 "min_memory_gb", "shape", "filesystems", "commands", "breaker", "nvml", "sets"})) {
             read_health(*h, p.health);
         }
         if (problems_.empty()) {
@@ -208,80 +208,7 @@ private:
         if (auto v = n["budget_s"]) {
             out.budget_s = positive(v, "health.budget_s", 3600).value_or(out.budget_s);
         }
-        if (auto r = n["rdma_ports"]) {
-            keys(r, "health.rdma_ports.", {"count", "min_rate_gbps", "link_layer", "hca"});
-            RdmaPortsCheck c;
-            c.count =
-                r["count"] ? number(r["count"], "health.rdma_ports.count", 0, 64).value_or(0) : 0;
-            if (r["min_rate_gbps"]) {
-                c.min_rate_gbps =
-                    positive(r["min_rate_gbps"], "health.rdma_ports.min_rate_gbps", 10000)
-                        .value_or(0);
-            }
-            if (auto ll = r["link_layer"]) {
-                c.link_layer = scalar(ll);
-                if (c.link_layer != "InfiniBand" && c.link_layer != "Ethernet") {
-                    problem(ll, "health.rdma_ports.link_layer",
-                            "expected InfiniBand or Ethernet, got '" + c.link_layer + "'");
-                }
-            }
-            if (auto h = r["hca"]; h && regex_ok(h, "health.rdma_ports.hca")) {
-                c.hca = scalar(h);
-            }
-            out.rdma_ports = c;
-        }
-        if (auto r = n["link_errors"]) {
-            keys(r, "health.link_errors.", {"max_growth", "hca", "state"});
-            LinkErrorsCheck c;
-            if (r["max_growth"]) {
-                c.max_growth = static_cast<std::uint64_t>(
-                    number(r["max_growth"], "health.link_errors.max_growth", 0, 1000000)
-                        .value_or(0));
-            }
-            if (auto h = r["hca"]; h && regex_ok(h, "health.link_errors.hca")) {
-                c.hca = scalar(h);
-            }
-            if (r["state"]) {
-                c.state = path(r["state"], "health.link_errors.state", false);
-            }
-            out.link_errors = c;
-        }
-        if (auto v = n["gpus"]) {
-            out.gpus = number(v, "health.gpus", 0, 64);
-        }
-        if (auto v = n["min_memory_gb"]) {
-            out.min_memory_gb = positive(v, "health.min_memory_gb", 1e6);
-        }
-        if (auto v = n["shape"]) {
-            if (!v.IsScalar() || scalar(v).empty()) {
-                problem(v, "health.shape",
-                        "expected the node's shape fingerprint as `switchyard node` prints it, "
-                        "e.g. 'gpu:8x10de:2330 nic:8xinfiniband numa:2 best:8xPIX'");
-            } else {
-                out.shape = scalar(v);
-            }
-        }
-        if (auto list = n["filesystems"]) {
-            for (std::size_t i = 0; list.IsSequence() && i < list.size(); ++i) {
-                const auto f = list[i];
-                const auto key = "health.filesystems[" + std::to_string(i) + "]";
-                keys(f, key + ".", {"path", "min_free_gb", "writable"});
-                FilesystemCheck c;
-                c.path = path(f["path"], key + ".path", false);
-                if (f["min_free_gb"]) {
-                    c.min_free_gb =
-                        positive(f["min_free_gb"], key + ".min_free_gb", 1e9).value_or(0);
-                }
-                c.writable =
-                    f["writable"] && boolean(f["writable"], key + ".writable").value_or(false);
-                out.filesystems.push_back(c);
-            }
-        }
-        if (auto list = n["commands"]) {
-            for (std::size_t i = 0; list.IsSequence() && i < list.size(); ++i) {
-                read_command(list[i], "health.commands[" + std::to_string(i) + "]", out);
-            }
-        }
+        read_health_checks(n, "health.", out);
         if (auto b = n["breaker"]) {
             keys(b, "health.breaker.", {"max_nodes", "max_percent", "window_s", "state"});
             if (b["max_nodes"]) {
@@ -300,6 +227,152 @@ private:
                 out.breaker_state = path(b["state"], "health.breaker.state", false);
             }
         }
+        if (auto list = n["sets"]) {
+            if (!list.IsSequence()) {
+                problem(list, "health.sets",
+                        "expected a list of check sets, each with a name, a match and checks");
+            }
+            for (std::size_t i = 0; list.IsSequence() && i < list.size(); ++i) {
+                read_health_set(list[i], "health.sets[" + std::to_string(i) + "]", out);
+            }
+        }
+    }
+
+    /// The checks of the health section, or of one of its sets (key prefix `k`): a set starts
+    /// from the general checks and replaces those it names.
+    void read_health_checks(const YAML::Node& n, const std::string& k, HealthPolicy& out) {
+        if (auto r = n["rdma_ports"]) {
+            keys(r, k + "rdma_ports.", {"count", "min_rate_gbps", "link_layer", "hca"});
+            RdmaPortsCheck c;
+            c.count =
+                r["count"] ? number(r["count"], k + "rdma_ports.count", 0, 64).value_or(0) : 0;
+            if (r["min_rate_gbps"]) {
+                c.min_rate_gbps =
+                    positive(r["min_rate_gbps"], k + "rdma_ports.min_rate_gbps", 10000).value_or(0);
+            }
+            if (auto ll = r["link_layer"]) {
+                c.link_layer = scalar(ll);
+                if (c.link_layer != "InfiniBand" && c.link_layer != "Ethernet") {
+                    problem(ll, k + "rdma_ports.link_layer",
+                            "expected InfiniBand or Ethernet, got '" + c.link_layer + "'");
+                }
+            }
+            if (auto h = r["hca"]; h && regex_ok(h, k + "rdma_ports.hca")) {
+                c.hca = scalar(h);
+            }
+            out.rdma_ports = c;
+        }
+        if (auto r = n["link_errors"]) {
+            keys(r, k + "link_errors.", {"max_growth", "hca", "state"});
+            LinkErrorsCheck c;
+            if (r["max_growth"]) {
+                c.max_growth = static_cast<std::uint64_t>(
+                    number(r["max_growth"], k + "link_errors.max_growth", 0, 1000000).value_or(0));
+            }
+            if (auto h = r["hca"]; h && regex_ok(h, k + "link_errors.hca")) {
+                c.hca = scalar(h);
+            }
+            if (r["state"]) {
+                c.state = path(r["state"], k + "link_errors.state", false);
+            }
+            out.link_errors = c;
+        }
+        if (auto v = n["gpus"]) {
+            out.gpus = number(v, k + "gpus", 0, 64);
+        }
+        if (auto r = n["nvml"]) {
+            keys(r, k + "nvml.",
+                 {"library", "gpus", "max_retired_pages", "max_uncorrected_ecc", "nvlinks",
+                  "timeout_s"});
+            NvmlCheck c;
+            if (auto v = r["library"]) {
+                c.library = scalar(v);
+                if (c.library.empty()) {
+                    problem(v, k + "nvml.library",
+                            "expected a library name or path, e.g. libnvidia-ml.so.1");
+                }
+            }
+            if (auto v = r["gpus"]) {
+                c.gpus = number(v, k + "nvml.gpus", 1, 64);
+            }
+            if (auto v = r["max_retired_pages"]) {
+                c.max_retired_pages = number(v, k + "nvml.max_retired_pages", 0, 1000).value_or(60);
+            }
+            if (auto v = r["max_uncorrected_ecc"]) {
+                c.max_uncorrected_ecc =
+                    number(v, k + "nvml.max_uncorrected_ecc", 0, 1000000).value_or(0);
+            }
+            if (auto v = r["nvlinks"]) {
+                c.nvlinks = number(v, k + "nvml.nvlinks", 1, 18);
+            }
+            if (auto v = r["timeout_s"]) {
+                c.timeout_s = positive(v, k + "nvml.timeout_s", 600).value_or(10);
+            }
+            out.nvml = c;
+        }
+        if (auto v = n["min_memory_gb"]) {
+            out.min_memory_gb = positive(v, k + "min_memory_gb", 1e6);
+        }
+        if (auto v = n["shape"]) {
+            if (!v.IsScalar() || scalar(v).empty()) {
+                problem(v, k + "shape",
+                        "expected the node's shape fingerprint as `switchyard node` prints it, "
+                        "e.g. 'gpu:8x10de:2330 nic:8xinfiniband numa:2 best:8xPIX'");
+            } else {
+                out.shape = scalar(v);
+            }
+        }
+        if (auto list = n["filesystems"]) {
+            out.filesystems.clear();  // a set's list replaces the general one
+            for (std::size_t i = 0; list.IsSequence() && i < list.size(); ++i) {
+                const auto f = list[i];
+                const auto key = k + "filesystems[" + std::to_string(i) + "]";
+                keys(f, key + ".", {"path", "min_free_gb", "writable"});
+                FilesystemCheck c;
+                c.path = path(f["path"], key + ".path", false);
+                if (f["min_free_gb"]) {
+                    c.min_free_gb =
+                        positive(f["min_free_gb"], key + ".min_free_gb", 1e9).value_or(0);
+                }
+                c.writable =
+                    f["writable"] && boolean(f["writable"], key + ".writable").value_or(false);
+                out.filesystems.push_back(c);
+            }
+        }
+        if (auto list = n["commands"]) {
+            out.commands.clear();
+            for (std::size_t i = 0; list.IsSequence() && i < list.size(); ++i) {
+                read_command(list[i], k + "commands[" + std::to_string(i) + "]", out);
+            }
+        }
+    }
+
+    void read_health_set(const YAML::Node& s, const std::string& key, HealthPolicy& out) {
+        keys(s, key + ".",
+             {"name", "match", "rdma_ports", "link_errors", "gpus", "nvml", "min_memory_gb",
+              "shape", "filesystems", "commands"});
+        HealthSet set;
+        set.name = s["name"] ? scalar(s["name"]) : "";
+        if (set.name.empty()) {
+            problem(s, key + ".name", "missing; every check set needs a name (used in messages)");
+        }
+        const auto m = s["match"];
+        if (!m || !m.IsMap() || m.size() == 0) {
+            problem(m ? m : s, key + ".match",
+                    "expected shape and/or partition regexes, e.g. {partition: 'h100.*'}");
+        } else {
+            keys(m, key + ".match.", {"shape", "partition"});
+            if (auto v = m["shape"]; v && regex_ok(v, key + ".match.shape")) {
+                set.shape = scalar(v);
+            }
+            if (auto v = m["partition"]; v && regex_ok(v, key + ".match.partition")) {
+                set.partition = scalar(v);
+            }
+        }
+        set.checks = out;
+        set.checks.sets.clear();
+        read_health_checks(s, key + ".", set.checks);
+        out.sets.push_back(std::move(set));
     }
 
     void read_command(const YAML::Node& c, const std::string& key, HealthPolicy& out) {

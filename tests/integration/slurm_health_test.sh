@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The prolog health gate in a real 16-node cluster (fixture `slurm16h`, PrologFlags=Alloc):
 # node005 has a dead compute port in its fake sysfs tree.
-# Usage: slurm_health_test.sh RUN POLICY BREAKER_STATE CASE
+# Usage: slurm_health_test.sh RUN POLICY BREAKER_STATE CASE SWITCHYARD_CLI
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib/assert.sh
@@ -11,6 +11,7 @@ run=${1:?usage: slurm_health_test.sh RUN POLICY BREAKER_STATE CASE}
 policy=${2:?}
 breaker=${3:?}
 case_name=${4:?}
+cli=${5:?}
 use_cluster "$run"
 
 reason_of() { scontrol show node "$1" | sed -n 's/^ *Reason=\(.*\) \[.*$/\1/p'; }
@@ -48,6 +49,32 @@ case $case_name in
     run_capture sbatch --wait -N15 --exclusive -o /dev/null --wrap 'srun true'
     expect_rc 0 "a 15-node job fits the healthy nodes and runs"
     ;;
+  resume-after-repair)
+    # What slurmd's HealthCheckProgram does with `switchyard health --resume`.
+    rc=0; wait_for 30 drained node005 || rc=$?
+    expect_rc 0 "node005 is drained from the first case"
+    trees=$(sed -n 's|^ *sysfs_root: \(.*\)/%n/sys$|\1|p' "$policy")
+    port=$trees/node005/sys/class/infiniband/mlx5_2/ports/1
+    run_capture env SLURMD_NODENAME=node005 "$cli" health --policy "$policy"
+    expect_rc 1 "still broken: no resume"
+    expect_contains "$out" "ERROR: switchyard: rdma-ports:" "NHC-style line"
+    cp "$port/state" "$port/state.orig"; cp "$port/phys_state" "$port/phys_state.orig"
+    echo "4: ACTIVE" > "$port/state"; echo "5: LinkUp" > "$port/phys_state"
+    run_capture env SLURMD_NODENAME=node005 "$cli" health --policy "$policy" --resume
+    expect_rc 0 "the repaired node passes"
+    expect_contains "$err" "resumed node005 (was: switchyard: rdma-ports: 3 of 4 compute ports usable" \
+      "and is resumed, naming the reason it had"
+    drained node005 && rc=1 || rc=0
+    expect_rc 0 "node005 takes jobs again"
+    scontrol update nodename=node011 state=drain reason="admin: cable swap"
+    run_capture "$cli" health --policy "$policy" --host node011 --resume
+    expect_rc 0 "node011 passes its checks"
+    expect_contains "$err" "not resuming node011: held for another reason ('admin: cable swap')" \
+      "a drain by someone else is left alone"
+    expect_eq "$(reason_of node011)" "admin: cable swap" "node011 keeps its reason"
+    scontrol update nodename=node011 state=resume
+    mv "$port/state.orig" "$port/state"; mv "$port/phys_state.orig" "$port/phys_state"
+    ;;
   breaker-and-hang)
     cp "$policy" "$policy.orig"
     : > "$breaker"
@@ -60,6 +87,9 @@ case $case_name in
     scancel "$jid"
     n=$(sinfo -h -N -t drain,drained,draining -o %N -n 'node[001-004]' | sort -u | wc -l)
     expect_eq "$n" 2 "the breaker (12.5 % of the 16-node partition) let exactly 2 of 4 failing nodes be drained"
+    for x in $(sinfo -h -N -t drain,drained,draining -o %N -n 'node[001-004]' | sort -u); do
+      echo "drained: $x: $(reason_of "$x")"
+    done
     out=$(for x in $(sinfo -h -N -t drain,drained,draining -o %N -n 'node[001-004]' | sort -u); do reason_of "$x"; done)
     expect_contains "$out" "switchyard: command:hang: killed after the 1 s timeout" "the hanging check was killed at its timeout"
     out=$(cat "$run"/log/slurmd-node00[1-4].log)

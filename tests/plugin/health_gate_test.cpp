@@ -2,6 +2,9 @@
 // The prolog health gate against a fake sysfs node and a recording NodeControl.
 #include "health_gate.hpp"
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <map>
 
 #include "catch.hpp"
@@ -63,7 +66,7 @@ TEST_CASE("health gate: a healthy node passes untouched", "[health-gate]") {
     Gate g(false);
     FakeControl c;
     CapturingLogger log;
-    CHECK(run_health_gate(g.pol, "n1", c, log, 1000) == 0);
+    CHECK(run_health_gate(g.pol, "n1", "", c, log, 1000) == 0);
     CHECK(c.drained.empty());
 }
 
@@ -72,7 +75,7 @@ TEST_CASE("health gate: a failing node is drained with the owned reason and the 
     Gate g(true);
     FakeControl c;
     CapturingLogger log;
-    CHECK(run_health_gate(g.pol, "n1", c, log, 1000) == -1);
+    CHECK(run_health_gate(g.pol, "n1", "", c, log, 1000) == -1);
     REQUIRE(c.drained == std::vector<std::string>{"n1"});
     CHECK(c.reasons["n1"] ==
           "switchyard: rdma-ports: 1 of 2 compute ports usable; mlx5_1:1 DOWN/Polling");
@@ -83,7 +86,7 @@ TEST_CASE("health gate: a node held for another reason is not touched", "[health
     FakeControl c;
     c.reasons["n1"] = "admin: memory test";
     CapturingLogger log;
-    CHECK(run_health_gate(g.pol, "n1", c, log, 1000) == -1);
+    CHECK(run_health_gate(g.pol, "n1", "", c, log, 1000) == -1);
     CHECK(c.drained.empty());
     CHECK(c.reasons["n1"] == "admin: memory test");
     CHECK(log.contains(Level::Error,
@@ -94,15 +97,15 @@ TEST_CASE("health gate: the circuit breaker stops draining after the threshold",
     Gate g(true);
     FakeControl c;
     CapturingLogger log;
-    CHECK(run_health_gate(g.pol, "n1", c, log, 1000) == -1);
-    CHECK(run_health_gate(g.pol, "n2", c, log, 1001) == -1);
-    CHECK(run_health_gate(g.pol, "n3", c, log, 1002) == 0);  // open: report, do not drain
+    CHECK(run_health_gate(g.pol, "n1", "", c, log, 1000) == -1);
+    CHECK(run_health_gate(g.pol, "n2", "", c, log, 1001) == -1);
+    CHECK(run_health_gate(g.pol, "n3", "", c, log, 1002) == 0);  // open: report, do not drain
     CHECK(c.drained == std::vector<std::string>{"n1", "n2"});
     CHECK(log.contains(
         Level::Error,
         "CIRCUIT BREAKER OPEN: 2 nodes were drained in the last 600 s (limit: max_nodes 2); "
         "not draining n3"));
-    CHECK(run_health_gate(g.pol, "n4", c, log, 1000 + 601 + 2) == -1);  // the window has passed
+    CHECK(run_health_gate(g.pol, "n4", "", c, log, 1000 + 601 + 2) == -1);  // the window has passed
     CHECK(c.drained.back() == "n4");
 }
 
@@ -114,20 +117,20 @@ TEST_CASE("health gate: the breaker's limit is the fewer of max_nodes and max_pe
     FakeControl c;
     c.partition = 16;  // 10 % of 16 = 1.6: one node
     CapturingLogger log;
-    CHECK(run_health_gate(g.pol, "n1", c, log, 1000) == -1);
-    CHECK(run_health_gate(g.pol, "n2", c, log, 1001) == 0);
+    CHECK(run_health_gate(g.pol, "n1", "", c, log, 1000) == -1);
+    CHECK(run_health_gate(g.pol, "n2", "", c, log, 1001) == 0);
     CHECK(c.drained == std::vector<std::string>{"n1"});
     CHECK(log.contains(Level::Error, "(limit: 10% of a 16-node partition); not draining n2"));
     // A tiny partition still allows one drain; a big one leaves max_nodes in charge.
     g.pol.health.breaker_state += ".2";
     c.partition = 4;
-    CHECK(run_health_gate(g.pol, "n3", c, log, 1000) == -1);
+    CHECK(run_health_gate(g.pol, "n3", "", c, log, 1000) == -1);
     g.pol.health.breaker_state += ".3";
     c.partition = 1000;
     for (int i = 0; i < 10; ++i) {
-        CHECK(run_health_gate(g.pol, "m" + std::to_string(i), c, log, 1000) == -1);
+        CHECK(run_health_gate(g.pol, "m" + std::to_string(i), "", c, log, 1000) == -1);
     }
-    CHECK(run_health_gate(g.pol, "m10", c, log, 1000) == 0);
+    CHECK(run_health_gate(g.pol, "m10", "", c, log, 1000) == 0);
     CHECK(log.contains(Level::Error, "(limit: max_nodes 10); not draining m10"));
 }
 
@@ -137,11 +140,11 @@ TEST_CASE("health gate: drains made from other hosts (seen in slurmctld) count f
     FakeControl c;
     c.cluster_drains = 2;  // a node-local state file would not know these
     CapturingLogger log;
-    CHECK(run_health_gate(g.pol, "n9", c, log, 1000) == 0);
+    CHECK(run_health_gate(g.pol, "n9", "", c, log, 1000) == 0);
     CHECK(c.drained.empty());
     CHECK(log.contains(Level::Error, "CIRCUIT BREAKER OPEN"));
     c.cluster_drains = 1;
-    CHECK(run_health_gate(g.pol, "n9", c, log, 1001) == -1);
+    CHECK(run_health_gate(g.pol, "n9", "", c, log, 1001) == -1);
 }
 
 TEST_CASE("health gate: internal errors follow fail-open or fail-closed", "[health-gate]") {
@@ -149,9 +152,24 @@ TEST_CASE("health gate: internal errors follow fail-open or fail-closed", "[heal
     g.pol.sysfs_root = "/nonexistent/sys";
     FakeControl c;
     CapturingLogger log;
-    CHECK(run_health_gate(g.pol, "n1", c, log, 1000) == 0);
+    CHECK(run_health_gate(g.pol, "n1", "", c, log, 1000) == 0);
     CHECK(log.contains(Level::Error, "(fail-open)"));
     g.pol.health.fail_closed = true;
-    CHECK(run_health_gate(g.pol, "n1", c, log, 1000) == -1);
+    CHECK(run_health_gate(g.pol, "n1", "", c, log, 1000) == -1);
     CHECK(c.drained.empty());
+}
+
+TEST_CASE("health gate: the breaker's record keeps real epoch times exact", "[health-gate]") {
+    // 2026-11-30: written with the stream's default 6 digits these times became 1.79646e+09,
+    // an hour off, and a drain a minute old looked expired (a third node got drained).
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("switchyard-breaker-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    DrainBreaker b((dir / "state").string(), 2, 600);
+    const double t = 1796463999;  // rounds to 1.79646e+09, 3999 s earlier
+    CHECK(*b.try_record("n1", t) == true);
+    CHECK(*b.try_record("n2", t + 30) == true);
+    CHECK(*b.try_record("n3", t + 60) == false);
+    CHECK(*b.try_record("n3", t + 601 + 30) == true);  // n1 and n2 have left the window
+    std::filesystem::remove_all(dir);
 }

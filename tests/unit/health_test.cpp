@@ -2,10 +2,15 @@
 // Tests of the health checks on fake sysfs trees, captured command output and real commands.
 #include "switchyard/policy/health.hpp"
 
+#include <chrono>
+#include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 #include "catch.hpp"
 #include "fake_sysfs.hpp"
+#include "paths.hpp"
+#include "switchyard/common/strings.hpp"
 #include "switchyard/topology/node_readers.hpp"
 #include "typical_node.hpp"
 
@@ -194,4 +199,174 @@ TEST_CASE("health: report, reason and time budget", "[health]") {
     CHECK(r.checks[1].status == HealthStatus::Fail);  // bounded by the budget, not its own 10 s
     CHECK(r.checks[1].duration_ms < 2000);
     CHECK(r.checks[2].detail == "not run: the gate's time budget is spent");
+}
+
+namespace {
+
+/// Points the fake NVML library at `config` (read at nvmlInit) and returns the check for it.
+NvmlCheck fake_nvml(const std::filesystem::path& config) {
+    setenv("SWITCHYARD_FAKE_NVML", config.c_str(), 1);
+    NvmlCheck c;
+    c.library = FAKE_NVML;
+    return c;
+}
+
+/// A fake NVML config from captured `nvidia-smi -q -d PAGE_RETIREMENT` output: one line per
+/// GPU with its retired single/double-bit pages and pending flag.
+std::string nvml_config_from_nvsmi(const std::string& text) {
+    std::ostringstream out;
+    std::istringstream in(text);
+    std::string line;
+    std::string gpu;
+    auto value = [](const std::string& l) { return std::string(trim(l.substr(l.find(':') + 1))); };
+    while (std::getline(in, line)) {
+        if (line.starts_with("GPU ")) {
+            gpu = "gpu uuid=" + line.substr(4);
+        } else if (line.find("Single Bit ECC") != std::string::npos) {
+            gpu += " sbe=" + value(line);
+        } else if (line.find("Double Bit ECC") != std::string::npos) {
+            gpu += " dbe=" + value(line);
+        } else if (line.find("Pending Page Blacklist") != std::string::npos) {
+            out << gpu << " pending=" << (value(line) == "Yes" ? 1 : 0) << " remap=unsupported\n";
+        }
+    }
+    return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("health: NVML retired pages from captured nvidia-smi output", "[health][real]") {
+    const auto dir = test::real_fixtures() / "health-data";
+    FakeSysfs fs;
+    const auto config = fs.root() / "nvml.conf";
+    auto c = fake_nvml(config);
+    c.gpus = 8;
+
+    std::ofstream(config) << nvml_config_from_nvsmi(
+        test::slurp(dir / "aznhc-orig_nvsmi8_output.txt"));
+    const auto good = check_nvml(c);
+    CHECK(good.status == HealthStatus::Pass);
+    CHECK(good.detail == "8 GPUs healthy");
+
+    std::ofstream(config) << nvml_config_from_nvsmi(
+        test::slurp(dir / "aznhc-bad_nvsmi8_output.txt"));
+    const auto bad = check_nvml(c);
+    CHECK(bad.status == HealthStatus::Fail);
+    // GPU 0: 60 + 5 pages; GPU 1: 63 and pending; GPU 3: pending; GPU 5: 65, pending; GPU 7:
+    // 64, pending. GPUs 2, 4, 6 are clean.
+    CHECK(bad.detail ==
+          "GPU 0 (00000001:00:00.0): 65 retired pages (5 double-bit) > 60; "
+          "GPU 1 (00000002:00:00.0): 63 retired pages (61 double-bit) > 60, page retirement "
+          "pending (reset the GPU); "
+          "GPU 3 (00000004:00:00.0): page retirement pending (reset the GPU); "
+          "GPU 5 (00000006:00:00.0): 65 retired pages (45 double-bit) > 60, page retirement "
+          "pending (reset the GPU); "
+          "GPU 7 (00000008:00:00.0): 64 retired pages (56 double-bit) > 60, page retirement "
+          "pending (reset the GPU)");
+    c.max_retired_pages = 65;  // a looser budget: GPU 0 passes, the pending retirements remain
+    const auto loose = check_nvml(c);
+    CHECK(loose.detail.find("GPU 0 ") == std::string::npos);
+    CHECK(loose.detail.find("retired pages") == std::string::npos);
+    CHECK(loose.detail.find("GPU 7 (00000008:00:00.0): page retirement pending") !=
+          std::string::npos);
+}
+
+TEST_CASE("health: NVML NVLinks from captured nvidia-smi nvlink --status", "[health][real]") {
+    const auto dir = test::real_fixtures() / "health-data";
+    // Each "GPU n: ..." line, then one "Link i: 25 GB/s" line per active link.
+    auto config = [](const std::string& text) {
+        std::ostringstream out;
+        std::istringstream in(text);
+        std::string line;
+        int links = -1;
+        std::string uuid;
+        auto flush = [&] {
+            if (links >= 0) {
+                out << "gpu uuid=" << uuid << " nvlinks=" << links << "\n";
+            }
+        };
+        while (std::getline(in, line)) {
+            if (line.starts_with("GPU ")) {
+                flush();
+                uuid = line.substr(line.find("UUID: ") + 6);
+                uuid.pop_back();  // ')'
+                links = 0;
+            } else if (line.find("Link ") != std::string::npos &&
+                       line.find("GB/s") != std::string::npos) {
+                ++links;
+            }
+        }
+        flush();
+        return out.str();
+    };
+    FakeSysfs fs;
+    const auto file = fs.root() / "nvml.conf";
+    auto c = fake_nvml(file);
+    c.nvlinks = 12;
+    std::ofstream(file) << config(test::slurp(dir / "aznhc-good_nvlink_status.txt"));
+    CHECK(check_nvml(c).status == HealthStatus::Pass);
+    std::ofstream(file) << config(test::slurp(dir / "aznhc-bad_nvlink_status.txt"));
+    const auto bad = check_nvml(c);
+    CHECK(bad.status == HealthStatus::Fail);
+    CHECK(bad.detail == "GPU 0 (GPU-9667d95e-6d22-0c22-1f57-c481f13e7c44): 0 of 12 NVLinks active");
+}
+
+TEST_CASE("health: NVML row remapping, ECC, GPU count, errors and a hung driver", "[health]") {
+    FakeSysfs fs;
+    const auto file = fs.root() / "nvml.conf";
+    auto c = fake_nvml(file);
+    std::ofstream(file) << "gpu uuid=GPU-a remap_failed=1 remap_unc=3\n"
+                           "gpu uuid=GPU-b remap_pending=1\n"
+                           "gpu uuid=GPU-c ecc_unc=2\n"
+                           "gpu uuid=GPU-d\n";
+    auto r = check_nvml(c);
+    CHECK(r.status == HealthStatus::Fail);
+    CHECK(r.detail ==
+          "GPU 0 (GPU-a): row remapping failed (3 uncorrectable rows): replace the GPU; "
+          "GPU 1 (GPU-b): row remapping pending (reset the GPU); "
+          "GPU 2 (GPU-c): 2 uncorrected ECC errors since the driver loaded");
+    c.max_uncorrected_ecc = 2;
+    c.gpus = 8;
+    r = check_nvml(c);
+    CHECK(r.detail.starts_with("NVML sees 4 of 8 GPUs; GPU 0 (GPU-a)"));
+    CHECK(r.detail.find("GPU-c") == std::string::npos);
+
+    std::ofstream(file) << "init=9\n";
+    CHECK(check_nvml(c).detail == "nvmlInit: Driver Not Loaded");
+
+    NvmlCheck missing;
+    missing.library = (fs.root() / "libnvidia-ml.so.1").string();
+    r = check_nvml(missing);
+    CHECK(r.status == HealthStatus::Warn);  // no driver and no GPUs expected: only a warning
+    CHECK(r.detail.starts_with("NVML not available ("));
+    missing.gpus = 8;
+    CHECK(check_nvml(missing).status == HealthStatus::Fail);
+    missing.library = "/bin/true";  // a file, but no library
+    CHECK(check_nvml(missing).status == HealthStatus::Fail);
+
+    std::ofstream(file) << "hang=3600\ngpu uuid=GPU-a\n";
+    c.timeout_s = 0.3;
+    const auto t0 = std::chrono::steady_clock::now();
+    r = check_nvml(c);
+    CHECK(r.status == HealthStatus::Fail);
+    CHECK(r.detail == "NVML did not answer within 0.3 s (driver or GPU hung)");
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
+}
+
+TEST_CASE("health: check sets by shape and partition", "[health]") {
+    HealthPolicy general;
+    general.gpus = 8;
+    HealthSet h100{"h100", "gpu:8x10de:2330.*", "", general};
+    h100.checks.nvml = NvmlCheck{};
+    HealthSet debug{"debug", "", "debug|test", general};
+    debug.checks.gpus.reset();
+    general.sets = {debug, h100};
+    std::string name;
+    CHECK(&general.for_node("gpu:8x10de:2330 nic:8xinfiniband", "batch", &name) ==
+          &general.sets[1].checks);
+    CHECK(name == "h100");
+    CHECK(&general.for_node("gpu:8x10de:2330", "batch,debug", &name) == &general.sets[0].checks);
+    CHECK(name == "debug");  // the first set that matches wins; any partition of the list
+    CHECK(&general.for_node("gpu:4x10de:20b5", "batch", &name) == &general);
+    CHECK(name.empty());
 }

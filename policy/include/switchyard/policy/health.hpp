@@ -39,6 +39,18 @@ struct LinkErrorsCheck {
     std::string state = "/var/tmp/switchyard-link-errors";  ///< this host's last snapshot
 };
 
+/// GPU memory and link health through NVML (libnvidia-ml, dlopen()ed at run time: no build
+/// dependency; a node without it warns). Each GPU: retired pages, pending retirement, row
+/// remapping (pending / failed), volatile uncorrected ECC errors, active NVLinks.
+struct NvmlCheck {
+    std::string library = "libnvidia-ml.so.1";
+    std::optional<unsigned> gpus;           ///< GPUs NVML must see
+    unsigned max_retired_pages = 60;        ///< single + double bit, per GPU (64 is the budget)
+    std::uint64_t max_uncorrected_ecc = 0;  ///< volatile, since the last driver load
+    std::optional<unsigned> nvlinks;        ///< active NVLinks each GPU must have
+    double timeout_s = 10;                  ///< NVML can hang on a sick GPU
+};
+
 struct FilesystemCheck {
     std::string path;
     double min_free_gb = 0;
@@ -54,6 +66,8 @@ struct CommandCheck {
     std::string min_busbw_gbps;  ///< nccl-tests all_reduce_perf: "Avg bus bandwidth" floor
 };
 
+struct HealthSet;
+
 struct HealthPolicy {
     bool enabled = false;
     bool fail_closed = false;  ///< internal errors fail the gate (else pass)
@@ -61,6 +75,7 @@ struct HealthPolicy {
     std::optional<RdmaPortsCheck> rdma_ports;
     std::optional<LinkErrorsCheck> link_errors;
     std::optional<unsigned> gpus;  ///< GPUs expected on PCI (link width/speed not degraded)
+    std::optional<NvmlCheck> nvml;
     std::optional<double> min_memory_gb;
     /// The node's shape fingerprint expected exactly (GPUs, NICs, NUMA, GPU↔NIC pairing), as
     /// `switchyard node` prints it: a GPU that lost its PIX NIC or a missing NIC changes it.
@@ -71,6 +86,22 @@ struct HealthPolicy {
     double breaker_max_percent = 10;
     double breaker_window_s = 600;
     std::string breaker_state = "/var/tmp/switchyard-breaker";
+    /// Check sets for some node shapes or partitions; the first that matches replaces the
+    /// general checks it names (the general on_error, budget and breaker always apply).
+    std::vector<HealthSet> sets;
+
+    /// The checks for a node: its set's, else the general ones. `set_name` gets the set's
+    /// name ("" for the general checks).
+    [[nodiscard]] const HealthPolicy& for_node(const std::string& node_shape,
+                                               const std::string& partition,
+                                               std::string* set_name = nullptr) const;
+};
+
+struct HealthSet {
+    std::string name;
+    std::string shape;      ///< regex over the node's shape fingerprint; "" = any
+    std::string partition;  ///< regex over the job's partition (any of a comma list); "" = any
+    HealthPolicy checks;
 };
 
 /// The result of all checks: the worst status wins.
@@ -98,6 +129,10 @@ struct HealthReport {
 [[nodiscard]] CheckResult check_gpus(const topology::NodeTopology& node,
                                      unsigned expected,
                                      const std::filesystem::path& sysfs_root);
+
+/// NVML's view of the GPUs (see NvmlCheck). Runs in its own thread: an NVML call that does not
+/// return within c.timeout_s fails the check and is left behind (never joined, never unloaded).
+[[nodiscard]] CheckResult check_nvml(const NvmlCheck& c);
 
 /// The node's shape fingerprint against the one the policy expects.
 [[nodiscard]] CheckResult check_shape(const topology::NodeTopology& node,
