@@ -19,6 +19,8 @@ const std::vector<Subcommand>& subcommands() {
         {"plan", "plan pipeline stages over a node list and compare with Slurm's order", setup_plan,
          ""},
         {"health", "run the node health checks (exit 0 pass, 1 fail)", setup_health, ""},
+        {"render", "draw the fabric (and a job's stages, drained nodes) as an SVG picture",
+         setup_render, ""},
         {"check-config", "validate a policy file and print every problem", setup_check_config, ""},
     };
     return table;

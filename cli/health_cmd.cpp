@@ -125,7 +125,8 @@ int run_health(HealthArgs a) {
         topology::expand_sysfs_root(!a.sysfs_root.empty() ? a.sysfs_root : pol->sysfs_root, host);
     const auto meminfo = read_input("/proc/meminfo");
     std::string set;
-    const auto& chosen = pol->health.for_node(node->shape, a.partition, &set);
+    const auto chosen =
+        policy::with_node_paths(pol->health.for_node(node->shape, a.partition, &set), host);
     const auto report =
         policy::run_health_checks(chosen, *node, root, meminfo ? *meminfo : std::string());
     if (!a.prometheus.empty()) {

@@ -120,7 +120,8 @@ int run_health_gate(const policy::Policy& pol,
     const auto root = topology::expand_sysfs_root(pol.sysfs_root, node_name);
     const auto meminfo = policy::read_text_file("/proc/meminfo");
     std::string set;
-    const auto& checks = h.for_node(node->shape, partition, &set);
+    const auto checks =
+        policy::with_node_paths(h.for_node(node->shape, partition, &set), node_name);
     if (!set.empty()) {
         log.info(Component::Health, node_name + ": check set '" + set + "'");
     }
@@ -154,7 +155,7 @@ int run_health_gate(const policy::Policy& pol,
         log.info(Component::Health, "circuit breaker: " + cluster_recent.error().message() +
                                         "; counting this host's drains alone");
     }
-    auto allowed = DrainBreaker(h.breaker_state, limit.nodes, h.breaker_window_s)
+    auto allowed = DrainBreaker(checks.breaker_state, limit.nodes, h.breaker_window_s)
                        .try_record(node_name, now, cluster_recent ? *cluster_recent : 0);
     if (!allowed) {
         log.error(Component::Health, allowed.error().message());

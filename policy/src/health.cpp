@@ -16,6 +16,7 @@
 
 #include "switchyard/common/process.hpp"
 #include "switchyard/common/strings.hpp"
+#include "switchyard/topology/node_readers.hpp"
 
 namespace switchyard::policy {
 namespace {
@@ -88,6 +89,14 @@ const HealthPolicy& HealthPolicy::for_node(const std::string& node_shape,
         set_name->clear();
     }
     return *this;
+}
+
+HealthPolicy with_node_paths(HealthPolicy p, std::string_view node_name) {
+    if (p.link_errors) {
+        p.link_errors->state = topology::expand_sysfs_root(p.link_errors->state, node_name);
+    }
+    p.breaker_state = topology::expand_sysfs_root(p.breaker_state, node_name);
+    return p;
 }
 
 std::string HealthReport::reason() const {

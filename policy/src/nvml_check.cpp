@@ -112,10 +112,9 @@ std::vector<std::string> gpu_problems(const Nvml& n, NvmlDevice d, const NvmlChe
             }
         }
     }
-    if (unsigned long long ecc = 0;
-        n.ecc_total != nullptr &&
-        n.ecc_total(d, kUncorrected, kVolatile, &ecc) == kNvmlSuccess &&
-        ecc > c.max_uncorrected_ecc) {
+    if (unsigned long long ecc = 0; n.ecc_total != nullptr &&
+                                    n.ecc_total(d, kUncorrected, kVolatile, &ecc) == kNvmlSuccess &&
+                                    ecc > c.max_uncorrected_ecc) {
         out.push_back(std::to_string(ecc) + " uncorrected ECC errors since the driver loaded");
     }
     if (c.nvlinks && n.nvlink_state != nullptr) {
@@ -165,7 +164,8 @@ CheckResult query(const NvmlCheck& c) {
             continue;
         }
         std::string id = "GPU " + std::to_string(i);
-        if (char uuid[96] = {}; n->uuid != nullptr && n->uuid(d, uuid, sizeof uuid) == kNvmlSuccess) {
+        if (char uuid[96] = {};
+            n->uuid != nullptr && n->uuid(d, uuid, sizeof uuid) == kNvmlSuccess) {
             id += " (" + std::string(uuid) + ")";
         }
         bad.push_back(id + ": " + join(problems, ", "));

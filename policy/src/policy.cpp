@@ -224,7 +224,7 @@ private:
                     positive(b["window_s"], "health.breaker.window_s", 86400 * 7).value_or(600);
             }
             if (b["state"]) {
-                out.breaker_state = path(b["state"], "health.breaker.state", false);
+                out.breaker_state = path(b["state"], "health.breaker.state", true);
             }
         }
         if (auto list = n["sets"]) {
@@ -273,7 +273,7 @@ private:
                 c.hca = scalar(h);
             }
             if (r["state"]) {
-                c.state = path(r["state"], k + "link_errors.state", false);
+                c.state = path(r["state"], k + "link_errors.state", true);
             }
             out.link_errors = c;
         }

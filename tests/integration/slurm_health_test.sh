@@ -24,6 +24,7 @@ drained() { scontrol show node "$1" | grep -qE 'State=[A-Z+]*DRAIN'; }
 
 case $case_name in
   requeue-and-drain)
+    : > "$breaker"  # no drains recorded by an earlier (interrupted) run
     jid=$(sbatch --parsable -N16 -o /dev/null --wrap 'srun true')
     rc=0; wait_for 30 drained node005 || rc=$?
     expect_rc 0 "node005 is drained"

@@ -139,11 +139,8 @@ int nvmlDeviceGetRetiredPagesPendingStatus(void* device, int* pending) {
     return kSuccess;
 }
 
-int nvmlDeviceGetRemappedRows(void* device,
-                              unsigned* corr,
-                              unsigned* unc,
-                              unsigned* pending,
-                              unsigned* failed) {
+int nvmlDeviceGetRemappedRows(
+    void* device, unsigned* corr, unsigned* unc, unsigned* pending, unsigned* failed) {
     const auto* g = gpu(device);
     if (g == nullptr) {
         return kInvalidArgument;

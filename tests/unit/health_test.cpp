@@ -370,3 +370,12 @@ TEST_CASE("health: check sets by shape and partition", "[health]") {
     CHECK(&general.for_node("gpu:4x10de:20b5", "batch", &name) == &general);
     CHECK(name.empty());
 }
+
+TEST_CASE("health: %n in state paths keeps nodes sharing a filesystem apart", "[health]") {
+    HealthPolicy p;
+    p.link_errors = LinkErrorsCheck{0, "", "/shared/link-errors.%n"};
+    p.breaker_state = "/var/tmp/breaker-%n-100%%";
+    const auto q = with_node_paths(p, "node007");
+    CHECK(q.link_errors->state == "/shared/link-errors.node007");
+    CHECK(q.breaker_state == "/var/tmp/breaker-node007-100%");
+}

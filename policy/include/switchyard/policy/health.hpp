@@ -97,6 +97,10 @@ struct HealthPolicy {
                                                std::string* set_name = nullptr) const;
 };
 
+/// `p` with %n (the node's name) expanded in its state-file paths (link_errors.state,
+/// breaker.state): nodes sharing a filesystem, or emulated on one host, keep apart.
+[[nodiscard]] HealthPolicy with_node_paths(HealthPolicy p, std::string_view node_name);
+
 struct HealthSet {
     std::string name;
     std::string shape;      ///< regex over the node's shape fingerprint; "" = any

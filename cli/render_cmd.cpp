@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+// `switchyard render`: the fabric map as an SVG picture, with a job's plan and drained nodes.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "io.hpp"
+#include "render_svg.hpp"
+
+namespace switchyard::cli {
+namespace {
+
+struct RenderArgs {
+    std::string map;
+    std::string plan;
+    std::string health;
+    std::string out = "-";
+};
+
+/// Stages from `switchyard plan --json` output: {"stages": [{"stage": 0, "nodes": [...]}, ...]}.
+Result<void> read_plan(const std::string& path, RenderOverlay& ov) {
+    auto text = read_input(path);
+    if (!text) {
+        return fail(text.error());
+    }
+    const auto j = nlohmann::json::parse(*text, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("stages") || !j["stages"].is_array()) {
+        return fail(Error::invalid_argument(
+            "--plan " + path +
+            ": expected the JSON of `switchyard plan --json` (an object with a \"stages\" list)"));
+    }
+    std::size_t nodes = 0;
+    for (const auto& s : j["stages"]) {
+        if (!s.is_object() || !s.contains("stage") || !s["stage"].is_number_unsigned() ||
+            !s.contains("nodes") || !s["nodes"].is_array()) {
+            return fail(Error::invalid_argument(
+                "--plan " + path + ": each stage needs \"stage\" (a number) and \"nodes\" (a list)"));
+        }
+        const auto stage = s["stage"].get<unsigned>();
+        for (const auto& n : s["nodes"]) {
+            if (n.is_string()) {
+                ov.stage_of[n.get<std::string>()] = stage;
+                ++nodes;
+            }
+        }
+        ov.stages = std::max(ov.stages, stage + 1);
+    }
+    ov.job = "plan: " + std::to_string(nodes) + " nodes in " + std::to_string(ov.stages) +
+             " stages";
+    return {};
+}
+
+/// Drained nodes from a directory of `switchyard health --json` outputs (one file per node).
+Result<void> read_health(const std::string& dir, RenderOverlay& ov) {
+    std::error_code ec;
+    std::filesystem::directory_iterator it(dir, ec);
+    if (ec) {
+        return fail(Error::io("--health " + dir + ": " + ec.message() +
+                              "; expected a directory of `switchyard health --json` outputs"));
+    }
+    for (const auto& e : it) {
+        if (e.path().extension() != ".json") {
+            continue;
+        }
+        auto text = read_input(e.path().string());
+        if (!text) {
+            return fail(text.error());
+        }
+        const auto j = nlohmann::json::parse(*text, nullptr, false);
+        if (j.is_discarded() || !j.is_object() || !j.contains("node") || !j["node"].is_string() ||
+            !j.contains("verdict")) {
+            return fail(Error::invalid_argument(
+                e.path().string() +
+                ": expected `switchyard health --json` output (with \"node\" and \"verdict\")"));
+        }
+        if (j["verdict"] != "fail") {
+            continue;
+        }
+        std::string reason = "failed its health checks";
+        for (const auto& c : j.value("checks", nlohmann::json::array())) {
+            if (c.value("status", "") == "fail") {
+                reason = c.value("name", "?") + ": " + c.value("detail", "");
+                break;
+            }
+        }
+        ov.drained[j["node"].get<std::string>()] = reason;
+    }
+    return {};
+}
+
+int run_render(const RenderArgs& a) {
+    auto text = read_input(a.map);
+    if (!text) {
+        std::cerr << "switchyard render: --map: " << text.error().message() << "\n";
+        return kExitProblem;
+    }
+    auto map = topology::read_fabric_map(*text, a.map);
+    if (!map) {
+        std::cerr << "switchyard render: " << map.error().to_string() << "\n";
+        return kExitProblem;
+    }
+    RenderOverlay ov;
+    if (!a.plan.empty()) {
+        if (auto r = read_plan(a.plan, ov); !r) {
+            std::cerr << "switchyard render: " << r.error().message() << "\n";
+            return kExitProblem;
+        }
+    }
+    if (!a.health.empty()) {
+        if (auto r = read_health(a.health, ov); !r) {
+            std::cerr << "switchyard render: " << r.error().message() << "\n";
+            return kExitProblem;
+        }
+    }
+    const auto svg = render_svg(*map, ov);
+    if (a.out == "-") {
+        std::cout << svg;
+        return kExitOk;
+    }
+    if (auto w = write_file_atomic(a.out, svg); !w) {
+        std::cerr << "switchyard render: -o: " << w.error().message() << "\n";
+        return kExitProblem;
+    }
+    return kExitOk;
+}
+
+}  // namespace
+
+void setup_render(CLI::App& cmd, Runner& run) {
+    auto a = std::make_shared<RenderArgs>();
+    cmd.footer(
+        "\nExamples:\n  switchyard render --map /etc/slurm/switchyard/fabric.map -o fabric.svg\n"
+        "  switchyard plan --map fabric.map --nodes \"$SLURM_JOB_NODELIST\" --stages 4 --json "
+        "> plan.json\n"
+        "  switchyard render --map fabric.map --plan plan.json --health health/ -o job.svg\n");
+    cmd.add_option("--map", a->map, "fabric map written by 'switchyard discover'")->required();
+    cmd.add_option("--plan", a->plan, "a job's plan: the output of 'switchyard plan --json'");
+    cmd.add_option("--health", a->health,
+                   "directory of 'switchyard health --json' outputs; failed nodes are marked");
+    cmd.add_option("-o,--output", a->out, "SVG file to write (default: standard output)");
+    cmd.callback([&run, a] { run = [a] { return run_render(*a); }; });
+}
+
+}  // namespace switchyard::cli
