@@ -36,7 +36,8 @@ Result<void> read_plan(const std::string& path, RenderOverlay& ov) {
         if (!s.is_object() || !s.contains("stage") || !s["stage"].is_number_unsigned() ||
             !s.contains("nodes") || !s["nodes"].is_array()) {
             return fail(Error::invalid_argument(
-                "--plan " + path + ": each stage needs \"stage\" (a number) and \"nodes\" (a list)"));
+                "--plan " + path +
+                ": each stage needs \"stage\" (a number) and \"nodes\" (a list)"));
         }
         const auto stage = s["stage"].get<unsigned>();
         for (const auto& n : s["nodes"]) {
@@ -47,8 +48,8 @@ Result<void> read_plan(const std::string& path, RenderOverlay& ov) {
         }
         ov.stages = std::max(ov.stages, stage + 1);
     }
-    ov.job = "plan: " + std::to_string(nodes) + " nodes in " + std::to_string(ov.stages) +
-             " stages";
+    ov.job =
+        "plan: " + std::to_string(nodes) + " nodes in " + std::to_string(ov.stages) + " stages";
     return {};
 }
 

@@ -147,15 +147,15 @@ private:
             leaves += s.tier == 1 ? 1 : 0;
         }
         out_ << "<text x=\"" << kPad << "\" y=\"26\" font-size=\"18\" font-weight=\"bold\">"
-             << esc(std::string(topology::to_string(map_.kind))) << " fabric: "
-             << map_.groups.size() << (map_.groups.size() == 1 ? " group, " : " groups, ")
-             << map_.sus.size() << " scalable units, " << leaves << " leaves, "
-             << map_.hosts.size() << " hosts</text>\n";
+             << esc(std::string(topology::to_string(map_.kind)))
+             << " fabric: " << map_.groups.size()
+             << (map_.groups.size() == 1 ? " group, " : " groups, ") << map_.sus.size()
+             << " scalable units, " << leaves << " leaves, " << map_.hosts.size()
+             << " hosts</text>\n";
         out_ << "<text x=\"" << kPad << "\" y=\"46\" font-size=\"12\" fill=\"#555\">"
              << map_.hcas.size() << (map_.hcas.size() == 1 ? " rail (" : " rails (")
-             << esc(join_names(map_.hcas, 8)) << "), "
-             << map_.tiers << " switch tiers, " << map_.anomalies.size()
-             << " anomalies reported by discover</text>\n";
+             << esc(join_names(map_.hcas, 8)) << "), " << map_.tiers << " switch tiers, "
+             << map_.anomalies.size() << " anomalies reported by discover</text>\n";
         if (top <= 64) {
             return;
         }
@@ -167,9 +167,10 @@ private:
             x += 12 + static_cast<int>(ov_.job.size()) * 7;
         }
         for (unsigned s = 0; s < ov_.stages; ++s) {
-            out_ << "<rect x=\"" << x << "\" y=\"" << y + 2 << "\" width=\"12\" height=\"12\" fill=\""
-                 << stage_colour(s) << "\"/><text x=\"" << x + 16 << "\" y=\"" << y + 12
-                 << "\" font-size=\"11\">stage " << s << "</text>\n";
+            out_ << "<rect x=\"" << x << "\" y=\"" << y + 2
+                 << "\" width=\"12\" height=\"12\" fill=\"" << stage_colour(s) << "\"/><text x=\""
+                 << x + 16 << "\" y=\"" << y + 12 << "\" font-size=\"11\">stage " << s
+                 << "</text>\n";
             x += 70;
         }
         if (!ov_.drained.empty()) {
@@ -198,8 +199,8 @@ private:
             hosts += map_.sus[s].hosts.size();
         }
         out_ << "<g class=\"group\" id=\"group-" << esc(group.name) << "\">\n"
-             << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << b.w << "\" height=\""
-             << b.h << "\" rx=\"8\" fill=\"#eef2f7\" stroke=\"#4a5a70\" stroke-width=\"1.5\"/>\n"
+             << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << b.w << "\" height=\"" << b.h
+             << "\" rx=\"8\" fill=\"#eef2f7\" stroke=\"#4a5a70\" stroke-width=\"1.5\"/>\n"
              << "<text x=\"" << x + kPad << "\" y=\"" << y + 19
              << "\" font-size=\"14\" font-weight=\"bold\">" << esc(group.name) << " — "
              << group.sus.size() << " SUs, " << hosts << " hosts</text>\n";
@@ -265,7 +266,8 @@ private:
         for (auto l : su.leaves) {
             leaves.push_back(map_.switches[l].name);
         }
-        std::string leaf_line = (su.leaves.size() == 1 ? "leaf " : "leaves ") + join_names(leaves, 2);
+        std::string leaf_line =
+            (su.leaves.size() == 1 ? "leaf " : "leaves ") + join_names(leaves, 2);
         if (leaf_line.size() > 52) {
             leaf_line = leaf_line.substr(0, 50) + "…";
         }
@@ -318,8 +320,8 @@ private:
                 return;
             }
             out_ << "<rect x=\"" << static_cast<int>(at) << "\" y=\"" << y << "\" width=\""
-                 << std::max(1, static_cast<int>(n * scale)) << "\" height=\"16\" fill=\""
-                 << colour << "\"><title>" << esc(what) << ": " << n << " hosts</title></rect>\n";
+                 << std::max(1, static_cast<int>(n * scale)) << "\" height=\"16\" fill=\"" << colour
+                 << "\"><title>" << esc(what) << ": " << n << " hosts</title></rect>\n";
             at += n * scale;
             counts += (counts.empty() ? "" : ", ") + what + " " + std::to_string(n);
         };
@@ -329,14 +331,13 @@ private:
             segment(n, stage_colour(stage), "stage " + std::to_string(stage));
         }
         segment(drained, kDrained, "drained");
-        const auto idle = static_cast<unsigned>(su.hosts.size()) - drained -
-                          [&] {
-                              unsigned t = 0;
-                              for (const auto& [s, n] : per_stage) {
-                                  t += n;
-                              }
-                              return t;
-                          }();
+        const auto idle = static_cast<unsigned>(su.hosts.size()) - drained - [&] {
+            unsigned t = 0;
+            for (const auto& [s, n] : per_stage) {
+                t += n;
+            }
+            return t;
+        }();
         counts += (counts.empty() ? "" : ", ") + std::string("other ") + std::to_string(idle);
         out_ << "<text x=\"" << x << "\" y=\"" << y + 30 << "\" font-size=\"10\" fill=\"#444\">"
              << esc(counts) << "</text>\n";

@@ -12,10 +12,10 @@
 namespace switchyard::cli {
 
 struct RenderOverlay {
-    std::string job;                                ///< caption of the plan, e.g. "plan: 8 nodes"
-    std::map<std::string, unsigned> stage_of;       ///< host → pipeline stage
+    std::string job;                           ///< caption of the plan, e.g. "plan: 8 nodes"
+    std::map<std::string, unsigned> stage_of;  ///< host → pipeline stage
     unsigned stages = 0;
-    std::map<std::string, std::string> drained;     ///< host → reason
+    std::map<std::string, std::string> drained;  ///< host → reason
 };
 
 /// A self-contained SVG (no scripts, no external resources). Hosts are labelled cells when the
