@@ -115,6 +115,7 @@ int run_fabric_show(const FabricArgs& a) {
 
 void setup_fabric(CLI::App& cmd, Runner& run) {
     cmd.require_subcommand(1, 1);
+    cmd.footer("\nExamples:\n  switchyard fabric show --map /etc/slurm/switchyard/fabric.map\n");
     auto args = std::make_shared<FabricArgs>();
     auto* show =
         cmd.add_subcommand("show", "print the groups, scalable units and hosts of a fabric map");

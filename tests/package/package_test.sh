@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The Debian packages: built with the `package` preset and CPack, their fields and files checked,
+# their dependencies resolved by apt (simulated), extracted into a fresh root, and the plugin
+# loaded from its installed path by a real 2-node Slurm cluster through the packaged snippet.
+# Usage: package_test.sh SOURCE_DIR RUN_DIR
+set -uo pipefail
+src=${1:?usage: package_test.sh SOURCE_DIR RUN_DIR}
+run=${2:?}
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../integration/lib/assert.sh
+. "$here/../integration/lib/assert.sh"
+
+cd "$src" || exit 1
+# A build of its own (RelWithDebInfo, prefix /usr), incremental after the first run.
+unset CC CXX CFLAGS CXXFLAGS LDFLAGS
+{ cmake --preset package && cmake --build --preset package -j2 && (cd build/package && cpack); } \
+  > "$src/build/package-build.log" 2>&1 || { echo "FAIL: package build; see $src/build/package-build.log"; tail -20 "$src/build/package-build.log"; exit 1; }
+cli=$src/build/package/switchyard_0.1.0_amd64.deb
+plugin=$src/build/package/slurm-spank-switchyard_0.1.0_amd64.deb
+[ -f "$cli" ] && [ -f "$plugin" ] || { echo "FAIL: cpack did not write both packages"; ls "$src/build/package"/*.deb; exit 1; }
+echo "ok: built $(basename "$cli") and $(basename "$plugin")"
+
+out=$(dpkg-deb -f "$plugin" Depends)
+expect_contains "$out" "slurm-wlm-basic-plugins (>= 22.05), slurm-wlm-basic-plugins (<< 22.06)" "the plugin depends on the Slurm release it was built for"
+expect_contains "$out" "switchyard (= 0.1.0)" "and on the CLI of the same version"
+expect_contains "$out" "libyaml-cpp0.7" "shared-library dependencies come from dpkg-shlibdeps"
+files=$(dpkg-deb -c "$plugin"; dpkg-deb -c "$cli")
+for f in ./usr/lib/x86_64-linux-gnu/slurm-wlm/spank_switchyard.so ./usr/share/switchyard/plugstack.conf.d/switchyard.conf \
+         ./usr/bin/switchyard ./usr/share/man/man1/switchyard.1.gz ./usr/share/man/man5/switchyard.yaml.5.gz \
+         ./usr/share/man/man8/spank_switchyard.8.gz ./usr/share/doc/switchyard/examples/switchyard.yaml \
+         ./usr/share/doc/switchyard/examples/job_submit.lua ./usr/share/switchyard/healthcheck ./usr/share/doc/switchyard/admin-guide.md; do
+  expect_contains "$files" "$f" "packaged: $f"
+done
+run_capture apt-get -s install "$cli" "$plugin"
+expect_rc 0 "apt resolves the packages' dependencies on Debian 12"
+
+root=$(mktemp -d /tmp/switchyard-pkgroot.XXXXXX)
+chmod 755 "$root"
+trap '"$src"/tests/integration/slurm-cluster down "$run" >/dev/null 2>&1; rm -rf "$root"' EXIT
+dpkg-deb -x "$cli" "$root" && dpkg-deb -x "$plugin" "$root"
+run_capture "$root/usr/bin/switchyard" --version
+expect_rc 0 "the installed CLI runs"
+expect_contains "$out" "0.1.0" "and reports its version"
+for page in man1/switchyard.1.gz man5/switchyard.yaml.5.gz man8/spank_switchyard.8.gz; do
+  run_capture env MANWIDTH=100 man -l "$root/usr/share/man/$page"
+  expect_contains "$out" "SEE ALSO" "man -l renders the installed $page"
+done
+
+# The packaged snippet names the packaged plugin path; here that path lives under the fresh root.
+snippet=$root/usr/share/switchyard/plugstack.conf.d/switchyard.conf
+line=$(grep -v '^#' "$snippet" | grep .)
+expect_contains "$line" "required /usr/lib/x86_64-linux-gnu/slurm-wlm/spank_switchyard.so" "the snippet loads the installed plugin"
+so=$root/usr/lib/x86_64-linux-gnu/slurm-wlm/spank_switchyard.so
+args=$(sed 's/^required [^ ]* //' <<<"$line" | sed 's|config=/etc/slurm/switchyard.yaml||')
+printf 'version: 1\n' > "$root/switchyard.yaml"
+"$src"/tests/integration/slurm-cluster up "$run" "$so" --nodes 2 --port-base 17600 -- config="$root/switchyard.yaml" $args \
+  > "$root/cluster.log" 2>&1 || { echo "FAIL: cluster with the packaged plugin did not start"; cat "$root/cluster.log"; exit 1; }
+use_cluster "$run"
+expect_contains "$(cat "$run/etc/plugstack.conf")" "$so" "slurm loads the plugin from the installed path"
+run_capture srun --help
+expect_contains "$out" "--pipeline-stages" "srun lists the packaged plugin's options"
+run_capture srun -N2 --pipeline-stages=2 bash -c 'echo "$SWITCHYARD_STAGES $SWITCHYARD_VERSION"'
+expect_rc 0 "a job runs with the packaged plugin"
+expect_eq "$(sort -u <<<"$out")" "2 0.1.0" "each task got the stage count and the plugin's version"
+finish
