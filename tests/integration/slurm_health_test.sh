@@ -25,7 +25,11 @@ drained() { scontrol show node "$1" | grep -qE 'State=[A-Z+]*DRAIN'; }
 case $case_name in
   requeue-and-drain)
     : > "$breaker"  # no drains recorded by an earlier (interrupted) run
-    jid=$(sbatch --parsable -N16 -o /dev/null --wrap 'srun true')
+    # node016 busy: a 15-node job must take node005, whose prolog fails; Slurm requeues the job
+    # (not held: nohold_on_prolog_fail) and it runs on the 15 healthy nodes once node016 is free.
+    blocker=$(sbatch --parsable -w node016 --exclusive -o /dev/null --wrap 'sleep 300')
+    wait_for 30 bash -c "scontrol show job $blocker | grep -q 'JobState=RUNNING'"
+    jid=$(sbatch --parsable -N15 --exclusive -o /dev/null --wrap 'srun true')
     rc=0; wait_for 30 drained node005 || rc=$?
     expect_rc 0 "node005 is drained"
     out=$(reason_of node005)
@@ -34,9 +38,14 @@ case $case_name in
     # Requeue passes through COMPLETING (Restarts already counted) before PENDING.
     wait_for 30 bash -c "scontrol show job $jid | grep -q 'JobState=PENDING'"
     out=$(scontrol show job "$jid")
-    expect_contains "$out" "JobState=PENDING" "the 16-node job went back to the queue"
+    expect_contains "$out" "JobState=PENDING" "the 15-node job went back to the queue"
     expect_contains "$out" "Restarts=1" "after exactly one failed launch"
-    scancel "$jid"
+    expect_not_contains "$out" "held" "ready to run again, not held"
+    scancel "$blocker"
+    wait_for 60 bash -c "scontrol show job $jid | grep -q 'JobState=COMPLETED'"
+    out=$(scontrol show job "$jid")
+    expect_contains "$out" "JobState=COMPLETED" "it ran on healthy nodes and completed"
+    expect_contains "$out" "NodeList=node[001-004,006-016]" "every node but node005"
     # A node drained by hand: a job that lands on it while it drains leaves the reason alone.
     scontrol update nodename=node010 state=drain reason="admin: memory test"
     run_capture sbatch --wait -N14 --exclusive -x node005,node010 -o /dev/null --wrap 'srun true'

@@ -37,6 +37,10 @@ expect_contains() {  # expect_contains HAYSTACK NEEDLE "what"
   grep -qF -- "$2" <<<"$1" && echo "ok: $3" || fail_check "$3: '$2' not found"
 }
 
+expect_not_contains() {  # expect_not_contains HAYSTACK NEEDLE "what"
+  grep -qF -- "$2" <<<"$1" && fail_check "$3: '$2' found" || echo "ok: $3"
+}
+
 finish() {
   if [ "$_sy_failures" -ne 0 ]; then
     echo "$_sy_failures check(s) failed"
