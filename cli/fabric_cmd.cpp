@@ -93,12 +93,7 @@ void print_text(const topo::FabricMap& m) {
 }
 
 int run_fabric_show(const FabricArgs& a) {
-    auto text = read_input(a.map);
-    if (!text) {
-        std::cerr << "switchyard fabric show: " << text.error().to_string() << "\n";
-        return kExitProblem;
-    }
-    auto map = topo::read_fabric_map(*text, a.map);
+    auto map = load_fabric_map(a.map);
     if (!map) {
         std::cerr << "switchyard fabric show: " << map.error().to_string() << "\n";
         return kExitProblem;

@@ -53,4 +53,12 @@ Result<void> write_file_atomic(const std::string& path, std::string_view content
     return {};
 }
 
+Result<topology::FabricMap> load_fabric_map(const std::string& path) {
+    auto text = read_input(path);
+    if (!text) {
+        return fail(text.error());
+    }
+    return topology::read_fabric_map(*text, path);
+}
+
 }  // namespace switchyard::cli

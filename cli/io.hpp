@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "switchyard/common/result.hpp"
+#include "switchyard/topology/fabric_map.hpp"
 
 namespace switchyard::cli {
 
@@ -16,5 +17,8 @@ namespace switchyard::cli {
 /// Writes `content` to `path` through a temporary file and rename, so readers (the plugin at
 /// step launch) never see a half-written file.
 [[nodiscard]] Result<void> write_file_atomic(const std::string& path, std::string_view content);
+
+/// Reads and validates a fabric map file (errors name the file and line).
+[[nodiscard]] Result<topology::FabricMap> load_fabric_map(const std::string& path);
 
 }  // namespace switchyard::cli

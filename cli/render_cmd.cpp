@@ -92,12 +92,7 @@ Result<void> read_health(const std::string& dir, RenderOverlay& ov) {
 }
 
 int run_render(const RenderArgs& a) {
-    auto text = read_input(a.map);
-    if (!text) {
-        std::cerr << "switchyard render: --map: " << text.error().message() << "\n";
-        return kExitProblem;
-    }
-    auto map = topology::read_fabric_map(*text, a.map);
+    auto map = load_fabric_map(a.map);
     if (!map) {
         std::cerr << "switchyard render: " << map.error().to_string() << "\n";
         return kExitProblem;
