@@ -29,14 +29,23 @@ struct HealthArgs {
     bool resume = false;
 };
 
+/// Why an scontrol call failed, in words an operator can act on.
+std::string scontrol_problem(const ProcessRun& r) {
+    if (r.timed_out) {
+        return "no answer within 15 s (is slurmctld up?)";
+    }
+    if (r.exit_code == 127) {
+        return "cannot run scontrol (install slurm-client, or put it on PATH)";
+    }
+    return std::string(trim(r.output));
+}
+
 /// The node's drain/down reason as `scontrol show node` prints it, without the "[user@time]"
 /// suffix; "" when it has none.
 Result<std::string> slurm_reason(const std::string& node) {
     const auto r = run_process({"scontrol", "show", "node", node}, 15);
     if (r.exit_code != 0) {
-        return fail(
-            Error::io("scontrol show node " + node + ": " +
-                      (r.timed_out ? "no answer within 15 s" : std::string(trim(r.output)))));
+        return fail(Error::io("scontrol show node " + node + ": " + scontrol_problem(r)));
     }
     for (auto line : split(r.output, '\n')) {
         line = trim(line);
@@ -69,7 +78,7 @@ Result<std::string> resume_if_owned(const std::string& node) {
     const auto r = run_process({"scontrol", "update", "NodeName=" + node, "State=RESUME"}, 15);
     if (r.exit_code != 0) {
         return fail(Error::io("scontrol update NodeName=" + node +
-                              " State=RESUME: " + std::string(trim(r.output))));
+                              " State=RESUME: " + scontrol_problem(r)));
     }
     return "resumed " + node + " (was: " + *reason + ")";
 }

@@ -83,6 +83,9 @@ case $case_name in
       "a drain by someone else is left alone"
     expect_eq "$(reason_of node011)" "admin: cable swap" "node011 keeps its reason"
     scontrol update nodename=node011 state=resume
+    run_capture env PATH=/nonexistent "$cli" health --policy "$policy" --host node011 --resume
+    expect_rc 1 "without scontrol, --resume fails"
+    expect_contains "$err" "cannot run scontrol (install slurm-client, or put it on PATH)" "and says what to change"
     mv "$port/state.orig" "$port/state"; mv "$port/phys_state.orig" "$port/phys_state"
     ;;
   breaker-and-hang)
