@@ -173,3 +173,17 @@ TEST_CASE("health gate: the breaker's record keeps real epoch times exact", "[he
     CHECK(*b.try_record("n3", t + 601 + 30) == true);  // n1 and n2 have left the window
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("health gate: the job's partition picks the policy's check set", "[health-gate]") {
+    Gate g(true);  // mlx5_1 down: fails the general "2 ports" check
+    policy::HealthSet small{"one-port-nodes", "", "debug|test", g.pol.health};
+    small.checks.rdma_ports = policy::RdmaPortsCheck{1, 0, "", ""};
+    g.pol.health.sets = {small};
+    FakeControl c;
+    CapturingLogger log;
+    CHECK(run_health_gate(g.pol, "n1", "test", c, log, 1000) == 0);  // the set asks for one port
+    CHECK(log.contains(Level::Info, "n1: check set 'one-port-nodes'"));
+    CHECK(c.drained.empty());
+    CHECK(run_health_gate(g.pol, "n1", "batch", c, log, 1001) == -1);  // general checks
+    CHECK(c.drained == std::vector<std::string>{"n1"});
+}
