@@ -5,8 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --preset release >/dev/null
-cmake --build --preset release --target fabric_bench node_bench nccl_bench health_bench
+cmake --build --preset release --target fabric_bench node_bench nccl_bench health_bench render_bench
 build/release/bench/fabric_bench --benchmark_counters_tabular=true "$@"
 build/release/bench/node_bench --benchmark_counters_tabular=true "$@"
 build/release/bench/nccl_bench --benchmark_counters_tabular=true "$@"
 build/release/bench/health_bench --benchmark_counters_tabular=true "$@"
+build/release/bench/render_bench --benchmark_counters_tabular=true "$@"

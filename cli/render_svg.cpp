@@ -17,7 +17,8 @@ constexpr int kGroupHeader = 28;
 constexpr int kMaxRowWidth = 2400;
 constexpr std::size_t kLabelledMaxTotal = 256;  // hosts in the fabric for labelled cells
 constexpr std::size_t kLabelledMaxSu = 64;
-constexpr std::size_t kSquaresMaxSu = 128;  // above: one bar per SU
+constexpr std::size_t kSquaresMaxSu = 128;      // above: one bar per SU
+constexpr std::size_t kSquaresMaxTotal = 8192;  // above: bars everywhere (SVG stays a few MB)
 
 const char* const kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2",
                                 "#17becf", "#bcbd22", "#7f7f7f", "#aec7e8", "#ffbb78", "#98df8a"};
@@ -105,7 +106,9 @@ private:
         if (map_.hosts.size() <= kLabelledMaxTotal && su.hosts.size() <= kLabelledMaxSu) {
             return Mode::Labelled;
         }
-        return su.hosts.size() <= kSquaresMaxSu ? Mode::Squares : Mode::Bar;
+        return su.hosts.size() <= kSquaresMaxSu && map_.hosts.size() <= kSquaresMaxTotal
+                   ? Mode::Squares
+                   : Mode::Bar;
     }
 
     int su_height(const topology::MapSu& su) const {

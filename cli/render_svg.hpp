@@ -20,7 +20,7 @@ struct RenderOverlay {
 
 /// A self-contained SVG (no scripts, no external resources). Hosts are labelled cells when the
 /// fabric is small, small squares with tooltips when it is large, and one stacked bar per SU
-/// (hosts counted per stage) when an SU holds more than 128 hosts.
+/// (hosts counted per stage) when an SU holds more than 128 hosts or the fabric more than 8192.
 [[nodiscard]] std::string render_svg(const topology::FabricMap& map, const RenderOverlay& overlay);
 
 }  // namespace switchyard::cli
