@@ -303,8 +303,7 @@ int job_prolog(SpankApi& api, Logger& log, const PluginWords& words, NodeControl
         log.error(Component::Health, "health gate skipped: SLURMD_NODENAME is not set");
         return 0;
     }
-    const auto partition = api.getenv("SLURM_JOB_PARTITION").value_or("");
-    return run_health_gate(*pol, node, partition, control, log,
+    return run_health_gate(*pol, node, api.job_partition(), control, log,
                            static_cast<double>(std::time(nullptr)));
 }
 

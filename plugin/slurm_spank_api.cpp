@@ -116,6 +116,11 @@ std::string SlurmSpankApi::node_name() {
     return n != nullptr ? n : "";
 }
 
+std::string SlurmSpankApi::job_partition() {
+    const char* p = ::getenv("SLURM_JOB_PARTITION");  // set by slurmd for the prolog
+    return p != nullptr ? p : "";
+}
+
 std::uint32_t SlurmSpankApi::local_task_count() {
     std::uint32_t n = 0;
     return spank_get_item(sp_, S_JOB_LOCAL_TASK_COUNT, &n) == ESPANK_SUCCESS ? n : 0;

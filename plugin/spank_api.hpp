@@ -40,6 +40,9 @@ public:
     /// This node's Slurm name: SLURMD_NODENAME of the slurmstepd or prolog process itself (never
     /// the job's environment, which an srun inside a batch job inherits from the batch host).
     [[nodiscard]] virtual std::string node_name() = 0;
+    /// The job's partition(s) in the job prolog: SLURM_JOB_PARTITION of the prolog process
+    /// (spank_getenv answers in remote context only); "" when unknown.
+    [[nodiscard]] virtual std::string job_partition() = 0;
     /// Tasks of this step on this node (S_JOB_LOCAL_TASK_COUNT); 0 when unknown.
     [[nodiscard]] virtual std::uint32_t local_task_count() = 0;
     /// The job id (S_JOB_ID) and this node's index in the step (S_JOB_NODEID); 0 when unknown.

@@ -28,15 +28,20 @@ case $case_name in
     # node016 busy: a 15-node job must take node005, whose prolog fails; Slurm requeues the job
     # (not held: nohold_on_prolog_fail) and it runs on the 15 healthy nodes once node016 is free.
     blocker=$(sbatch --parsable -w node016 --exclusive -o /dev/null --wrap 'sleep 300')
+    jid=""
+    trap 'scancel $blocker $jid 2>/dev/null' EXIT  # a failed check must not leave them queued
     wait_for 30 bash -c "scontrol show job $blocker | grep -q 'JobState=RUNNING'"
-    jid=$(sbatch --parsable -N15 --exclusive -o /dev/null --wrap 'srun true')
+    # `sleep 2` first: Slurm 22.05 may start the batch script on the batch host while another
+    # node's prolog fails (reference/slurm.md 2.7); a step launched in that instant can take
+    # UnkillableStepTimeout (60 s) to clean up before the requeue completes.
+    jid=$(sbatch --parsable -N15 --exclusive -o /dev/null --wrap 'sleep 2; srun true')
     rc=0; wait_for 30 drained node005 || rc=$?
     expect_rc 0 "node005 is drained"
     out=$(reason_of node005)
     expect_contains "$out" "switchyard: rdma-ports: 3 of 4 compute ports usable; mlx5_2:1 DOWN/Polling" \
       "with the switchyard reason"
     # Requeue passes through COMPLETING (Restarts already counted) before PENDING.
-    wait_for 30 bash -c "scontrol show job $jid | grep -q 'JobState=PENDING'"
+    wait_for 90 bash -c "scontrol show job $jid | grep -q 'JobState=PENDING'"
     out=$(scontrol show job "$jid")
     expect_contains "$out" "JobState=PENDING" "the 15-node job went back to the queue"
     expect_contains "$out" "Restarts=1" "after exactly one failed launch"
@@ -46,6 +51,9 @@ case $case_name in
     out=$(scontrol show job "$jid")
     expect_contains "$out" "JobState=COMPLETED" "it ran on healthy nodes and completed"
     expect_contains "$out" "NodeList=node[001-004,006-016]" "every node but node005"
+    out=$(cat "$run/log/slurmd-node005.log")
+    expect_contains "$out" "switchyard: node005: check set 'debug-partition'" \
+      "the prolog chose the check set of the job's partition"
     # A node drained by hand: a job that lands on it while it drains leaves the reason alone.
     scontrol update nodename=node010 state=drain reason="admin: memory test"
     run_capture sbatch --wait -N14 --exclusive -x node005,node010 -o /dev/null --wrap 'srun true'

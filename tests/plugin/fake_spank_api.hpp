@@ -21,6 +21,7 @@ public:
     bool throw_on_register = false;              ///< makes register_option throw (guard tests)
     bool fail_setenv = false;
     std::string node = "node001";
+    std::string partition;  ///< SLURM_JOB_PARTITION of the prolog
     std::uint32_t tasks = 1;
     std::vector<int> cpus{0, 1};
     std::uint32_t job = 1234;
@@ -51,6 +52,7 @@ public:
         return it->second;
     }
     [[nodiscard]] std::string node_name() override { return node; }
+    [[nodiscard]] std::string job_partition() override { return partition; }
     [[nodiscard]] std::uint32_t local_task_count() override { return tasks; }
     [[nodiscard]] std::vector<int> task_cpus() override { return cpus; }
     [[nodiscard]] std::uint32_t job_id() override { return job; }
