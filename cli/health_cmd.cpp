@@ -145,7 +145,11 @@ int run_health(HealthArgs a) {
         }
     }
     const bool failed = report.verdict == policy::HealthStatus::Fail;
-    if (a.resume && !failed) {
+    if (a.resume && !failed && report.checks.empty()) {
+        // Nothing was checked: passing proves nothing, so nothing is resumed.
+        std::cerr << "switchyard health: --resume: not resuming " << host
+                  << ": the policy has no health checks\n";
+    } else if (a.resume && !failed) {
         auto said = resume_if_owned(host);
         if (!said) {
             std::cerr << "switchyard health: --resume: " << said.error().message() << "\n";
