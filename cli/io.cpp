@@ -11,6 +11,8 @@
 #include <iterator>
 #include <sstream>
 
+#include "switchyard/common/file.hpp"
+
 namespace switchyard::cli {
 
 Result<std::string> read_input(const std::string& path) {
@@ -19,16 +21,7 @@ Result<std::string> read_input(const std::string& path) {
         s << std::cin.rdbuf();
         return s.str();
     }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return fail(Error::io("cannot read '" + path + "': " + std::strerror(errno)));
-    }
-    std::ostringstream data;
-    data << in.rdbuf();
-    if (in.bad()) {
-        return fail(Error::io("error while reading '" + path + "'"));
-    }
-    return data.str();
+    return read_text_file(path);
 }
 
 Result<void> write_file_atomic(const std::string& path, std::string_view content) {

@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "switchyard/common/file.hpp"
 #include "switchyard/policy/nccl_context.hpp"
 #include "switchyard/topology/node_readers.hpp"
 
@@ -118,7 +119,7 @@ int run_health_gate(const policy::Policy& pol,
         return internal_error_rc;
     }
     const auto root = topology::expand_sysfs_root(pol.sysfs_root, node_name);
-    const auto meminfo = policy::read_text_file("/proc/meminfo");
+    const auto meminfo = read_text_file("/proc/meminfo");
     std::string set;
     const auto checks =
         policy::with_node_paths(h.for_node(node->shape, partition, &set), node_name);

@@ -2,30 +2,10 @@
 // File edges of the NCCL rules: policy, fabric map, node facts.
 #include "switchyard/policy/nccl_context.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <iterator>
-
+#include "switchyard/common/file.hpp"
 #include "switchyard/topology/node_readers.hpp"
 
 namespace switchyard::policy {
-
-Result<std::string> read_text_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return fail(Error::io("cannot read '" + path + "': " + std::strerror(errno)));
-    }
-    // One read of the whole file: istreambuf_iterator copies byte by byte (several ms for a map).
-    in.seekg(0, std::ios::end);
-    const auto size = in.tellg();
-    in.seekg(0, std::ios::beg);
-    std::string data(size > 0 ? static_cast<std::size_t>(size) : 0, '\0');
-    if (size > 0 && !in.read(data.data(), static_cast<std::streamsize>(size))) {
-        return fail(Error::io("error while reading '" + path + "'"));
-    }
-    return data;
-}
 
 Result<Policy> load_policy_file(const std::string& path) {
     auto text = read_text_file(path);

@@ -187,3 +187,12 @@ TEST_CASE("health gate: the job's partition picks the policy's check set", "[hea
     CHECK(run_health_gate(g.pol, "n1", "batch", c, log, 1001) == -1);  // general checks
     CHECK(c.drained == std::vector<std::string>{"n1"});
 }
+
+TEST_CASE("health gate: the memory check reads this host's /proc/meminfo", "[health-gate]") {
+    Gate g(false);
+    g.pol.health.min_memory_gb = 0.001;
+    FakeControl c;
+    CapturingLogger log;
+    CHECK(run_health_gate(g.pol, "n1", "", c, log, 1000) == 0);
+    CHECK(c.drained.empty());
+}

@@ -32,7 +32,4 @@ struct NodeSources {
 [[nodiscard]] Result<topology::NodeTopology> load_node(const Policy& policy,
                                                        const NodeSources& sources);
 
-/// Reads a whole file; Error::io naming it.
-[[nodiscard]] Result<std::string> read_text_file(const std::string& path);
-
 }  // namespace switchyard::policy
