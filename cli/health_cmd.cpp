@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 // `switchyard health`: the prolog gate's checks on this node; exit 0 pass, 1 fail.
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -121,9 +119,7 @@ int run_health(HealthArgs a) {
         host = n;  // set by slurmd for its HealthCheckProgram
     }
     if (host.empty()) {
-        char buf[256] = {};
-        gethostname(buf, sizeof buf - 1);
-        host = std::string(buf).substr(0, std::string(buf).find('.'));
+        host = short_hostname();
     }
     auto node = policy::load_node(*pol, {host, a.hwloc_xml, a.sysfs_root});
     if (!node) {

@@ -46,6 +46,13 @@ Result<void> write_file_atomic(const std::string& path, std::string_view content
     return {};
 }
 
+std::string short_hostname() {
+    char buf[256] = {};
+    gethostname(buf, sizeof buf - 1);
+    const std::string h = buf;
+    return h.substr(0, h.find('.'));
+}
+
 Result<topology::FabricMap> load_fabric_map(const std::string& path) {
     auto text = read_input(path);
     if (!text) {

@@ -18,6 +18,9 @@ namespace switchyard::cli {
 /// step launch) never see a half-written file.
 [[nodiscard]] Result<void> write_file_atomic(const std::string& path, std::string_view content);
 
+/// This machine's host name up to the first dot (Slurm node names are short).
+[[nodiscard]] std::string short_hostname();
+
 /// Reads and validates a fabric map file (errors name the file and line).
 [[nodiscard]] Result<topology::FabricMap> load_fabric_map(const std::string& path);
 

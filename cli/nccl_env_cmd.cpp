@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // `switchyard nccl-env`: the NCCL variables this node would get for a job, and why.
-#include <unistd.h>
-
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "io.hpp"
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/policy/nccl_context.hpp"
 #include "switchyard/policy/nccl_rules.hpp"
@@ -31,13 +30,6 @@ struct NcclArgs {
     bool json = false;
 };
 
-std::string this_host() {
-    char buf[256] = {};
-    gethostname(buf, sizeof buf - 1);
-    std::string h = buf;
-    return h.substr(0, h.find('.'));
-}
-
 int run_nccl_env(const NcclArgs& a) {
     policy::Policy pol;
     const bool explicit_policy = !a.policy.empty();
@@ -56,7 +48,7 @@ int run_nccl_env(const NcclArgs& a) {
         return kExitUsage;
     }
     policy::JobFacts job;
-    job.this_host = !a.host.empty() ? a.host : this_host();
+    job.this_host = !a.host.empty() ? a.host : short_hostname();
     if (!a.nodes.empty()) {
         auto hosts = expand_hostlist(a.nodes);
         if (!hosts) {

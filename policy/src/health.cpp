@@ -38,10 +38,11 @@ std::string read_first_line(const std::filesystem::path& p) {
     return std::string(trim(line));
 }
 
-/// The compute HCAs of a check: names matching its regex, all when the regex is empty.
-class HcaFilter {
+/// Names (compute HCAs, node shapes, partitions) matching a policy regex whole; all when the
+/// regex is empty.
+class NameFilter {
 public:
-    explicit HcaFilter(const std::string& regex) {
+    explicit NameFilter(const std::string& regex) {
         if (!regex.empty()) {
             re_.emplace(regex);
         }
@@ -72,13 +73,13 @@ const HealthPolicy& HealthPolicy::for_node(const std::string& node_shape,
                                            const std::string& partition,
                                            std::string* set_name) const {
     for (const auto& s : sets) {
-        const bool shape_ok = s.shape.empty() || std::regex_match(node_shape, std::regex(s.shape));
-        bool partition_ok = s.partition.empty();
-        for (const auto& p : split(partition, ',')) {
-            partition_ok =
-                partition_ok || std::regex_match(std::string(p), std::regex(s.partition));
-        }
-        if (shape_ok && partition_ok) {
+        const NameFilter partition_re(s.partition);
+        const auto parts = split(partition, ',');
+        const bool partition_ok =
+            s.partition.empty() || std::any_of(parts.begin(), parts.end(), [&](std::string_view p) {
+                return partition_re.matches(std::string(p));
+            });
+        if (NameFilter(s.shape).matches(node_shape) && partition_ok) {
             if (set_name != nullptr) {
                 *set_name = s.name;
             }
@@ -109,7 +110,7 @@ std::string HealthReport::reason() const {
 }
 
 CheckResult check_rdma_ports(const topology::NodeTopology& node, const RdmaPortsCheck& c) {
-    const HcaFilter compute(c.hca);
+    const NameFilter compute(c.hca);
     unsigned good = 0;
     std::vector<std::string> bad;
     for (const auto& nic : node.nics) {
@@ -160,7 +161,7 @@ CheckResult check_link_errors(const topology::NodeTopology& node, const LinkErro
             before[key] = value;
         }
     }
-    const HcaFilter compute(c.hca);
+    const NameFilter compute(c.hca);
     std::ostringstream snapshot;
     std::vector<std::string> grown;
     std::size_t compared = 0;

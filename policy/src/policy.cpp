@@ -69,10 +69,9 @@ public:
                          "global_links", "grad_gbytes", "activation_mbytes", "micro_batches"})) {
             read_placement(*pl, p.placement);
         }
-        if (auto h = section(
-                root, "health",
-                {"enabled", "on_error", "budget_s", "rdma_ports", "link_errors", "gpus",
-                 "min_memory_gb", "shape", "filesystems", "commands", "breaker", "nvml", "sets"})) {
+        if (auto h =
+                section(root, "health",
+                        health_keys({"enabled", "on_error", "budget_s"}, {"breaker", "sets"}))) {
             read_health(*h, p.health);
         }
         if (problems_.empty()) {
@@ -238,6 +237,18 @@ private:
         }
     }
 
+    /// `before`, the check keys (read by read_health_checks, allowed in the section and in each
+    /// set), then `after`.
+    static std::vector<std::string_view> health_keys(
+        std::vector<std::string_view> before, std::initializer_list<std::string_view> after) {
+        for (const auto* k : {"rdma_ports", "link_errors", "gpus", "nvml", "min_memory_gb", "shape",
+                              "filesystems", "commands"}) {
+            before.emplace_back(k);
+        }
+        before.insert(before.end(), after.begin(), after.end());
+        return before;
+    }
+
     /// The checks of the health section, or of one of its sets (key prefix `k`): a set starts
     /// from the general checks and replaces those it names.
     void read_health_checks(const YAML::Node& n, const std::string& k, HealthPolicy& out) {
@@ -348,9 +359,7 @@ private:
     }
 
     void read_health_set(const YAML::Node& s, const std::string& key, HealthPolicy& out) {
-        keys(s, key + ".",
-             {"name", "match", "rdma_ports", "link_errors", "gpus", "nvml", "min_memory_gb",
-              "shape", "filesystems", "commands"});
+        keys(s, key + ".", health_keys({"name", "match"}, {}));
         HealthSet set;
         set.name = s["name"] ? scalar(s["name"]) : "";
         if (set.name.empty()) {
