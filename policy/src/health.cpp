@@ -79,7 +79,9 @@ const HealthPolicy& HealthPolicy::for_node(const std::string& node_shape,
             s.partition.empty() || std::any_of(parts.begin(), parts.end(), [&](std::string_view p) {
                 return partition_re.matches(std::string(p));
             });
-        if (NameFilter(s.shape).matches(node_shape) && partition_ok) {
+        // Shape: found anywhere in the fingerprint, as in NCCL profiles' match.shape.
+        const bool shape_ok = s.shape.empty() || std::regex_search(node_shape, std::regex(s.shape));
+        if (shape_ok && partition_ok) {
             if (set_name != nullptr) {
                 *set_name = s.name;
             }

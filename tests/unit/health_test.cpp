@@ -369,6 +369,11 @@ TEST_CASE("health: check sets by shape and partition", "[health]") {
     CHECK(name == "debug");  // the first set that matches wins; any partition of the list
     CHECK(&general.for_node("gpu:4x10de:20b5", "batch", &name) == &general);
     CHECK(name.empty());
+    // The shape regex is searched, as in NCCL profiles; the partition regex matches whole names.
+    general.sets[1].shape = "gpu:8x10de:2330";
+    CHECK(&general.for_node("gpu:8x10de:2330 nic:8xinfiniband", "batch") ==
+          &general.sets[1].checks);
+    CHECK(&general.for_node("gpu:4x10de:20b5", "debugger") == &general);
 }
 
 TEST_CASE("health: %n in state paths keeps nodes sharing a filesystem apart", "[health]") {

@@ -103,8 +103,9 @@ struct HealthPolicy {
 
 struct HealthSet {
     std::string name;
-    std::string shape;      ///< regex over the node's shape fingerprint; "" = any
-    std::string partition;  ///< regex over the job's partition (any of a comma list); "" = any
+    std::string shape;  ///< regex searched in the shape fingerprint (as NCCL profiles); "" = any
+    std::string
+        partition;  ///< regex matching a whole partition name (any of a comma list); "" = any
     HealthPolicy checks;
 };
 
