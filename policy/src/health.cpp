@@ -349,9 +349,9 @@ CheckResult check_command(const CommandCheck& c) {
                           "output matches '" + c.fail_pattern + "': " + m.str());
         }
     }
-    if (!c.min_busbw_gbps.empty()) {
+    if (c.min_busbw_gbps) {
         const auto bw = parse_nccl_tests_busbw(r.output);
-        const double floor = std::strtod(c.min_busbw_gbps.c_str(), nullptr);
+        const double floor = *c.min_busbw_gbps;
         if (!bw) {
             return result(name, HealthStatus::Fail, "no 'Avg bus bandwidth' line in the output");
         }

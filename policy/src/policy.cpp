@@ -412,9 +412,7 @@ private:
             cmd.fail_pattern = scalar(f);
         }
         if (auto b = c["min_busbw_gbps"]) {
-            if (positive(b, key + ".min_busbw_gbps", 1e5)) {
-                cmd.min_busbw_gbps = scalar(b);
-            }
+            cmd.min_busbw_gbps = positive(b, key + ".min_busbw_gbps", 1e5);
         }
         out.commands.push_back(cmd);
     }

@@ -147,17 +147,17 @@ TEST_CASE("health: filesystems", "[health]") {
 }
 
 TEST_CASE("health: external commands without a shell, with a timeout", "[health]") {
-    CHECK(check_command({"ok", {"/bin/true"}, 5, 0, "", ""}).status == HealthStatus::Pass);
+    CHECK(check_command({"ok", {"/bin/true"}, 5, 0, "", {}}).status == HealthStatus::Pass);
     const auto exit1 = check_command(
-        {"sh", {"/bin/sh", "-c", "echo first; echo 'GPU 3 missing'; exit 1"}, 5, 0, "", ""});
+        {"sh", {"/bin/sh", "-c", "echo first; echo 'GPU 3 missing'; exit 1"}, 5, 0, "", {}});
     CHECK(exit1.status == HealthStatus::Fail);
     CHECK(exit1.detail == "exit 1: GPU 3 missing");
-    const auto pattern = check_command({"p", {"/bin/echo", "XID 79 seen"}, 5, 0, "XID [0-9]+", ""});
+    const auto pattern = check_command({"p", {"/bin/echo", "XID 79 seen"}, 5, 0, "XID [0-9]+", {}});
     CHECK(pattern.detail == "output matches 'XID [0-9]+': XID 79");
-    const auto hang = check_command({"hang", {"/bin/sleep", "30"}, 0.3, 0, "", ""});
+    const auto hang = check_command({"hang", {"/bin/sleep", "30"}, 0.3, 0, "", {}});
     CHECK(hang.status == HealthStatus::Fail);
     CHECK(hang.detail == "killed after the 0.3 s timeout");
-    CHECK(check_command({"nope", {"/nonexistent/nhc"}, 5, 0, "", ""}).detail ==
+    CHECK(check_command({"nope", {"/nonexistent/nhc"}, 5, 0, "", {}}).detail ==
           "cannot run '/nonexistent/nhc'");
 }
 
@@ -176,9 +176,9 @@ TEST_CASE("health: nccl-tests output parser and bandwidth floor", "[health]") {
     FakeSysfs fs;
     const auto file = fs.root() / "allreduce.out";
     std::ofstream(file) << out;
-    CHECK(check_command({"ar", {"/bin/cat", file.string()}, 5, 0, "", "360"}).status ==
+    CHECK(check_command({"ar", {"/bin/cat", file.string()}, 5, 0, "", 360.0}).status ==
           HealthStatus::Pass);
-    const auto slow = check_command({"ar", {"/bin/cat", file.string()}, 5, 0, "", "460"});
+    const auto slow = check_command({"ar", {"/bin/cat", file.string()}, 5, 0, "", 460.0});
     CHECK(slow.detail == "bus bandwidth 370.9 GB/s (minimum 460.0)");
 }
 
@@ -189,8 +189,8 @@ TEST_CASE("health: report, reason and time budget", "[health]") {
     p.enabled = true;
     p.rdma_ports = RdmaPortsCheck{4, 0, "", "mlx5_[0-3]"};
     p.budget_s = 0.2;
-    p.commands = {{"slow", {"/bin/sleep", "5"}, 10, 0, "", ""},
-                  {"after", {"/bin/true"}, 10, 0, "", ""}};
+    p.commands = {{"slow", {"/bin/sleep", "5"}, 10, 0, "", {}},
+                  {"after", {"/bin/true"}, 10, 0, "", {}}};
     const auto r = run_health_checks(p, node, fs.root(), "MemTotal: 1 kB\n");
     CHECK(r.verdict == HealthStatus::Fail);
     CHECK(r.reason() ==

@@ -62,8 +62,9 @@ struct CommandCheck {
     std::vector<std::string> argv;  ///< no shell
     double timeout_s = 10;
     int ok_exit = 0;
-    std::string fail_pattern;    ///< regex: a match in the output fails the check
-    std::string min_busbw_gbps;  ///< nccl-tests all_reduce_perf: "Avg bus bandwidth" floor
+    std::string fail_pattern;  ///< regex: a match in the output fails the check
+    std::optional<double>
+        min_busbw_gbps;  ///< nccl-tests all_reduce_perf: "Avg bus bandwidth" floor
 };
 
 struct HealthSet;
