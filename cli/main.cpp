@@ -13,7 +13,10 @@ int main(int argc, char** argv) {
         "switchyard: place and wire LLM training jobs on Slurm GPU clusters the way the fabric "
         "wants.\n\nExamples:\n  switchyard --version\n  switchyard <subcommand> --help\n",
         "switchyard"};
-    app.set_version_flag("-V,--version", std::string("switchyard ") + SWITCHYARD_VERSION_STRING);
+    // The Slurm release this build (and its plugin) is for: Slurm loads a plugin of its own
+    // release only.
+    app.set_version_flag("-V,--version", std::string("switchyard ") + SWITCHYARD_VERSION_STRING +
+                                             " (built for Slurm " SWITCHYARD_SLURM_RELEASE ")");
     app.require_subcommand(0, 1);
     cli::Runner run;
     cli::register_subcommands(app, run);

@@ -196,6 +196,9 @@ namespace hooks {
 int init(SpankApi& api, Logger& log, const PluginWords& words) {
     const bool daemon = api.context() == Context::Slurmd;
     const int failure = daemon ? 0 : -1;
+    if (daemon) {  // once per slurmd start: which build this node loaded
+        log.info(Component::Plugin, kLoadedLine);
+    }
     const auto args = load_args(log, words);
     if (!args) {
         return failure;

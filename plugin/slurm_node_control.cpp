@@ -7,11 +7,7 @@
 #include <string_view>
 
 #include "node_control.hpp"
-
-extern "C" {
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
-}
+#include "slurm_compat.hpp"
 
 namespace switchyard::spank {
 namespace {
@@ -48,12 +44,8 @@ public:
             if (p.nodes == nullptr || (smallest != 0 && p.total_nodes >= smallest)) {
                 continue;
             }
-            hostlist_t hl = slurm_hostlist_create(p.nodes);
-            if (hl != nullptr) {
-                if (slurm_hostlist_find(hl, node.c_str()) >= 0) {
-                    smallest = p.total_nodes;
-                }
-                slurm_hostlist_destroy(hl);
+            if (slurm_compat::hostlist_contains(p.nodes, node.c_str())) {
+                smallest = p.total_nodes;
             }
         }
         slurm_free_partition_info_msg(msg);

@@ -48,6 +48,15 @@ const char plugin_type[] = "spank";
 const unsigned int plugin_version = SLURM_VERSION_NUMBER;
 const unsigned int spank_plugin_version = 1;
 
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
+// 25.05+: how Slurm treats a failed slurm_spank_init. The default (ESPANK_NODE_FAILURE) drains the
+// node; a switchyard init failure is a plugstack or policy mistake that every node shares, so it
+// fails the job instead and never drains the cluster. The health gate drains on purpose, with
+// its own reason, from the job prolog.
+SWITCHYARD_EXPORT extern int slurm_spank_init_failure_mode;
+int slurm_spank_init_failure_mode = ESPANK_JOB_FAILURE;
+#endif
+
 SWITCHYARD_EXPORT int slurm_spank_init(spank_t sp, int ac, char** av) {
     // In slurmd an error return stops the daemon: a broken plugin must not take the node down.
     const int error_rc = spank_context() == S_CTX_SLURMD ? 0 : -1;
