@@ -22,6 +22,7 @@ struct DiscoverArgs {
     std::string guid_map;
     std::string compute_hca;
     std::string out_dir;
+    std::string topology_plugin = "tree";
 };
 
 /// Up to three details per anomaly kind, then "... and N more".
@@ -79,6 +80,21 @@ void print_summary(const topo::Classification& c, const std::string& source) {
         std::cout << " " << cables << " x " << pairs << " pairs;";
     }
     std::cout << "\n";
+    const auto blocks = topo::block_layout(m);
+    if (blocks.base == 0) {
+        print_anomalies(m.anomalies);
+        return;
+    }
+    std::cout << "block topology: BlockSizes=" << blocks.base;
+    if (blocks.group > 0) {
+        std::cout << "," << blocks.group << " (a base block is one SU, an aggregated block one group)";
+    } else {
+        std::cout << " (a base block is one SU)";
+    }
+    std::cout << "\n";
+    for (const auto& note : blocks.notes) {
+        std::cout << "  note: " << note << "\n";
+    }
     print_anomalies(m.anomalies);
 }
 
@@ -149,7 +165,10 @@ int run_discover(const DiscoverArgs& a) {
         {"topology.yaml", topo::write_topology_yaml(c.map, header)},
         {"node-features.conf", topo::write_node_features(c.map, header)},
         {"node-features.sh", topo::write_feature_commands(c.map, header)},
-        {"job_submit_hints.lua", topo::write_job_submit_hints(c.map, header)},
+        {"job_submit_hints.lua",
+         topo::write_job_submit_hints(c.map, header,
+                                      a.topology_plugin == "block" ? topo::TopologyPlugin::Block
+                                                                   : topo::TopologyPlugin::Tree)},
     };
     std::cout << "wrote:";
     for (const auto& [name, content] : files) {
@@ -172,7 +191,8 @@ void setup_discover(CLI::App& cmd, Runner& run) {
         "\nExamples:\n"
         "  ibnetdiscover > fabric.txt && switchyard discover --ibnetdiscover fabric.txt -o out/\n"
         "  switchyard discover --ibnetdiscover fabric.txt --guid-map guids.txt "
-        "--compute-hca 'mlx5_[0-7]' -o /etc/slurm/switchyard\n");
+        "--compute-hca 'mlx5_[0-7]' -o /etc/slurm/switchyard\n"
+        "  switchyard discover --ibnetdiscover fabric.txt --topology-plugin block -o out/\n");
     cmd.add_option("--ibnetdiscover", args->input,
                    "ibnetdiscover output (default or -p format); - for stdin")
         ->required();
@@ -183,6 +203,12 @@ void setup_discover(CLI::App& cmd, Runner& run) {
         "regular expression of compute HCA names, e.g. 'mlx5_[0-7]'; others are left out");
     cmd.add_option("-o,--output", args->out_dir, "directory for fabric.map and the Slurm files")
         ->required();
+    cmd.add_option("--topology-plugin", args->topology_plugin,
+                   "the TopologyPlugin the cluster runs: tree (topology.conf; --switches) or "
+                   "block (topology-block.conf, Slurm 24.05+; --segment); told to the Lua "
+                   "filters through job_submit_hints.lua")
+        ->check(CLI::IsMember({"tree", "block"}))
+        ->default_str("tree");
     cmd.callback([&run, args] { run = [args] { return run_discover(*args); }; });
 }
 

@@ -17,8 +17,12 @@ args=("${args[@]//@OUT@/$scratch}")
 args=("${args[@]//@REAL@/$real}")
 (cd "$dir" && LANG=C LC_ALL=C TZ=UTC "$bin" "${args[@]}" >"$out" 2>"$err")
 rc=$?
-# Outputs name the scratch directory as @OUT@, so expectations do not depend on mktemp.
+# Outputs name the scratch directory as @OUT@, so expectations do not depend on mktemp, and the
+# Slurm release of the build (SWITCHYARD_SLURM_RELEASE) as @SLURM@: one expectation per release.
 sed -i "s|$scratch|@OUT@|g; s|$real|@REAL@|g" "$out" "$err"
+if [ -n "${SWITCHYARD_SLURM_RELEASE:-}" ]; then
+  sed -i "s|built for Slurm $SWITCHYARD_SLURM_RELEASE)|built for Slurm @SLURM@)|g" "$out" "$err"
+fi
 # A case may list files it writes under @OUT@ in `files`; each must equal <name>.expected.
 if [ -f "$dir/files" ]; then
   while read -r f; do

@@ -41,47 +41,69 @@ std::string names_of_sus(const FabricMap& map, const std::vector<std::uint32_t>&
     return compress_hostlist(std::move(names));
 }
 
-/// SUs in group order, then their own order: blocks aggregate consecutive base blocks.
-std::vector<std::uint32_t> sus_by_group(const FabricMap& map) {
-    std::vector<std::uint32_t> out;
-    for (const auto& g : map.groups) {
-        out.insert(out.end(), g.sus.begin(), g.sus.end());
+std::size_t group_hosts(const FabricMap& map, const MapGroup& g) {
+    std::size_t n = 0;
+    for (const auto s : g.sus) {
+        n += map.sus[s].hosts.size();
     }
-    return out;
+    return n;
 }
 
-/// Base block = the smallest SU; one more level when every group holds at least twice that
-/// (the largest power-of-two multiple of the base that fits in the smallest group).
-std::vector<std::size_t> block_sizes(const FabricMap& map) {
-    std::size_t base = SIZE_MAX;
-    for (const auto& su : map.sus) {
-        base = std::min(base, su.hosts.size());
-    }
-    if (map.sus.empty()) {
-        return {};
-    }
-    std::vector<std::size_t> sizes{base};
-    if (map.groups.size() > 1) {
-        std::size_t smallest_group = SIZE_MAX;
-        for (const auto& g : map.groups) {
-            std::size_t n = 0;
-            for (const auto s : g.sus) {
-                n += map.sus[s].hosts.size();
-            }
-            smallest_group = std::min(smallest_group, n);
-        }
-        std::size_t level = base;
-        while (level * 2 <= smallest_group) {
-            level *= 2;
-        }
-        if (level > base) {
-            sizes.push_back(level);
-        }
-    }
-    return sizes;
+bool power_of_two(std::size_t n) {
+    return n > 0 && (n & (n - 1)) == 0;
 }
 
 }  // namespace
+
+BlockLayout block_layout(const FabricMap& map) {
+    BlockLayout out;
+    if (map.sus.empty()) {
+        return out;
+    }
+    std::size_t smallest = SIZE_MAX;
+    std::size_t largest = 0;
+    for (const auto& g : map.groups) {
+        out.sus.insert(out.sus.end(), g.sus.begin(), g.sus.end());
+    }
+    for (const auto& su : map.sus) {
+        smallest = std::min(smallest, su.hosts.size());
+        largest = std::max(largest, su.hosts.size());
+    }
+    out.base = smallest;
+    if (smallest != largest) {
+        out.notes.push_back("scalable units have " + std::to_string(smallest) + " to " +
+                            std::to_string(largest) + " hosts: Slurm plans every block as " +
+                            std::to_string(smallest) +
+                            " nodes (BlockSizes' first size), so --segment can ask for at most " +
+                            std::to_string(smallest) + " nodes inside one SU");
+    }
+    if (map.groups.size() < 2) {
+        return out;
+    }
+    const std::size_t per_group = map.groups.front().sus.size();
+    bool same = true;
+    for (const auto& g : map.groups) {
+        same = same && g.sus.size() == per_group;
+    }
+    if (!same || !power_of_two(per_group) || per_group < 2 || smallest != largest) {
+        std::string counts;
+        for (const auto& g : map.groups) {
+            counts += (counts.empty() ? "" : ", ") + std::to_string(g.sus.size());
+        }
+        const std::string why =
+            smallest != largest ? "the SUs differ in size"
+            : !same             ? "groups hold " + counts + " SUs"
+                                : "every group holds " + std::to_string(per_group) + " SU" +
+                          (per_group == 1 ? "" : "s") + ", not a power of two of at least 2";
+        out.notes.push_back(why +
+                            ": Slurm aggregates 2^k consecutive blocks, aligned, so an aggregated "
+                            "block would not be one group; BlockSizes has the SU level only "
+                            "(groups come from the plan's stage order)");
+        return out;
+    }
+    out.group = smallest * per_group;
+    return out;
+}
 
 std::string su_feature(std::string_view su) {
     return "su_" + std::string(su);
@@ -117,17 +139,17 @@ std::string write_topology_conf(const FabricMap& map, std::string_view header) {
 
 std::string write_topology_block(const FabricMap& map, std::string_view header) {
     std::string out = comment_block(header);
+    const auto layout = block_layout(map);
     out += "# One block per scalable unit, grouped by Dragonfly+ group / pod\n";
-    for (const auto s : sus_by_group(map)) {
+    for (const auto& note : layout.notes) {
+        out += "# Note: " + note + "\n";
+    }
+    for (const auto s : layout.sus) {
         out += "BlockName=" + map.sus[s].name + " Nodes=" + su_hosts(map, map.sus[s]) + "\n";
     }
-    const auto sizes = block_sizes(map);
-    if (!sizes.empty()) {
-        out += "BlockSizes=";
-        for (std::size_t i = 0; i < sizes.size(); ++i) {
-            out += (i > 0 ? "," : "") + std::to_string(sizes[i]);
-        }
-        out += "\n";
+    if (layout.base > 0) {
+        out += "BlockSizes=" + std::to_string(layout.base) +
+               (layout.group > 0 ? "," + std::to_string(layout.group) : "") + "\n";
     }
     return out;
 }
@@ -153,14 +175,15 @@ std::string write_topology_yaml(const FabricMap& map, std::string_view header) {
     if (!top.empty()) {
         out += "      - switch: root\n        children: " + compress_hostlist(top) + "\n";
     }
-    const auto sizes = block_sizes(map);
-    if (!sizes.empty()) {
+    const auto layout = block_layout(map);
+    if (layout.base > 0) {
         out += "- topology: blocks\n  cluster_default: false\n  block:\n    block_sizes:\n";
-        for (const auto s : sizes) {
-            out += "      - " + std::to_string(s) + "\n";
+        out += "      - " + std::to_string(layout.base) + "\n";
+        if (layout.group > 0) {
+            out += "      - " + std::to_string(layout.group) + "\n";
         }
         out += "    blocks:\n";
-        for (const auto s : sus_by_group(map)) {
+        for (const auto s : layout.sus) {
             out += "      - block: " + map.sus[s].name +
                    "\n        nodes: " + su_hosts(map, map.sus[s]) + "\n";
         }
@@ -177,7 +200,9 @@ std::string write_node_features(const FabricMap& map, std::string_view header) {
     return out;
 }
 
-std::string write_job_submit_hints(const FabricMap& map, std::string_view header) {
+std::string write_job_submit_hints(const FabricMap& map,
+                                   std::string_view header,
+                                   TopologyPlugin plugin) {
     std::string out;
     for (auto line : {header}) {
         std::size_t start = 0;
@@ -197,16 +222,16 @@ std::string write_job_submit_hints(const FabricMap& map, std::string_view header
     std::size_t group_size = 0;
     std::string groups;
     for (const auto& g : map.groups) {
-        std::size_t n = 0;
-        for (const auto s : g.sus) {
-            n += map.sus[s].hosts.size();
-        }
-        group_size = std::max(group_size, n);
+        group_size = std::max(group_size, group_hosts(map, g));
         groups += (groups.empty() ? "\"" : ", \"") + group_feature(g.name) + "\"";
     }
-    out += "return {\n  su_size = " + std::to_string(su_size) +
+    const auto layout = block_layout(map);
+    out += "return {\n  topology = \"" +
+           std::string(plugin == TopologyPlugin::Block ? "block" : "tree") +
+           "\",\n  su_size = " + std::to_string(su_size) +
            ",\n  group_size = " + std::to_string(group_size) + ",\n  groups = { " + groups +
-           " },\n}\n";
+           " },\n  block_size = " + std::to_string(layout.base) +
+           ",\n  group_block_size = " + std::to_string(layout.group) + ",\n}\n";
     return out;
 }
 

@@ -3,8 +3,11 @@
 // features (slurm.conf include and scontrol lines).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "switchyard/topology/fabric_map.hpp"
 
@@ -14,7 +17,22 @@ namespace switchyard::topology {
 /// root — the lowest level is the SU, so rail-optimized hosts sit under exactly one switch.
 [[nodiscard]] std::string write_topology_conf(const FabricMap& map, std::string_view header);
 
-/// topology/block (Slurm ≥ 23.11): one block per SU, in group order, and BlockSizes.
+/// The fabric as Slurm's topology/block sees it (24.05+ rules, src/plugins/topology/block):
+/// BlockSizes[0] is the planning size of every base block, and each further size aggregates
+/// 2^k consecutive base blocks, aligned on multiples of 2^k in file order. So one base block per
+/// SU, SUs listed group by group, and a second size of one group exactly when every SU has the
+/// same host count and every group the same power-of-two count of SUs; otherwise Slurm's
+/// aggregates would straddle groups and the layout has the SU level only, saying why.
+struct BlockLayout {
+    std::vector<std::uint32_t> sus;  ///< SU indices in block order (group by group)
+    std::size_t base = 0;            ///< nodes per base block: the smallest SU (0: no SU)
+    std::size_t group = 0;           ///< nodes per aggregated block = one group; 0 when none
+    std::vector<std::string> notes;  ///< what the blocks cannot express, one sentence each
+};
+[[nodiscard]] BlockLayout block_layout(const FabricMap& map);
+
+/// topology/block (Slurm ≥ 23.11): one block per SU, in group order, BlockSizes from
+/// block_layout(), and its notes as comments.
 [[nodiscard]] std::string write_topology_block(const FabricMap& map, std::string_view header);
 
 /// topology.yaml (Slurm ≥ 25.05): the tree as the cluster default and the blocks as "block".
@@ -27,9 +45,16 @@ namespace switchyard::topology {
 /// `NodeName=<hosts> Features=su_..,grp_..` lines, one per SU, for a slurm.conf include.
 [[nodiscard]] std::string write_node_features(const FabricMap& map, std::string_view header);
 
-/// The small Lua table job_submit.lua loads once: largest SU and group sizes and the group
-/// feature names (job_submit.lua must not parse the fabric map inside slurmctld).
-[[nodiscard]] std::string write_job_submit_hints(const FabricMap& map, std::string_view header);
+/// Which Slurm topology plugin the cluster runs with the files discover wrote: the Lua filters
+/// ask Slurm for stages in that plugin's terms (--switches and features, or --segment).
+enum class TopologyPlugin { Tree, Block };
+
+/// The small Lua table the Lua filters load: the topology plugin in use, largest SU and group
+/// sizes, the group feature names and the block sizes (job_submit.lua must not parse the
+/// fabric map inside slurmctld).
+[[nodiscard]] std::string write_job_submit_hints(const FabricMap& map,
+                                                 std::string_view header,
+                                                 TopologyPlugin plugin);
 
 /// `scontrol update NodeName=<hosts> AvailableFeatures=... ActiveFeatures=...` lines.
 [[nodiscard]] std::string write_feature_commands(const FabricMap& map, std::string_view header);
