@@ -1,32 +1,74 @@
 -- SPDX-License-Identifier: Apache-2.0
--- Switchyard cli_filter.lua (srun/sbatch/salloc, Lua 5.1): an srun inside an allocation with
--- --pipeline-stages gets the planner's node order (distribution=arbitrary), so SLURM_PROCID
--- itself follows the stage plan, whatever launcher the job uses (MPI included). The decision is
--- the C++ planner's (`switchyard plan --order`); this script only passes it on.
+-- Switchyard cli_filter.lua (srun/sbatch/salloc, Lua 5.1), two jobs:
+-- * A new allocation with --pipeline-stages on a topology/block cluster (24.05+) gets
+--   --segment=<nodes per stage>, so slurmctld itself allocates each stage inside one block
+--   (scalable unit); requests Slurm could never place are refused here with what to change.
+--   job_submit.lua cannot set segment_size before Slurm 26.05, so the client does it.
+-- * An srun inside an allocation with --pipeline-stages gets the planner's node order
+--   (distribution=arbitrary), so SLURM_PROCID itself follows the stage plan, whatever launcher
+--   the job uses (MPI included). The decision is the C++ planner's (`switchyard plan --order`);
+--   this script only passes it on.
 --
--- Install: copy next to slurm.conf and set CliFilterPlugins=cli_filter/lua.
+-- Install: copy this file and switchyard_stages.lua next to slurm.conf and set
+-- CliFilterPlugins=cli_filter/lua.
 
 local SWITCHYARD = os.getenv("SWITCHYARD_BIN") or "/usr/bin/switchyard"
 local POLICY = os.getenv("SWITCHYARD_POLICY") or "/etc/slurm/switchyard.yaml"
+local HINTS = os.getenv("SWITCHYARD_JOB_SUBMIT_HINTS") or "/etc/slurm/switchyard/job_submit_hints.lua"
+
+local here = string.match(debug.getinfo(1, "S").source, "^@(.*/)") or "./"
+local stages_lib = dofile(here .. "switchyard_stages.lua")
 
 local function is_set(v)
     return v ~= nil and v ~= "" and v ~= "unset" and v ~= "0"
 end
 
-local function stages_option(options)
+local function spank_value(options, name)
     local sp = options.spank
-    local v = sp and sp["switchyard"] and sp["switchyard"]["pipeline-stages"]
+    local v = sp and sp["switchyard"] and sp["switchyard"][name]
     if is_set(v) then return v end
-    return os.getenv("SLURM_SPANK__SLURM_SPANK_OPTION_switchyard_pipeline_stages")
+    return nil
+end
+
+local function stages_option(options)
+    return spank_value(options, "pipeline-stages")
+        or os.getenv("SLURM_SPANK__SLURM_SPANK_OPTION_switchyard_pipeline_stages")
 end
 
 function slurm_cli_setup_defaults(options, early_pass)
     return slurm.SUCCESS
 end
 
+--- A new allocation on a block topology: --segment for the stages, or a refusal.
+local function allocation_request(options)
+    local stages_text = stages_option(options)
+    if not is_set(stages_text) then return slurm.SUCCESS end
+    local hints = stages_lib.load_hints(HINTS)
+    if hints.topology ~= "block" then
+        return slurm.SUCCESS -- topology/tree: job_submit.lua asks for --switches in slurmctld
+    end
+    local lo, hi = string.match(options.nodes or "", "^(%d+)%-?(%d*)$")
+    local nodes = tonumber(lo or "")
+    if hi ~= nil and hi ~= "" and hi ~= lo then nodes = nil end -- a range: decided by Slurm
+    local user_segment = tonumber(options.segment or "")
+    if user_segment == 0 then user_segment = nil end
+    local req, err = stages_lib.request(hints, {
+        stages = tonumber(stages_text), stages_text = stages_text, nodes = nodes,
+        scope = spank_value(options, "stage-scope") or "any", segment = user_segment,
+    })
+    if req == nil then
+        slurm.log_error("switchyard: %s", err)
+        return slurm.ERROR
+    end
+    if req.segment ~= nil and user_segment == nil then
+        options["segment"] = tostring(req.segment)
+    end
+    return slurm.SUCCESS
+end
+
 function slurm_cli_pre_submit(options, offset)
     if options.type ~= "srun" or os.getenv("SLURM_JOB_ID") == nil then
-        return slurm.SUCCESS -- only steps inside an allocation get an order
+        return allocation_request(options)
     end
     local stages = stages_option(options)
     if not is_set(stages) or not string.match(stages, "^%d+$") then

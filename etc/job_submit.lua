@@ -2,31 +2,34 @@
 -- Switchyard job_submit.lua (slurmctld, Lua 5.1): turns --pipeline-stages / --stage-scope into
 -- Slurm-native placement requests and refuses impossible ones. It runs inside slurmctld while it
 -- holds its locks, so it never runs a command and reads only the small hints file that
--- `switchyard discover` writes (once, when the script is loaded).
+-- `switchyard discover` writes (once, when the script is loaded). The decision is
+-- switchyard_stages.lua's, shared with cli_filter.lua.
 --
--- Install: copy next to slurm.conf, set JobSubmitPlugins=lua, and point HINTS below at
--- <discover output>/job_submit_hints.lua.
+-- topology/tree: --switches=<stages>@60s for --stage-scope=leaf, a group constraint for
+-- --stage-scope=group. topology/block (24.05+): --segment=<nodes per stage>. Slurm lets
+-- job_submit.lua set segment_size from 26.05 on; on 24.05-25.11 cli_filter.lua sets --segment in
+-- the client and this script refuses what Slurm could never place.
+--
+-- Install: copy this file and switchyard_stages.lua next to slurm.conf, set
+-- JobSubmitPlugins=lua, and point HINTS below at <discover output>/job_submit_hints.lua.
 
 local HINTS = os.getenv("SWITCHYARD_JOB_SUBMIT_HINTS") or "/etc/slurm/switchyard/job_submit_hints.lua"
-local SWITCH_WAIT = 60 -- seconds a job may wait for the requested SU count (--switches=N@time)
-
 local NO_VAL = 4294967294
+local NO_VAL16 = 65534
 
-local hints = { su_size = 0, group_size = 0, groups = {} }
-do
-    local ok, loaded = pcall(dofile, HINTS)
-    if ok and type(loaded) == "table" then
-        hints = loaded
-    else
-        slurm.log_info("switchyard: no placement hints at %s (%s); only option checks apply", HINTS, tostring(loaded))
-    end
+local here = string.match(debug.getinfo(1, "S").source, "^@(.*/)") or "./"
+local stages_lib = dofile(here .. "switchyard_stages.lua")
+
+local hints, why = stages_lib.load_hints(HINTS)
+if why ~= nil then
+    slurm.log_info("switchyard: no placement hints at %s (%s); only option checks apply", HINTS, why)
 end
 
 local function spank_option(job_desc, name)
     local env = job_desc.spank_job_env
     if env == nil then return nil end
     local prefix = "_SLURM_SPANK_OPTION_switchyard_" .. name .. "="
-    -- Slurm 22.05 hands it over as a table indexed from 0: pairs, not ipairs.
+    -- Handed over as a table indexed from 0 (22.05 and 24.11): pairs, not ipairs.
     for _, kv in pairs(env) do
         if string.sub(kv, 1, #prefix) == prefix then
             return string.sub(kv, #prefix + 1)
@@ -40,43 +43,34 @@ local function refuse(msg)
     return slurm.ERROR
 end
 
+local function unset(v) return v == nil or v == NO_VAL or v == NO_VAL16 or v == 0 end
+
 function slurm_job_submit(job_desc, part_list, submit_uid)
     local stages_text = spank_option(job_desc, "pipeline_stages")
     if stages_text == nil then
         return slurm.SUCCESS
     end
-    local stages = tonumber(stages_text)
-    if stages == nil or stages < 1 then
-        return refuse("--pipeline-stages=" .. stages_text .. ": expected a whole number of stages")
+    -- segment_size reads as nil before 26.05 (the field is unknown to the Lua API there).
+    local segment = job_desc.segment_size
+    local can_set_segment = segment ~= nil
+    local req, err = stages_lib.request(hints, {
+        stages = tonumber(stages_text), stages_text = stages_text,
+        nodes = (not unset(job_desc.min_nodes)) and job_desc.min_nodes or nil,
+        scope = spank_option(job_desc, "stage_scope") or "any",
+        segment = (not unset(segment)) and segment or nil,
+    })
+    if req == nil then
+        return refuse(err)
     end
-    local nodes = job_desc.min_nodes
-    if nodes == nil or nodes == NO_VAL or nodes == 0 then
-        return slurm.SUCCESS -- node count decided later; the plugin checks at step launch
+    if req.switches ~= nil and unset(job_desc.req_switch) then
+        job_desc.req_switch = req.switches
+        job_desc.wait4switch = stages_lib.SWITCH_WAIT
     end
-    if nodes % stages ~= 0 then
-        return refuse(string.format("--pipeline-stages=%d needs a node count it divides; -N%d gives stages of %.2f nodes (try -N%d or -N%d)",
-            stages, nodes, nodes / stages, math.floor(nodes / stages) * stages, math.ceil(nodes / stages) * stages))
+    if req.features ~= nil and (job_desc.features == nil or job_desc.features == "") then
+        job_desc.features = req.features
     end
-    local scope = spank_option(job_desc, "stage_scope") or "any"
-    local per_stage = nodes / stages
-    if scope == "leaf" and hints.su_size > 0 then
-        if per_stage > hints.su_size then
-            return refuse(string.format("--stage-scope=leaf: a stage of %d nodes cannot fit one scalable unit (%d nodes)",
-                per_stage, hints.su_size))
-        end
-        if job_desc.req_switch == nil or job_desc.req_switch == NO_VAL then
-            job_desc.req_switch = stages
-            job_desc.wait4switch = SWITCH_WAIT
-        end
-    elseif scope == "group" and hints.group_size > 0 and per_stage > hints.group_size then
-        return refuse(string.format("--stage-scope=group: a stage of %d nodes cannot fit one group (%d nodes)",
-            per_stage, hints.group_size))
-    end
-    -- --stage-scope=group and the whole job fits one group: a matching-OR constraint over the
-    -- groups (a hard request: the job waits for a group with enough free nodes).
-    if scope == "group" and hints.group_size > 0 and nodes <= hints.group_size and #hints.groups > 1
-        and (job_desc.features == nil or job_desc.features == "") then
-        job_desc.features = "[" .. table.concat(hints.groups, "|") .. "]"
+    if req.segment ~= nil and can_set_segment and unset(segment) then
+        job_desc.segment_size = req.segment -- 26.05+; before that cli_filter.lua has set it
     end
     return slurm.SUCCESS
 end

@@ -12,11 +12,8 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "slurm_compat.hpp"
 #include "spank_compat.hpp"
-
-extern "C" {
-#include <slurm/slurm.h>
-}
 
 namespace {
 struct Host {
@@ -98,13 +95,15 @@ int slurm_load_partitions(time_t, partition_info_msg_t** resp, uint16_t) {
     return -1;
 }
 void slurm_free_partition_info_msg(partition_info_msg_t*) {}
-hostlist_t slurm_hostlist_create(const char*) {
+// The handle type differs between releases (slurm_compat.hpp): declared as the headers say.
+using HostlistHandle = switchyard::spank::slurm_compat::HostlistHandle;
+HostlistHandle slurm_hostlist_create(const char*) {
     return nullptr;
 }
-int slurm_hostlist_find(hostlist_t, const char*) {
+int slurm_hostlist_find(HostlistHandle, const char*) {
     return -1;
 }
-void slurm_hostlist_destroy(hostlist_t) {}
+void slurm_hostlist_destroy(HostlistHandle) {}
 void slurm_init_update_node_msg(update_node_msg_t* msg) {
     std::memset(msg, 0, sizeof *msg);
 }

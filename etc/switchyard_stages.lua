@@ -1,0 +1,105 @@
+-- SPDX-License-Identifier: Apache-2.0
+-- Switchyard's placement request for a pipeline job, shared by job_submit.lua (slurmctld) and
+-- cli_filter.lua (sbatch/salloc/srun), Lua 5.1. Pure: it reads the hints table that
+-- `switchyard discover` wrote and the job's numbers, and says what to ask Slurm for, or why
+-- Slurm could never satisfy the request. Install next to job_submit.lua and cli_filter.lua.
+--
+--   request(hints, {stages=, nodes=, scope=, segment=}) -> req, nil | nil, message
+--   req: { segment = N } (topology/block, 24.05+: N nodes per segment, each inside one block),
+--        { switches = N } (topology/tree: at most N leaf switches), { features = "[a|b]" }.
+
+local M = {}
+
+M.SWITCH_WAIT = 60 -- seconds a tree job may wait for its SU count (--switches=N@time)
+
+local function fmt(...) return string.format(...) end
+
+--- The hints table discover wrote, or the empty hints and why it could not be read.
+function M.load_hints(path)
+    local ok, loaded = pcall(dofile, path)
+    if ok and type(loaded) == "table" then
+        loaded.topology = loaded.topology or "tree"
+        return loaded, nil
+    end
+    return { topology = "tree", su_size = 0, group_size = 0, groups = {}, block_size = 0,
+             group_block_size = 0 }, tostring(loaded)
+end
+
+local function block_request(hints, job, per_stage)
+    local base = hints.block_size or 0
+    local group_block = hints.group_block_size or 0
+    local seg = job.segment
+    if seg ~= nil and seg > 0 then
+        if base > 0 and seg > base then
+            return nil, fmt("--segment=%d is larger than a block (%d nodes): Slurm can never place it; drop --segment (switchyard asks for --segment=%d)",
+                seg, base, per_stage <= base and per_stage or base)
+        end
+        if per_stage % seg ~= 0 then
+            return nil, fmt("--segment=%d does not make whole stages of %d nodes (-N%d --pipeline-stages=%d); drop --segment or give a divisor of %d",
+                seg, per_stage, job.nodes, job.stages, per_stage)
+        end
+        return {}, nil -- the user's segments make whole stages: keep them
+    end
+    if base == 0 then return {}, nil end
+    if per_stage <= base then
+        return { segment = per_stage }, nil
+    end
+    if job.scope == "leaf" then
+        local fewer = math.ceil(job.nodes / base)
+        while job.nodes % fewer ~= 0 do fewer = fewer + 1 end
+        return nil, fmt("--stage-scope=leaf: a stage of %d nodes cannot fit one block (scalable unit of %d nodes); use --pipeline-stages=%d or more, or --stage-scope=group",
+            per_stage, base, fewer)
+    end
+    if job.scope == "group" and hints.group_size > 0 and per_stage > hints.group_size then
+        return nil, fmt("--stage-scope=group: a stage of %d nodes cannot fit one group (%d nodes)",
+            per_stage, hints.group_size)
+    end
+    -- A stage larger than a block: --segment cannot be larger than a base block (Slurm's rule),
+    -- but a job of at most one aggregated block is placed inside one by the block plugin itself.
+    return {}, nil
+end
+
+local function tree_request(hints, job, per_stage)
+    if job.scope == "leaf" and hints.su_size > 0 then
+        if per_stage > hints.su_size then
+            return nil, fmt("--stage-scope=leaf: a stage of %d nodes cannot fit one scalable unit (%d nodes)",
+                per_stage, hints.su_size)
+        end
+        return { switches = job.stages }, nil
+    end
+    if job.scope == "group" and hints.group_size > 0 then
+        if per_stage > hints.group_size then
+            return nil, fmt("--stage-scope=group: a stage of %d nodes cannot fit one group (%d nodes)",
+                per_stage, hints.group_size)
+        end
+        -- The whole job fits one group: a matching-OR constraint over the groups (a hard
+        -- request: the job waits for a group with enough free nodes).
+        if job.nodes <= hints.group_size and #hints.groups > 1 then
+            return { features = "[" .. table.concat(hints.groups, "|") .. "]" }, nil
+        end
+    end
+    return {}, nil
+end
+
+--- What to ask Slurm for. job.stages and job.nodes are numbers (nodes may be nil: decided
+--- later), job.scope "leaf"|"group"|"any", job.segment the user's own --segment or nil.
+function M.request(hints, job)
+    if job.stages == nil or job.stages < 1 or job.stages ~= math.floor(job.stages) then
+        return nil, fmt("--pipeline-stages=%s: expected a whole number of stages", tostring(job.stages_text or job.stages))
+    end
+    if job.nodes == nil or job.nodes == 0 then
+        return {}, nil -- node count decided later; the plugin checks at step launch
+    end
+    if job.nodes % job.stages ~= 0 then
+        return nil, fmt("--pipeline-stages=%d needs a node count it divides; -N%d gives stages of %.2f nodes (try -N%d or -N%d)",
+            job.stages, job.nodes, job.nodes / job.stages,
+            math.floor(job.nodes / job.stages) * job.stages, math.ceil(job.nodes / job.stages) * job.stages)
+    end
+    local per_stage = job.nodes / job.stages
+    if hints.topology == "block" then
+        return block_request(hints, job, per_stage)
+    end
+    return tree_request(hints, job, per_stage)
+end
+
+return M

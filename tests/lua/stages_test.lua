@@ -1,0 +1,90 @@
+-- SPDX-License-Identifier: Apache-2.0
+-- Table tests of etc/switchyard_stages.lua (the Lua filters' shared decision), run by the
+-- stand-alone lua5.1 interpreter that Slurm's Lua plugins embed. Prints "N passed, M failed".
+--   lua5.1 stages_test.lua ETC_DIR
+local etc = assert(arg[1], "usage: stages_test.lua ETC_DIR")
+local lib = dofile(etc .. "/switchyard_stages.lua")
+
+-- The dfp16 fabric (2 groups x 2 SUs x 4 hosts), as discover writes its hints.
+local tree = { topology = "tree", su_size = 4, group_size = 8, groups = { "grp_g1", "grp_g2" },
+               block_size = 4, group_block_size = 8 }
+local block = { topology = "block", su_size = 4, group_size = 8, groups = { "grp_g1", "grp_g2" },
+                block_size = 4, group_block_size = 8 }
+
+local cases = {
+    -- name, hints, job, expected request (table) or expected message fragment (string)
+    { "tree leaf: --switches=stages", tree, { stages = 2, nodes = 8, scope = "leaf" }, { switches = 2 } },
+    { "tree leaf: stage larger than an SU", tree, { stages = 1, nodes = 8, scope = "leaf" },
+      "a stage of 8 nodes cannot fit one scalable unit (4 nodes)" },
+    { "tree group: whole job in one group", tree, { stages = 2, nodes = 8, scope = "group" },
+      { features = "[grp_g1|grp_g2]" } },
+    { "tree group: job larger than a group", tree, { stages = 4, nodes = 16, scope = "group" }, {} },
+    { "tree group: stage larger than a group", tree, { stages = 1, nodes = 16, scope = "group" },
+      "a stage of 16 nodes cannot fit one group (8 nodes)" },
+    { "tree any: nothing asked", tree, { stages = 2, nodes = 8, scope = "any" }, {} },
+    { "indivisible node count", tree, { stages = 2, nodes = 7, scope = "any" },
+      "-N7 gives stages of 3.50 nodes (try -N6 or -N8)" },
+    { "indivisible on block too", block, { stages = 3, nodes = 8, scope = "leaf" },
+      "--pipeline-stages=3 needs a node count it divides" },
+    { "not a number of stages", block, { stages = nil, stages_text = "two", nodes = 8 },
+      "--pipeline-stages=two: expected a whole number of stages" },
+    { "zero stages", block, { stages = 0, nodes = 8 }, "expected a whole number of stages" },
+    { "node count not known yet", block, { stages = 2, scope = "leaf" }, {} },
+    { "block: default scope gets segments", block, { stages = 2, nodes = 8, scope = "any" }, { segment = 4 } },
+    { "block leaf: segment = nodes per stage", block, { stages = 4, nodes = 8, scope = "leaf" }, { segment = 2 } },
+    { "block group: small stages inside SUs", block, { stages = 4, nodes = 16, scope = "group" }, { segment = 4 } },
+    { "block leaf: stage larger than a block", block, { stages = 2, nodes = 16, scope = "leaf" },
+      "a stage of 8 nodes cannot fit one block (scalable unit of 4 nodes); use --pipeline-stages=4 or more" },
+    { "block any: stage larger than a block, no segment", block, { stages = 2, nodes = 16, scope = "any" }, {} },
+    { "block group: stage of one group, no segment", block, { stages = 1, nodes = 8, scope = "group" }, {} },
+    { "block group: stage larger than a group", block, { stages = 1, nodes = 16, scope = "group" },
+      "a stage of 16 nodes cannot fit one group (8 nodes)" },
+    { "block: user's segment equal to a stage", block, { stages = 2, nodes = 8, scope = "leaf", segment = 4 }, {} },
+    { "block: user's segment makes whole stages", block, { stages = 2, nodes = 8, scope = "leaf", segment = 2 }, {} },
+    { "block: user's segment splits a stage", block, { stages = 2, nodes = 12, scope = "any", segment = 4 },
+      "--segment=4 does not make whole stages of 6 nodes (-N12 --pipeline-stages=2); drop --segment or give a divisor of 6" },
+    { "block: user's segment larger than a block", block, { stages = 1, nodes = 8, scope = "any", segment = 8 },
+      "--segment=8 is larger than a block (4 nodes): Slurm can never place it" },
+    { "block without sizes: nothing asked", { topology = "block", su_size = 0, group_size = 0, groups = {} },
+      { stages = 2, nodes = 8, scope = "leaf" }, {} },
+}
+
+local function same(a, b)
+    for k, v in pairs(a) do if b[k] ~= v then return false end end
+    for k, v in pairs(b) do if a[k] ~= v then return false end end
+    return true
+end
+
+local function show(t)
+    if type(t) ~= "table" then return tostring(t) end
+    local parts = {}
+    for k, v in pairs(t) do table.insert(parts, k .. "=" .. tostring(v)) end
+    table.sort(parts)
+    return "{" .. table.concat(parts, ",") .. "}"
+end
+
+local passed, failed = 0, 0
+for _, c in ipairs(cases) do
+    local name, hints, job, want = c[1], c[2], c[3], c[4]
+    local req, err = lib.request(hints, job)
+    local ok
+    if type(want) == "string" then
+        ok = req == nil and err ~= nil and string.find(err, want, 1, true) ~= nil
+    else
+        ok = req ~= nil and same(req, want)
+    end
+    if ok then
+        passed = passed + 1
+    else
+        failed = failed + 1
+        print(string.format("FAIL %s: got %s / %s, want %s", name, show(req), tostring(err), show(want)))
+    end
+end
+
+-- Hints that cannot be read: the empty tree hints and the reason.
+local h, why = lib.load_hints("/nonexistent/switchyard-hints.lua")
+if h.topology == "tree" and h.su_size == 0 and why ~= nil then passed = passed + 1 else
+    failed = failed + 1; print("FAIL load_hints of a missing file") end
+
+print(string.format("%d passed, %d failed", passed, failed))
+os.exit(failed == 0 and 0 or 1)
