@@ -20,6 +20,11 @@ rc=$?
 # Outputs name the scratch directory as @OUT@, so expectations do not depend on mktemp, and the
 # Slurm release of the build (SWITCHYARD_SLURM_RELEASE) as @SLURM@: one expectation per release.
 sed -i "s|$scratch|@OUT@|g; s|$real|@REAL@|g" "$out" "$err"
+# CLI11 2.3 (Debian 12) ends --help with a blank line, 2.4 (Debian 13) does not: trailing blank
+# lines are not part of any expectation.
+sed -i -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$out" "$err"
+# hwloc names its own version when it maps a newer XML (2.9 on Debian 12, 2.12 on Debian 13).
+sed -i -E "s/read by hwloc [0-9]+\.[0-9]+\.[0-9]+/read by hwloc @HWLOC@/g" "$out" "$err"
 if [ -n "${SWITCHYARD_SLURM_RELEASE:-}" ]; then
   sed -i "s|built for Slurm $SWITCHYARD_SLURM_RELEASE)|built for Slurm @SLURM@)|g" "$out" "$err"
 fi

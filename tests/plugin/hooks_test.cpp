@@ -18,7 +18,13 @@ TEST_CASE("hooks: init registers the five options in every context", "[hooks]") 
         CHECK(hooks::init(api, log, {"config=/etc/slurm/switchyard.yaml"}) == 0);
         CHECK(api.registered == std::vector<std::string>{"pipeline-stages", "stage-scope",
                                                          "rank-order", "nccl-env", "topo-report"});
-        CHECK(log.lines.empty());
+        if (ctx == Context::Slurmd) {  // slurmd says once which build it loaded, for which Slurm
+            REQUIRE(log.lines.size() == 1);
+            CHECK(log.contains(Level::Info, "switchyard " SWITCHYARD_VERSION_STRING
+                                            " loaded (built for Slurm " SWITCHYARD_SLURM_RELEASE ")"));
+        } else {
+            CHECK(log.lines.empty());
+        }
     }
 }
 
