@@ -64,7 +64,8 @@ string(CONCAT CPACK_DEBIAN_PLUGIN_DESCRIPTION
     "sbatch and salloc; sets stage, rank and NCCL variables in each task; drains nodes that fail "
     "their health checks in the job prolog. Link "
     "/usr/share/switchyard/plugstack.conf.d/switchyard.conf into /etc/slurm/plugstack.conf.d/.")
-# A SPANK plugin is tied to the Slurm release it was built against (22.05 here).
+# A SPANK plugin is tied to the Slurm release it was built against (SwitchyardSlurm.cmake):
+# 22.05 on Debian 12, 24.11 when built in the Debian 13 root.
 set(CPACK_DEBIAN_PLUGIN_PACKAGE_DEPENDS
-    "switchyard (= ${PROJECT_VERSION}), slurm-wlm-basic-plugins (>= 22.05), slurm-wlm-basic-plugins (<< 22.06)")
+    "switchyard (= ${PROJECT_VERSION}), slurm-wlm-basic-plugins (>= ${SWITCHYARD_SLURM_RELEASE}), slurm-wlm-basic-plugins (<< ${SWITCHYARD_SLURM_NEXT})")
 include(CPack)

@@ -28,6 +28,9 @@ if(SLURM_INCLUDE_DIR AND EXISTS "${SLURM_INCLUDE_DIR}/slurm/slurm_version.h")
         set(SWITCHYARD_SLURM_VERSION "${_sy_major}.${_sy_minor}.${_sy_micro}")
         # The next release series, for the package's "<< " dependency (22.05 → 22.06).
         math(EXPR _sy_next "${_sy_minor} + 1")
+        if(_sy_next LESS 10)
+            set(_sy_next "0${_sy_next}")
+        endif()
         set(SWITCHYARD_SLURM_NEXT "${_sy_major}.${_sy_next}")
     else()
         message(WARNING "switchyard: cannot read SLURM_VERSION_NUMBER in "

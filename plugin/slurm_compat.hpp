@@ -38,6 +38,19 @@ inline bool hostlist_contains(const char* ranged, const char* host) {
     return hl != nullptr && slurm_hostlist_find(hl.get(), host) >= 0;
 }
 
+/// Readies libslurm's API in the process the plugin runs in, once. Slurm 24.11's SPANK prolog
+/// process (`slurmstepd spank prolog`) has not loaded the hash and auth plugins, and the first
+/// RPC there ends the process with fatal("No hash plugins loaded. Was slurm_init() called...?"):
+/// the prolog dies before the gate can drain with its own reason. slurm_init exists since 22.05;
+/// where the configuration and plugins are loaded already it only confirms them.
+inline void ensure_api() {
+    static const bool done = [] {
+        slurm_init(nullptr);
+        return true;
+    }();
+    (void)done;
+}
+
 /// The release series this build is for ("24.11"), from the headers it was compiled against.
 inline constexpr unsigned kMajor = SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER);
 inline constexpr unsigned kMinor = SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER);

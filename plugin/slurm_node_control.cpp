@@ -15,6 +15,7 @@ namespace {
 class SlurmNodeControl final : public NodeControl {
 public:
     Result<std::string> reason(const std::string& node) override {
+        slurm_compat::ensure_api();
         node_info_msg_t* msg = nullptr;
         std::string name = node;
         if (slurm_load_node_single(&msg, name.data(), SHOW_ALL) != SLURM_SUCCESS ||
@@ -31,6 +32,7 @@ public:
     }
 
     Result<unsigned> partition_size(const std::string& node) override {
+        slurm_compat::ensure_api();
         // node_info_t.partitions is only filled by clients that join the two tables, so the
         // membership is read from each partition's node list.
         partition_info_msg_t* msg = nullptr;
@@ -53,6 +55,7 @@ public:
     }
 
     Result<unsigned> recent_owned_drains(double window_s, double now) override {
+        slurm_compat::ensure_api();
         node_info_msg_t* msg = nullptr;
         if (slurm_load_node(0, &msg, SHOW_ALL) != SLURM_SUCCESS || msg == nullptr) {
             return fail(Error::io("cannot read nodes from slurmctld: " +
@@ -72,6 +75,7 @@ public:
     }
 
     Result<void> drain(const std::string& node, const std::string& reason) override {
+        slurm_compat::ensure_api();
         update_node_msg_t msg;
         slurm_init_update_node_msg(&msg);
         std::string names = node;

@@ -85,7 +85,8 @@ case $case_name in
     bad=$run/etc-bad
     mkdir -p "$bad"
     sed "s|^PlugStackConfig=.*|PlugStackConfig=$bad/plugstack.conf|" "$SLURM_CONF" > "$bad/slurm.conf"
-    cp "$run/etc/cgroup.conf" "$run/etc/topology.conf" "$bad/"
+    # Everything slurm.conf names sits next to it (24.11's srun stops when cli_filter.lua is missing).
+    (cd "$run/etc" && cp $(ls | grep -vx -e plugstack.conf -e slurm.conf) "$bad/")
     plugin=$(awk '{print $2}' "$run/etc/plugstack.conf")
     echo "required $plugin config=/etc/slurm/switchyard.yaml colour=blue" > "$bad/plugstack.conf"
     run_capture env SLURM_CONF="$bad/slurm.conf" srun -N1 true

@@ -12,19 +12,24 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../integration/lib/assert.sh"
 
 cd "$src" || exit 1
-# A build of its own (RelWithDebInfo, prefix /usr), incremental after the first run.
+# The release the build is for (22.05 on Debian 12, 24.11 in the Debian 13 root) and the next one.
+release=${SWITCHYARD_SLURM_RELEASE:?SWITCHYARD_SLURM_RELEASE is not set}
+next="${release%.*}.$(printf '%02d' $((10#${release#*.} + 1)))"
+# A build of its own (RelWithDebInfo, prefix /usr) per Slurm release, incremental after the first run.
 unset CC CXX CFLAGS CXXFLAGS LDFLAGS
-{ cmake --preset package && cmake --build --preset package -j2 && (cd build/package && cpack); } \
-  > "$src/build/package-build.log" 2>&1 || { echo "FAIL: package build; see $src/build/package-build.log"; tail -20 "$src/build/package-build.log"; exit 1; }
-cli=$src/build/package/switchyard_0.1.0_amd64.deb
-plugin=$src/build/package/slurm-spank-switchyard_0.1.0_amd64.deb
-[ -f "$cli" ] && [ -f "$plugin" ] || { echo "FAIL: cpack did not write both packages"; ls "$src/build/package"/*.deb; exit 1; }
+pkg=build/package-$release
+{ cmake --preset package -B "$pkg" && cmake --build "$pkg" -j2 && (cd "$pkg" && cpack); } \
+  > "$src/$pkg.log" 2>&1 || { echo "FAIL: package build; see $src/$pkg.log"; tail -20 "$src/$pkg.log"; exit 1; }
+cli=$src/$pkg/switchyard_0.1.0_amd64.deb
+plugin=$src/$pkg/slurm-spank-switchyard_0.1.0_amd64.deb
+[ -f "$cli" ] && [ -f "$plugin" ] || { echo "FAIL: cpack did not write both packages"; ls "$src/$pkg"/*.deb; exit 1; }
 echo "ok: built $(basename "$cli") and $(basename "$plugin")"
 
 out=$(dpkg-deb -f "$plugin" Depends)
-expect_contains "$out" "slurm-wlm-basic-plugins (>= 22.05), slurm-wlm-basic-plugins (<< 22.06)" "the plugin depends on the Slurm release it was built for"
+expect_contains "$out" "slurm-wlm-basic-plugins (>= $release), slurm-wlm-basic-plugins (<< $next)" \
+  "the plugin depends on the Slurm release it was built for ($release)"
 expect_contains "$out" "switchyard (= 0.1.0)" "and on the CLI of the same version"
-expect_contains "$out" "libyaml-cpp0.7" "shared-library dependencies come from dpkg-shlibdeps"
+expect_contains "$out" "libyaml-cpp0." "shared-library dependencies come from dpkg-shlibdeps"
 files=$(dpkg-deb -c "$plugin"; dpkg-deb -c "$cli")
 for f in ./usr/lib/x86_64-linux-gnu/slurm-wlm/spank_switchyard.so ./usr/share/switchyard/plugstack.conf.d/switchyard.conf \
          ./usr/bin/switchyard ./usr/share/man/man1/switchyard.1.gz ./usr/share/man/man5/switchyard.yaml.5.gz \
@@ -33,7 +38,7 @@ for f in ./usr/lib/x86_64-linux-gnu/slurm-wlm/spank_switchyard.so ./usr/share/sw
   expect_contains "$files" "$f" "packaged: $f"
 done
 run_capture apt-get -s install "$cli" "$plugin"
-expect_rc 0 "apt resolves the packages' dependencies on Debian 12"
+expect_rc 0 "apt resolves the packages' dependencies on this Debian ($(cat /etc/debian_version))"
 
 root=$(mktemp -d /tmp/switchyard-pkgroot.XXXXXX)
 chmod 755 "$root"
@@ -58,6 +63,8 @@ printf 'version: 1\n' > "$root/switchyard.yaml"
   > "$root/cluster.log" 2>&1 || { echo "FAIL: cluster with the packaged plugin did not start"; cat "$root/cluster.log"; exit 1; }
 use_cluster "$run"
 expect_contains "$(cat "$run/etc/plugstack.conf")" "$so" "slurm loads the plugin from the installed path"
+expect_contains "$(cat "$run"/log/slurmd-node001.log)" "switchyard 0.1.0 loaded (built for Slurm $release)" \
+  "slurmd logs the packaged build and its Slurm release"
 run_capture srun --help
 expect_contains "$out" "--pipeline-stages" "srun lists the packaged plugin's options"
 run_capture srun -N2 --pipeline-stages=2 bash -c 'echo "$SWITCHYARD_STAGES $SWITCHYARD_VERSION"'

@@ -104,6 +104,7 @@ int slurm_hostlist_find(HostlistHandle, const char*) {
     return -1;
 }
 void slurm_hostlist_destroy(HostlistHandle) {}
+void slurm_init(const char*) {}
 void slurm_init_update_node_msg(update_node_msg_t* msg) {
     std::memset(msg, 0, sizeof *msg);
 }
