@@ -15,11 +15,6 @@ cli=${5:?}
 use_cluster "$run"
 
 reason_of() { scontrol show node "$1" | sed -n 's/^ *Reason=\(.*\) \[.*$/\1/p'; }
-wait_for() {  # wait_for SECONDS COMMAND... until it succeeds
-  local t=$1; shift
-  for _ in $(seq $((t * 10))); do "$@" && return 0; sleep 0.1; done
-  return 1
-}
 drained() { scontrol show node "$1" | grep -qE 'State=[A-Z+]*DRAIN'; }
 
 case $case_name in

@@ -49,6 +49,12 @@ finish() {
   echo "all checks passed"
 }
 
+wait_for() {  # wait_for SECONDS COMMAND... until it succeeds
+  local t=$1; shift
+  for _ in $(seq $((t * 10))); do "$@" && return 0; sleep 0.1; done
+  return 1
+}
+
 # use_cluster RUN — talk to the cluster the slurm16 fixture started in RUN, from its scratch dir
 # (a crashing task drops its core file there).
 use_cluster() {
