@@ -87,7 +87,8 @@ void print_summary(const topo::Classification& c, const std::string& source) {
     }
     std::cout << "block topology: BlockSizes=" << blocks.base;
     if (blocks.group > 0) {
-        std::cout << "," << blocks.group << " (a base block is one SU, an aggregated block one group)";
+        std::cout << "," << blocks.group
+                  << " (a base block is one SU, an aggregated block one group)";
     } else {
         std::cout << " (a base block is one SU)";
     }

@@ -26,7 +26,8 @@ inline constexpr std::string_view kEnvNcclSet = "SWITCHYARD_NCCL_SET";
 
 /// Logged by slurmd when it loads the plugin: the build and the Slurm release it is for.
 inline constexpr std::string_view kLoadedLine =
-    "switchyard " SWITCHYARD_VERSION_STRING " loaded (built for Slurm " SWITCHYARD_SLURM_RELEASE ")";
+    "switchyard " SWITCHYARD_VERSION_STRING " loaded (built for Slurm " SWITCHYARD_SLURM_RELEASE
+    ")";
 
 /// setenv without overwrite: a value the user set is kept and the kept value logged.
 [[nodiscard]] Result<void> export_var(SpankApi& api,

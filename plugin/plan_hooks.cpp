@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <regex>
+#include <vector>
 
 #include "hooks.hpp"
 #include "plugin_state.hpp"
@@ -17,7 +18,58 @@ bool uniform_tasks(const std::optional<std::string>& layout) {
     return !layout || std::regex_match(*layout, kUniform);
 }
 
+/// The node's SU from the map, checked against (or, without a map entry, taken from) Slurm's leaf.
+void resolve_su(SpankApi& api, Logger& log, const std::string& host) {
+    auto& st = plugin_state();
+    const auto addr = api.getenv("SLURM_TOPOLOGY_ADDR");
+    const auto pattern = api.getenv("SLURM_TOPOLOGY_ADDR_PATTERN");
+    const auto leaf = addr && pattern ? slurm_leaf(*addr, *pattern) : std::nullopt;
+    if (!leaf) {
+        return;
+    }
+    if (st.su.empty()) {
+        st.su = *leaf;
+    } else if (*leaf != st.su) {
+        log.warning(Component::Plugin,
+                    "Slurm places " + host + " under '" + *leaf + "' (SLURM_TOPOLOGY_ADDR=" +
+                        *addr + ") but the fabric map puts it in SU '" + st.su +
+                        "': the map and Slurm's topology file come from different discover "
+                        "runs; the plan follows the map — rerun switchyard discover and install "
+                        "both");
+    }
+}
+
 }  // namespace
+
+std::optional<std::string> slurm_leaf(std::string_view addr, std::string_view pattern) {
+    std::vector<std::string_view> levels;
+    for (std::size_t start = 0;;) {
+        const auto dot = pattern.find('.', start);
+        levels.push_back(pattern.substr(start, dot - start));
+        if (dot == std::string_view::npos) {
+            break;
+        }
+        start = dot + 1;
+    }
+    if (levels.size() < 2 || levels.back() != "node") {
+        return std::nullopt;
+    }
+    // The first levels.size()-1 dot-separated fields are switches or blocks; the rest the node.
+    std::string_view rest = addr;
+    std::string_view leaf;
+    for (std::size_t i = 0; i + 1 < levels.size(); ++i) {
+        const auto dot = rest.find('.');
+        if (dot == std::string_view::npos || dot == 0) {
+            return std::nullopt;
+        }
+        leaf = rest.substr(0, dot);
+        rest.remove_prefix(dot + 1);
+    }
+    if (rest.empty()) {
+        return std::nullopt;
+    }
+    return std::string(leaf);
+}
 
 void prepare_plan(SpankApi& api,
                   Logger& log,
@@ -43,6 +95,7 @@ void prepare_plan(SpankApi& api,
             st.group = map->groups[map->sus[h->su].group].name;
         }
     }
+    resolve_su(api, log, job.this_host);
     if (opts.topo_report && api.node_index() == 0) {
         log.log(Level::Notice, Component::Plugin, policy::format_plan(*plan));
     }

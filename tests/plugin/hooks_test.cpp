@@ -20,8 +20,9 @@ TEST_CASE("hooks: init registers the five options in every context", "[hooks]") 
                                                          "rank-order", "nccl-env", "topo-report"});
         if (ctx == Context::Slurmd) {  // slurmd says once which build it loaded, for which Slurm
             REQUIRE(log.lines.size() == 1);
-            CHECK(log.contains(Level::Info, "switchyard " SWITCHYARD_VERSION_STRING
-                                            " loaded (built for Slurm " SWITCHYARD_SLURM_RELEASE ")"));
+            CHECK(log.contains(Level::Info,
+                               "switchyard " SWITCHYARD_VERSION_STRING
+                               " loaded (built for Slurm " SWITCHYARD_SLURM_RELEASE ")"));
         } else {
             CHECK(log.lines.empty());
         }

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The stage plan in the plugin: per-task stage and rank variables, errors that fail tasks.
+#include "plan_hooks.hpp"
+
+#include <optional>
+#include <string>
+
 #include "catch.hpp"
 #include "fake_spank_api.hpp"
 #include "hooks.hpp"
@@ -88,5 +93,40 @@ TEST_CASE("plan hooks: uneven tasks per node are refused", "[plan-hooks]") {
     REQUIRE(hooks::user_init(api, log, {}) == 0);
     CHECK(hooks::task_init(api, log, {}) == -1);
     CHECK(log.contains(Level::Error, "same number of tasks on every node (got 2(x3),1)"));
+    release_plugin_state();
+}
+
+TEST_CASE("plan hooks: Slurm's leaf from SLURM_TOPOLOGY_ADDR", "[plan-hooks]") {
+    struct Case {
+        const char* addr;
+        const char* pattern;
+        std::optional<std::string> leaf;
+    };
+    const Case cases[] = {
+        {"b3.node009", "block.node", "b3"},                           // topology/block
+        {"root.g1.su2.node009", "switch.switch.switch.node", "su2"},  // topology/tree
+        {"su2.node009.cluster.local", "switch.node", "su2"},          // a node name with dots
+        {"node009", "node", std::nullopt},                            // no topology
+        {"b3", "block.node", std::nullopt},                           // no node part
+        {"b3.", "block.node", std::nullopt},
+        {".node009", "block.node", std::nullopt},
+        {"b3.node009", "block.host", std::nullopt},            // not a pattern we know
+        {"root.node009", "switch.switch.node", std::nullopt},  // fewer levels than the pattern
+    };
+    for (const auto& c : cases) {
+        INFO(c.addr << " / " << c.pattern);
+        CHECK(slurm_leaf(c.addr, c.pattern) == c.leaf);
+    }
+}
+
+TEST_CASE("plan hooks: without a map entry the SU is Slurm's block", "[plan-hooks]") {
+    auto api = step("n3", 0);
+    api.env["SLURM_TOPOLOGY_ADDR"] = "b2.n3";
+    api.env["SLURM_TOPOLOGY_ADDR_PATTERN"] = "block.node";
+    CapturingLogger log;
+    REQUIRE(hooks::user_init(api, log, {}) == 0);
+    REQUIRE(hooks::task_init(api, log, {}) == 0);
+    CHECK(api.env.at("SWITCHYARD_SU") == "b2");
+    CHECK(api.env.at("SWITCHYARD_GROUP") == "unknown");
     release_plugin_state();
 }

@@ -90,11 +90,11 @@ BlockLayout block_layout(const FabricMap& map) {
         for (const auto& g : map.groups) {
             counts += (counts.empty() ? "" : ", ") + std::to_string(g.sus.size());
         }
-        const std::string why =
-            smallest != largest ? "the SUs differ in size"
-            : !same             ? "groups hold " + counts + " SUs"
-                                : "every group holds " + std::to_string(per_group) + " SU" +
-                          (per_group == 1 ? "" : "s") + ", not a power of two of at least 2";
+        const std::string why = smallest != largest ? "the SUs differ in size"
+                                : !same             ? "groups hold " + counts + " SUs"
+                                        : "every group holds " + std::to_string(per_group) + " SU" +
+                                              (per_group == 1 ? "" : "s") +
+                                              ", not a power of two of at least 2";
         out.notes.push_back(why +
                             ": Slurm aggregates 2^k consecutive blocks, aligned, so an aggregated "
                             "block would not be one group; BlockSizes has the SU level only "
