@@ -39,15 +39,23 @@ std::string scontrol_problem(const ProcessRun& r) {
 }
 
 /// The node's drain/down reason as `scontrol show node` prints it, without the "[user@time]"
-/// suffix; "" when it has none.
+/// suffix; "" when it has none or Slurm does not hold the node (State= without DRAIN, DOWN or
+/// FAIL): Slurm 24.11 keeps the last reason after a resume, and that one is no reason.
 Result<std::string> slurm_reason(const std::string& node) {
     const auto r = run_process({"scontrol", "show", "node", node}, 15);
     if (r.exit_code != 0) {
         return fail(Error::io("scontrol show node " + node + ": " + scontrol_problem(r)));
     }
+    bool held = false;
     for (auto line : split(r.output, '\n')) {
         line = trim(line);
-        if (!line.starts_with("Reason=")) {
+        if (line.starts_with("State=")) {
+            const auto state = line.substr(6, line.find(' ') - 6);
+            held = state.find("DRAIN") != std::string_view::npos ||
+                   state.find("DOWN") != std::string_view::npos ||
+                   state.find("FAIL") != std::string_view::npos;
+        }
+        if (!line.starts_with("Reason=") || !held) {
             continue;
         }
         auto reason = line.substr(7);

@@ -18,11 +18,13 @@ inline constexpr std::string_view kOwnedReasonPrefix = "switchyard:";
 class NodeControl {
 public:
     virtual ~NodeControl() = default;
-    /// The node's current drain/down reason ("" when none).
+    /// The node's drain/down reason while Slurm holds it out of service ("" otherwise: a
+    /// resumed node's leftover reason is no reason).
     [[nodiscard]] virtual Result<std::string> reason(const std::string& node) = 0;
     /// Nodes in the smallest partition holding `node` (the breaker's percent base); 0 = unknown.
     [[nodiscard]] virtual Result<unsigned> partition_size(const std::string& node) = 0;
-    /// Nodes drained with an owned ("switchyard:") reason set within the last `window_s`.
+    /// Nodes held out of service now with an owned ("switchyard:") reason set within the last
+    /// `window_s`.
     [[nodiscard]] virtual Result<unsigned> recent_owned_drains(double window_s, double now) = 0;
     /// Drains the node with `reason` (an owned "switchyard: ..." text).
     [[nodiscard]] virtual Result<void> drain(const std::string& node,

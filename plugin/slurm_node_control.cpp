@@ -12,6 +12,14 @@
 namespace switchyard::spank {
 namespace {
 
+/// Whether Slurm holds the node out of service: drained or draining, down, or failing. Its reason
+/// only means something then — Slurm 24.11 keeps a node's last reason after it is resumed
+/// (22.05 cleared it), and a stale reason must neither protect a node nor count as a drain.
+bool held(const node_info_t& n) {
+    return (n.node_state & NODE_STATE_DRAIN) != 0 || (n.node_state & NODE_STATE_FAIL) != 0 ||
+           (n.node_state & NODE_STATE_BASE) == NODE_STATE_DOWN;
+}
+
 class SlurmNodeControl final : public NodeControl {
 public:
     Result<std::string> reason(const std::string& node) override {
@@ -24,7 +32,8 @@ public:
                                   " from slurmctld: " + slurm_strerror(errno)));
         }
         std::string out;
-        if (msg->record_count > 0 && msg->node_array[0].reason != nullptr) {
+        if (msg->record_count > 0 && msg->node_array[0].reason != nullptr &&
+            held(msg->node_array[0])) {
             out = msg->node_array[0].reason;
         }
         slurm_free_node_info_msg(msg);
@@ -64,7 +73,7 @@ public:
         unsigned n = 0;
         for (uint32_t i = 0; i < msg->record_count; ++i) {
             const auto& node = msg->node_array[i];
-            if (node.reason != nullptr &&
+            if (node.reason != nullptr && held(node) &&
                 std::string_view(node.reason).starts_with(kOwnedReasonPrefix) &&
                 now - static_cast<double>(node.reason_time) <= window_s) {
                 ++n;

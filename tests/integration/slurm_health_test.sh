@@ -115,6 +115,30 @@ case $case_name in
     : > "$breaker"
     for n in $(seq -f 'node%03g' 1 4); do scontrol update nodename="$n" state=resume 2>/dev/null; done
     ;;
+  stale-reason-ignored)
+    # Slurm 24.11 keeps a node's last reason after it is resumed (22.05 clears it). A leftover
+    # reason is no reason: it neither protects a failing node from the gate nor makes --resume
+    # act, and resumed nodes do not count against the breaker.
+    : > "$breaker"
+    scontrol update nodename=node005 state=drain reason="admin: old note"
+    scontrol update nodename=node005 state=resume
+    echo "node005 after resume: $(scontrol show node node005 | grep -oE 'State=[^ ]+|Reason=.*' | paste -sd' ')"
+    run_capture sbatch --parsable -w node005 -N1 --exclusive -o /dev/null --wrap true
+    jid=$out
+    rc=0; wait_for 30 drained node005 || rc=$?
+    expect_rc 0 "node005 (still broken, leftover reason 'admin: old note') is drained by the gate"
+    expect_contains "$(reason_of node005)" "switchyard: rdma-ports: 3 of 4 compute ports usable" \
+      "with its own reason"
+    scancel "$jid" 2>/dev/null
+    scontrol update nodename=node011 state=drain reason="admin: cable swap"
+    scontrol update nodename=node011 state=resume
+    run_capture "$cli" health --policy "$policy" --host node011 --resume
+    expect_rc 0 "node011 passes its checks"
+    expect_not_contains "$err" "not resuming" "a resumed node's leftover reason is not a hold"
+    expect_not_contains "$err" "resumed node011" "and there is nothing to resume"
+    scontrol update nodename=node005 state=resume
+    : > "$breaker"
+    ;;
   *)
     echo "unknown case '$case_name'"; exit 2 ;;
 esac
