@@ -91,17 +91,22 @@ print(d["facts"][w]["stages_in_one_su"], "%.3f" % (d["cost"][w]*1e3))' "$2"
     echo $((n > 2 ? 2 : n))
   }
   : > "$rows"
-  local i held jid sy_nodes sy_wait pl_nodes pl_wait su_s ms_s best su_p ms_p
+  local i held node sy_nodes sy_wait pl_nodes pl_wait su_s ms_s best su_p ms_p
+  local -a jids
   for i in "${!NAMES[@]}"; do
     held=${PATTERNS[$i]}
-    jid=""
-    if [ -n "$held" ]; then
-      jid=$(sbatch --parsable -N"$(tr ',' '\n' <<<"$held" | wc -l)" -w "$held" --exclusive -o /dev/null --wrap 'sleep 300')
-      for _ in $(seq 50); do [ "$(squeue -h -j "$jid" -o %T)" = RUNNING ] && break; sleep 0.1; done
-    fi
+    # One holding job per node: on a block topology a job's nodes must share a block.
+    jids=()
+    for node in $(tr ',' ' ' <<<"$held"); do
+      jids+=("$(sbatch --parsable -N1 -w "$node" --exclusive -o /dev/null --wrap 'sleep 300')")
+    done
+    for _ in $(seq 50); do [ -z "$(squeue -h -t PENDING)" ] && break; sleep 0.1; done
     read -r sy_nodes sy_wait <<<"$(alloc --pipeline-stages=2)"
     read -r pl_nodes pl_wait <<<"$(alloc)"
-    [ -n "$jid" ] && scancel "$jid" && sleep 0.5
+    if [ "${#jids[@]}" -gt 0 ]; then
+      scancel "${jids[@]}"
+      for _ in $(seq 50); do [ -z "$(squeue -h)" ] && break; sleep 0.1; done
+    fi
     read -r su_s ms_s <<<"$(facts "$sy_nodes" plan)"
     read -r su_p ms_p <<<"$(facts "$pl_nodes" slurm)"
     best=$(best_possible "$held")
