@@ -2,8 +2,13 @@
 // The stage plan in the plugin: per-task stage and rank variables, errors that fail tasks.
 #include "plan_hooks.hpp"
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "catch.hpp"
 #include "fake_spank_api.hpp"
@@ -129,4 +134,34 @@ TEST_CASE("plan hooks: without a map entry the SU is Slurm's block", "[plan-hook
     CHECK(api.env.at("SWITCHYARD_SU") == "b2");
     CHECK(api.env.at("SWITCHYARD_GROUP") == "unknown");
     release_plugin_state();
+}
+
+TEST_CASE("plan hooks: the map's SU is kept and a different Slurm leaf is named", "[plan-hooks]") {
+    // dfp16's map puts node001 in g1-leaf1 (tests/golden/discover/dfp16).
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("switchyard-plan-hooks-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    const auto policy = (dir / "switchyard.yaml").string();
+    std::ofstream(policy) << "version: 1\nfabric:\n  map: " SWITCHYARD_SOURCE_DIR
+                             "/tests/golden/discover/dfp16/fabric.map.expected\n";
+    const std::string config = "config=" + policy;
+    for (const auto& [addr, warned] :
+         {std::pair{"g1-leaf1.node001", false}, std::pair{"b7.node001", true}}) {
+        INFO(addr);
+        auto api = step("node001", 0);
+        api.env["SLURM_STEP_NODELIST"] = "node[001-004]";
+        api.env["SLURM_STEP_TASKS_PER_NODE"] = "2(x4)";
+        api.env["SLURM_TOPOLOGY_ADDR"] = addr;
+        api.env["SLURM_TOPOLOGY_ADDR_PATTERN"] = "block.node";
+        CapturingLogger log;
+        REQUIRE(hooks::user_init(api, log, {config}) == 0);
+        REQUIRE(hooks::task_init(api, log, {config}) == 0);
+        CHECK(api.env.at("SWITCHYARD_SU") == "g1-leaf1");
+        CHECK(api.env.at("SWITCHYARD_GROUP") == "g1");
+        CHECK(log.contains(Level::Warning,
+                           "Slurm places node001 under 'b7' (SLURM_TOPOLOGY_ADDR=b7.node001) but "
+                           "the fabric map puts it in SU 'g1-leaf1'") == warned);
+        release_plugin_state();
+    }
+    std::filesystem::remove_all(dir);
 }
