@@ -3,7 +3,6 @@
 #include "plan_hooks.hpp"
 
 #include <algorithm>
-#include <regex>
 #include <vector>
 
 #include "hooks.hpp"
@@ -13,9 +12,23 @@ namespace switchyard::spank {
 namespace {
 
 /// SLURM_STEP_TASKS_PER_NODE "4(x8)" or "4" means the same count everywhere; "4,3" does not.
+/// Read by hand, not by std::regex: the value comes from the client's environment, and
+/// std::regex recurses per character (100k digits overflowed slurmstepd's stack).
 bool uniform_tasks(const std::optional<std::string>& layout) {
-    static const std::regex kUniform(R"(^\d+(\(x\d+\))?$)");
-    return !layout || std::regex_match(*layout, kUniform);
+    if (!layout) {
+        return true;
+    }
+    std::string_view v = *layout;
+    const auto digits = [](std::string_view d) {
+        return !d.empty() && d.size() <= 10 &&
+               std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    const auto open = v.find('(');
+    if (open == std::string_view::npos) {
+        return digits(v);
+    }
+    return digits(v.substr(0, open)) && v.size() >= open + 4 && v.substr(open, 2) == "(x" &&
+           v.back() == ')' && digits(v.substr(open + 2, v.size() - open - 3));
 }
 
 /// The node's SU from the map, checked against (or, without a map entry, taken from) Slurm's leaf.
@@ -125,9 +138,13 @@ Result<void> export_task_plan(SpankApi& api, Logger& log) {
     const auto index = static_cast<std::uint32_t>(it - plan.order.begin());
     const auto tpn = std::max<std::uint32_t>(1, api.local_task_count());
     if (!uniform_tasks(api.getenv("SLURM_STEP_TASKS_PER_NODE"))) {
+        const auto got = api.getenv("SLURM_STEP_TASKS_PER_NODE").value_or("?");
         return fail(Error::invalid_argument(
             "--pipeline-stages needs the same number of tasks on every node (got " +
-            api.getenv("SLURM_STEP_TASKS_PER_NODE").value_or("?") + ")"));
+            (got.size() > 64
+                 ? got.substr(0, 64) + "... (" + std::to_string(got.size()) + " characters)"
+                 : got) +
+            ")"));
     }
     const auto k = plan.nodes_per_stage;
     const auto rank = index * tpn + *task;

@@ -52,8 +52,11 @@ Result<std::vector<std::string_view>> split_terms(std::string_view expr) {
     return terms;
 }
 
-/// Expands one bracket body "001-003,7" into its numbers as strings, keeping zero padding.
-Result<std::vector<std::string>> expand_ranges(std::string_view expr, std::string_view body) {
+/// Expands one bracket body "001-003,7" into its numbers as strings, keeping zero padding; at
+/// most `budget` numbers, counted before any is made.
+Result<std::vector<std::string>> expand_ranges(std::string_view expr,
+                                               std::string_view body,
+                                               std::size_t budget) {
     std::vector<std::string> out;
     for (auto part : split(body, ',')) {
         part = trim(part);
@@ -69,12 +72,15 @@ Result<std::vector<std::string>> expand_ranges(std::string_view expr, std::strin
         if (*hi < *lo) {
             return bad(expr, "range '" + std::string(part) + "' goes down");
         }
-        if (*hi - *lo >= kMaxHostlistSize) {
-            return bad(expr, "range '" + std::string(part) + "' has too many names");
+        if (*hi - *lo >= budget || out.size() + (*hi - *lo) + 1 > budget) {
+            return bad(expr, "range '" + std::string(part) + "' makes more than " +
+                                 std::to_string(kMaxHostlistSize) + " names");
         }
+        // Counted, not compared: hi may be the largest uint64 ("n[18446744073709551615]").
         const std::size_t width = lo_text.size();
-        for (auto v = *lo; v <= *hi; ++v) {
-            out.push_back(pad(v, width));
+        const std::size_t count = static_cast<std::size_t>(*hi - *lo) + 1;
+        for (std::size_t i = 0; i < count; ++i) {
+            out.push_back(pad(*lo + i, width));
         }
     }
     return out;
@@ -84,6 +90,11 @@ Result<std::vector<std::string>> expand_ranges(std::string_view expr, std::strin
 
 Result<std::vector<std::string>> expand_hostlist(std::string_view expr) {
     std::vector<std::string> names;
+    if (expr.size() > kMaxHostlistText) {
+        return fail(Error::invalid_argument("hostlist of " + std::to_string(expr.size()) +
+                                            " bytes: longer than " +
+                                            std::to_string(kMaxHostlistText) + " bytes"));
+    }
     expr = trim(expr);
     if (expr.empty()) {
         return names;
@@ -109,11 +120,14 @@ Result<std::vector<std::string>> expand_hostlist(std::string_view expr) {
                 break;
             }
             const auto close = term.find(']', open);
-            auto numbers = expand_ranges(expr, term.substr(open + 1, close - open - 1));
+            // The product partial × numbers stays within the names still allowed.
+            const std::size_t budget = (kMaxHostlistSize - names.size()) / partial.size();
+            auto numbers = expand_ranges(expr, term.substr(open + 1, close - open - 1), budget);
             if (!numbers) {
                 return fail(numbers.error());
             }
             std::vector<std::string> next;
+            next.reserve(partial.size() * numbers->size());
             for (const auto& p : partial) {
                 for (const auto& n : *numbers) {
                     next.push_back(p + n);

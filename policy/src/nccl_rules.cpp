@@ -317,16 +317,19 @@ NcclDecision decide_node_env(const Policy& policy,
 }
 
 std::vector<int> parse_cpu_list(std::string_view list) {
+    // CPU ids and their count are bounded: the list can come from a step's environment.
+    constexpr std::uint64_t kMaxCpuId = 1u << 20;
+    constexpr std::size_t kMaxCpus = 1u << 16;
     std::vector<int> out;
     for (auto part : split(list, ',')) {
         part = trim(part);
         const auto dash = part.find('-');
         const auto lo = parse_uint(part.substr(0, dash));
         const auto hi = dash == std::string_view::npos ? lo : parse_uint(part.substr(dash + 1));
-        if (!lo || !hi || *hi < *lo || *hi - *lo > 65536) {
+        if (!lo || !hi || *hi < *lo || *hi > kMaxCpuId) {
             continue;
         }
-        for (auto c = *lo; c <= *hi; ++c) {
+        for (auto c = *lo; c <= *hi && out.size() < kMaxCpus; ++c) {
             out.push_back(static_cast<int>(c));
         }
     }

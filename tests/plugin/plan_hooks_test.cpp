@@ -101,6 +101,40 @@ TEST_CASE("plan hooks: uneven tasks per node are refused", "[plan-hooks]") {
     release_plugin_state();
 }
 
+TEST_CASE("plan hooks: the tasks-per-node layout is read by hand, hostile ones refused",
+          "[plan-hooks]") {
+    // It comes from the client's environment into slurmstepd: std::regex overflowed the stack
+    // on 100k digits (a signal guard() cannot catch).
+    struct Case {
+        std::string layout;
+        bool uniform;
+    };
+    const Case cases[] = {
+        {"2(x4)", true},
+        {"2", true},
+        {"2(x4),1", false},
+        {"2(x)", false},
+        {"(x4)", false},
+        {"2(y4)", false},
+        {"2(x4", false},
+        {"", false},
+        {std::string(100000, '7'), false},
+        {"2(x" + std::string(100000, '4') + ")", false},
+    };
+    for (const auto& c : cases) {
+        INFO(c.layout.substr(0, 40));
+        auto api = step("n1", 0);
+        api.env["SLURM_STEP_TASKS_PER_NODE"] = c.layout;
+        CapturingLogger log;
+        REQUIRE(hooks::user_init(api, log, {}) == 0);
+        CHECK(hooks::task_init(api, log, {}) == (c.uniform ? 0 : -1));
+        if (!c.uniform && c.layout.size() > 64) {
+            CHECK(log.contains(Level::Error, "characters)"));
+        }
+        release_plugin_state();
+    }
+}
+
 TEST_CASE("plan hooks: Slurm's leaf from SLURM_TOPOLOGY_ADDR", "[plan-hooks]") {
     struct Case {
         const char* addr;

@@ -38,9 +38,13 @@ TEST_CASE("hostlist: bad expressions are named in the error", "[hostlist]") {
         const char* needle;
     };
     const Case cases[] = {
-        {"node[1-3", "never closed"},  {"node1-3]", "without '['"},     {"node[3-1]", "goes down"},
-        {"node[a-b]", "not N or N-M"}, {"node[1-2],,n3", "empty name"}, {"node[[1]]", "nested"},
-        {"n[0-99999999]", "too many"},
+        {"node[1-3", "never closed"},
+        {"node1-3]", "without '['"},
+        {"node[3-1]", "goes down"},
+        {"node[a-b]", "not N or N-M"},
+        {"node[1-2],,n3", "empty name"},
+        {"node[[1]]", "nested"},
+        {"n[0-99999999]", "more than 1000000 names"},
     };
     for (const auto& c : cases) {
         INFO(c.expr);
@@ -69,4 +73,47 @@ TEST_CASE("hostlist: compress then expand is the sorted unique set", "[hostlist]
     V got = *back;
     std::sort(got.begin(), got.end());
     CHECK(got == sorted);
+}
+
+TEST_CASE("hostlist: hostile expressions fail fast, before any name is built", "[hostlist]") {
+    // A step's node list reaches slurmstepd (root) from the client's environment.
+    struct Case {
+        std::string expr;
+        const char* needle;
+    };
+    const Case cases[] = {
+        // used to loop past UINT64_MAX
+        {"n[18446744073709551615]", ""},
+        {"n[18446744073709551614-18446744073709551615]", ""},
+        {"n[0-18446744073709551615]", "more than 1000000 names"},
+        // used to build the 10^10-name product before the size check
+        {"a[0-999999]b[0-9999]", "more than 1000000 names"},
+        {"a[0-999]b[0-999]c[0-1]", "more than 1000000 names"},
+        // a number too large for 64 bits
+        {"n[" + std::string(200000, '1') + "]", "not N or N-M"},
+        {"x" + std::string(switchyard::kMaxHostlistText, 'y'), "longer than"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.expr.substr(0, 60));
+        auto r = expand_hostlist(c.expr);
+        if (*c.needle == '\0') {  // one name: fine
+            REQUIRE(r);
+            CHECK(r->size() <= 2);
+            continue;
+        }
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.error().message(), Catch::Contains(c.needle));
+    }
+    std::string many = "n[";
+    for (int i = 0; i < 2000; ++i) {
+        many += std::to_string(i * 1000) + "-" + std::to_string(i * 1000 + 999) + ",";
+    }
+    many.back() = ']';
+    auto r = expand_hostlist(many);  // 2,000,000 names in one bracket, 1000 at a time
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().message(), Catch::Contains("more than 1000000 names"));
+    // The bound itself is reachable.
+    auto at_bound = expand_hostlist("a[0-999]b[0-999]");
+    REQUIRE(at_bound);
+    CHECK(at_bound->size() == 1'000'000);
 }

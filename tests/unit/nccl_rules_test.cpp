@@ -199,6 +199,14 @@ TEST_CASE("nccl_rules: R11 CPU affinity per task", "[nccl_rules]") {
     CHECK_FALSE(decide_cpu_affinity(n, {5}, {}));  // all GPUs: NUMA 0 and 1
     CHECK_FALSE(decide_cpu_affinity(n, {}, {1}));  // unknown cpuset: no claim
     CHECK(parse_cpu_list("0-2,8,x,10-9") == std::vector<int>{0, 1, 2, 8});
+    // Hostile lists end quickly: no wrap past UINT64_MAX, ids and count bounded.
+    CHECK(parse_cpu_list("18446744073709551614-18446744073709551615").empty());
+    CHECK(parse_cpu_list("0-1048576").size() == 65536);
+    std::string many;
+    for (int i = 0; i < 100; ++i) {
+        many += "0-65535,";
+    }
+    CHECK(parse_cpu_list(many).size() == 65536);
 }
 
 TEST_CASE("nccl_rules: R16 obsolete names in the user's environment", "[nccl_rules]") {

@@ -12,11 +12,17 @@ namespace switchyard {
 
 /// Largest number of names one expression may expand to (guards against "n[0-999999999]").
 inline constexpr std::size_t kMaxHostlistSize = 1'000'000;
+/// Longest expression accepted, in bytes. A step's node list reaches root code (slurmstepd) from
+/// the client's environment, so its size is bounded before any work; 100k ranged hosts are far
+/// below this.
+inline constexpr std::size_t kMaxHostlistText = 4u << 20;
 
 /// Expands a Slurm hostlist expression in order, keeping duplicates, as Slurm does for a step's
 /// node list. Several bracket groups in one name expand as a product ("r[1-2]n[1-2]" → 4 names).
 /// \return the names, or Error::invalid_argument naming the bad part for an unbalanced bracket,
-///         an empty or descending range, a non-numeric bound, or more than kMaxHostlistSize names.
+///         an empty or descending range, a non-numeric bound, more than kMaxHostlistSize names
+///         (checked before they are built, products included), or a text longer than
+///         kMaxHostlistText.
 [[nodiscard]] Result<std::vector<std::string>> expand_hostlist(std::string_view expr);
 
 /// Compresses names into Slurm's ranged form, sorted and without duplicates:
