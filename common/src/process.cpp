@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// run_process: fork/exec with a pipe, poll until EOF or the deadline, kill the process group.
+// run_process: fork/exec with a pipe, poll until EOF and the exit or the deadline, kill the
+// process group.
 #include "switchyard/common/process.hpp"
 
 #include <fcntl.h>
@@ -17,11 +18,30 @@ namespace switchyard {
 
 using Clock = std::chrono::steady_clock;
 
-ProcessRun run_process(const std::vector<std::string>& argv, double timeout_s) {
+const std::vector<std::string>& clean_environment() {
+    static const std::vector<std::string> env{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C",
+                                              "LC_ALL=C"};
+    return env;
+}
+
+ProcessRun run_process(const std::vector<std::string>& argv,
+                       double timeout_s,
+                       const std::vector<std::string>* env) {
     ProcessRun r;
     if (argv.empty()) {
         r.error = "empty argv";
         return r;
+    }
+    if (env != nullptr && !argv.front().starts_with('/')) {
+        r.error = "'" + argv.front() + "' is not an absolute path";
+        return r;
+    }
+    std::vector<char*> envp;
+    if (env != nullptr) {
+        for (const auto& e : *env) {
+            envp.push_back(const_cast<char*>(e.c_str()));
+        }
+        envp.push_back(nullptr);
     }
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
@@ -42,11 +62,20 @@ ProcessRun run_process(const std::vector<std::string>& argv, double timeout_s) {
     }
     if (pid == 0) {  // child: own process group so a timeout kills its children too
         setpgid(0, 0);
+        const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (null >= 0) {
+            dup2(null, STDIN_FILENO);
+        }
         dup2(fds[1], STDOUT_FILENO);
         dup2(fds[1], STDERR_FILENO);
-        execvp(args[0], args.data());
+        if (env != nullptr) {
+            execve(args[0], args.data(), envp.data());
+        } else {
+            execvp(args[0], args.data());
+        }
         _exit(127);
     }
+    setpgid(pid, pid);  // also from here: no race with a kill before the child ran setpgid
     close(fds[1]);
     const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
     char buf[4096];
@@ -73,12 +102,26 @@ ProcessRun run_process(const std::vector<std::string>& argv, double timeout_s) {
         }
     }
     close(fds[0]);
-    if (r.timed_out) {
-        kill(-pid, SIGKILL);
-    }
     int status = 0;
-    // After EOF the child may still be exiting; after a kill it is gone shortly.
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    bool exited = false;
+    // After EOF the command may still run (it closed its output and sleeps): wait for it only
+    // until the deadline.
+    while (!r.timed_out) {
+        const pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR)) {
+            exited = w == pid;
+            break;
+        }
+        if (Clock::now() >= deadline) {
+            r.timed_out = true;
+            break;
+        }
+        usleep(5000);
+    }
+    kill(-pid, SIGKILL);  // the deadline passed, or what the command left behind in its group
+    if (!exited) {
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
     }
     if (!r.timed_out) {
         r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -321,7 +321,7 @@ std::optional<double> parse_nccl_tests_busbw(std::string_view output) {
 
 CheckResult check_command(const CommandCheck& c) {
     const auto name = "command:" + c.name;
-    const auto r = run_process(c.argv, c.timeout_s);
+    const auto r = run_process(c.argv, c.timeout_s, &clean_environment());
     if (!r.error.empty()) {
         return result(name, HealthStatus::Fail, r.error);
     }

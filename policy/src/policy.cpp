@@ -400,6 +400,13 @@ private:
             for (std::size_t j = 0; j < argv.size(); ++j) {
                 cmd.argv.push_back(scalar(argv[j]));
             }
+            // Run as root from the prolog: no PATH lookup decides which program that is.
+            if (!cmd.argv.front().starts_with('/')) {
+                problem(argv[0], key + ".argv[0]",
+                        "expected an absolute path (the prolog runs it as root, without a PATH "
+                        "lookup), got '" +
+                            cmd.argv.front() + "'");
+            }
         }
         if (c["timeout_s"]) {
             cmd.timeout_s = positive(c["timeout_s"], key + ".timeout_s", 3600).value_or(10);

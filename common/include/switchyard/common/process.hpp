@@ -17,8 +17,17 @@ struct ProcessRun {
     std::string error;  ///< pipe/fork failures; "" otherwise
 };
 
-/// Runs argv (PATH lookup, no shell) in its own process group; at the timeout the whole group
-/// is killed. Exit 127 means the program could not be run.
-[[nodiscard]] ProcessRun run_process(const std::vector<std::string>& argv, double timeout_s);
+/// The environment root-run commands get: a fixed PATH and the C locale, nothing of the job's.
+[[nodiscard]] const std::vector<std::string>& clean_environment();
+
+/// Runs argv (no shell) in its own process group, stdin from /dev/null. The timeout bounds the
+/// whole run, waiting for the exit included: at the deadline the group is killed, whatever the
+/// command did with its output, and any of the group left after the command exits is killed
+/// too. With `env`, argv[0] must be an absolute path and the child gets exactly `env`; without,
+/// argv[0] is looked up in PATH and the environment inherited (the CLI's own calls, e.g.
+/// scontrol with the user's SLURM_CONF). Exit 127 means the program could not be run.
+[[nodiscard]] ProcessRun run_process(const std::vector<std::string>& argv,
+                                     double timeout_s,
+                                     const std::vector<std::string>* env = nullptr);
 
 }  // namespace switchyard
