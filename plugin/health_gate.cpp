@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "switchyard/common/file.hpp"
+#include "switchyard/common/state_file.hpp"
 #include "switchyard/policy/nccl_context.hpp"
 #include "switchyard/topology/node_readers.hpp"
 
@@ -67,21 +68,28 @@ BreakerLimit breaker_limit(const policy::HealthPolicy& h,
 Result<bool> DrainBreaker::try_record(const std::string& node,
                                       double now,
                                       unsigned cluster_recent) {
-    Fd f{open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)};
-    if (f.fd < 0 || flock(f.fd, LOCK_EX) != 0) {
-        return fail(Error::io("circuit-breaker state " + path_ + ": " + std::strerror(errno)));
+    ignored_.clear();
+    // The lock has its own file: the record is replaced by rename, which a lock on the record
+    // itself would not survive.
+    auto lock = open_owned_lock(path_ + ".lock");
+    if (!lock) {
+        return fail(Error::io("circuit-breaker state: " + lock.error().message()));
     }
-    std::string text;
-    char buf[4096];
-    for (ssize_t n; (n = read(f.fd, buf, sizeof buf)) > 0;) {
-        text.append(buf, static_cast<std::size_t>(n));
+    const Fd f{*lock};
+    if (flock(f.fd, LOCK_EX) != 0) {
+        return fail(Error::io("circuit-breaker state " + path_ + ".lock: " + std::strerror(errno)));
+    }
+    auto text = read_owned_file(path_);
+    if (!text) {  // planted, a link, a FIFO: its entries are no one's drains
+        ignored_ = text.error().message() + "; ignored and replaced";
+        text = std::string();
     }
     // Whole seconds in fixed notation: a default-formatted epoch time ("1.79646e+09") loses
     // up to an hour and made recent drains look expired.
     std::ostringstream kept;
     kept << std::fixed << std::setprecision(0);
     std::set<std::string> recent;
-    std::istringstream in(text);
+    std::istringstream in(*text);
     double when = 0;
     std::string who;
     while (in >> when >> who) {
@@ -95,10 +103,8 @@ Result<bool> DrainBreaker::try_record(const std::string& node,
     if (allowed) {
         kept << now << ' ' << node << '\n';
     }
-    const auto out = kept.str();
-    if (ftruncate(f.fd, 0) != 0 || lseek(f.fd, 0, SEEK_SET) != 0 ||
-        write(f.fd, out.data(), out.size()) != static_cast<ssize_t>(out.size())) {
-        return fail(Error::io("circuit-breaker state " + path_ + ": " + std::strerror(errno)));
+    if (auto w = replace_owned_file(path_, kept.str()); !w) {
+        return fail(Error::io("circuit-breaker state: " + w.error().message()));
     }
     return allowed;
 }
@@ -156,8 +162,11 @@ int run_health_gate(const policy::Policy& pol,
         log.info(Component::Health, "circuit breaker: " + cluster_recent.error().message() +
                                         "; counting this host's drains alone");
     }
-    auto allowed = DrainBreaker(checks.breaker_state, limit.nodes, h.breaker_window_s)
-                       .try_record(node_name, now, cluster_recent ? *cluster_recent : 0);
+    DrainBreaker breaker(checks.breaker_state, limit.nodes, h.breaker_window_s);
+    auto allowed = breaker.try_record(node_name, now, cluster_recent ? *cluster_recent : 0);
+    if (!breaker.ignored().empty()) {
+        log.warning(Component::Health, "circuit breaker: " + breaker.ignored());
+    }
     if (!allowed) {
         log.error(Component::Health, allowed.error().message());
         return internal_error_rc;

@@ -19,6 +19,8 @@ namespace switchyard::spank {
 /// node-local file still sees the drains made from other nodes.
 class DrainBreaker {
 public:
+    /// `path` holds the record (replaced atomically), `path`.lock serialises this host's
+    /// prologs; both in a directory only the running user can write (made 0700 when missing).
     DrainBreaker(std::string path, unsigned max_nodes, double window_s)
         : path_(std::move(path)), max_nodes_(max_nodes), window_s_(window_s) {}
     /// True (and recorded) when `node` may be drained now; false when the breaker is open.
@@ -26,8 +28,12 @@ public:
     [[nodiscard]] Result<bool> try_record(const std::string& node,
                                           double now,
                                           unsigned cluster_recent = 0);
+    /// Why the last try_record ignored the record it found (planted, a link, a FIFO, someone
+    /// else's), or "" when it trusted it.
+    [[nodiscard]] const std::string& ignored() const { return ignored_; }
 
 private:
+    std::string ignored_;
     std::string path_;
     unsigned max_nodes_;
     double window_s_;

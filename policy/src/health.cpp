@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "switchyard/common/process.hpp"
+#include "switchyard/common/state_file.hpp"
 #include "switchyard/common/strings.hpp"
 #include "switchyard/topology/node_readers.hpp"
 
@@ -155,8 +156,16 @@ const std::vector<std::string>& link_error_counters() {
 
 CheckResult check_link_errors(const topology::NodeTopology& node, const LinkErrorsCheck& c) {
     std::map<std::string, std::uint64_t> before;
+    // A snapshot someone else planted (zero baselines would drain a healthy node), a link, a
+    // directory or a FIFO is ignored and replaced; this run is the baseline then.
+    std::string ignored;
+    auto saved = read_owned_file(c.state);
+    if (!saved) {
+        ignored = saved.error().message() + "; ignored and replaced";
+        saved = std::string();
+    }
     {
-        std::ifstream in(c.state);
+        std::istringstream in(*saved);
         std::string key;
         std::uint64_t value = 0;
         while (in >> key >> value) {
@@ -190,28 +199,20 @@ CheckResult check_link_errors(const topology::NodeTopology& node, const LinkErro
             }
         }
     }
-    const auto tmp = c.state + ".tmp." + std::to_string(getpid());
     std::string write_problem;
-    {
-        std::ofstream out(tmp, std::ios::trunc);
-        out << snapshot.str();
-        if (!out.flush()) {
-            write_problem = "cannot write " + tmp + ": " + std::strerror(errno);
-        }
-    }
-    if (write_problem.empty() && std::rename(tmp.c_str(), c.state.c_str()) != 0) {
-        write_problem = "cannot replace " + c.state + ": " + std::strerror(errno);
-    }
-    if (!write_problem.empty()) {
-        std::remove(tmp.c_str());
+    if (auto w = replace_owned_file(c.state, snapshot.str()); !w) {
+        write_problem = w.error().message();
     }
     if (!grown.empty()) {
         return result(
             "link-errors", HealthStatus::Fail,
             join(grown, ", ") + " since the last run (max " + std::to_string(c.max_growth) + ")");
     }
-    if (!write_problem.empty()) {
-        return result("link-errors", HealthStatus::Warn, write_problem);
+    if (!write_problem.empty() || !ignored.empty()) {
+        return result("link-errors", HealthStatus::Warn,
+                      write_problem.empty() ? ignored
+                      : ignored.empty()     ? write_problem
+                                            : ignored + "; " + write_problem);
     }
     return result("link-errors", HealthStatus::Pass,
                   compared == 0 ? "baseline recorded in " + c.state
@@ -285,15 +286,9 @@ CheckResult check_filesystem(const FilesystemCheck& c) {
         return result(name, HealthStatus::Fail, buf);
     }
     if (c.writable) {
-        const auto probe =
-            std::filesystem::path(c.path) / (".switchyard-health." + std::to_string(getpid()));
-        std::ofstream out(probe);
-        const bool ok = static_cast<bool>(out << "ok\n");
-        out.close();
-        std::error_code ec;
-        std::filesystem::remove(probe, ec);
-        if (!ok) {
-            return result(name, HealthStatus::Fail, "not writable");
+        // An unnamed file: no predictable name in a shared directory to plant a link at.
+        if (auto w = probe_writable(c.path); !w) {
+            return result(name, HealthStatus::Fail, "not writable: " + w.error().message());
         }
     }
     char buf[64];

@@ -2,9 +2,11 @@
 // The prolog health gate against a fake sysfs node and a recording NodeControl.
 #include "health_gate.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "catch.hpp"
@@ -171,6 +173,37 @@ TEST_CASE("health gate: the breaker's record keeps real epoch times exact", "[he
     CHECK(*b.try_record("n2", t + 30) == true);
     CHECK(*b.try_record("n3", t + 60) == false);
     CHECK(*b.try_record("n3", t + 601 + 30) == true);  // n1 and n2 have left the window
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("health gate: a planted breaker record is ignored, named and replaced", "[health-gate]") {
+    // Any local user could pre-create the record with fresh fake drains and keep the breaker
+    // open, so a broken node was never drained; or put a FIFO there and hang the prolog.
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("switchyard-planted-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    const auto state = (dir / "breaker").string();
+    for (const bool fifo : {false, true}) {
+        INFO((fifo ? "FIFO" : "writable file"));
+        std::filesystem::remove(state);
+        if (fifo) {
+            REQUIRE(mkfifo(state.c_str(), 0600) == 0);
+        } else {
+            std::ofstream(state) << "1000 x1\n1000 x2\n1000 x3\n";
+            chmod(state.c_str(), 0666);
+        }
+        DrainBreaker b(state, 2, 600);
+        const auto first = b.try_record("n1", 1000);
+        REQUIRE(first);
+        CHECK(*first);
+        CHECK_THAT(b.ignored(), Catch::Contains(state));
+        CHECK_THAT(b.ignored(), Catch::Contains("ignored and replaced"));
+        CHECK(std::filesystem::is_regular_file(state));
+        const auto second = b.try_record("n2", 1001);  // its own record is trusted again
+        REQUIRE(second);
+        CHECK(*second);
+        CHECK(b.ignored().empty());
+    }
     std::filesystem::remove_all(dir);
 }
 

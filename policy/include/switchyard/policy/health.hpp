@@ -36,7 +36,7 @@ struct RdmaPortsCheck {
 struct LinkErrorsCheck {
     std::uint64_t max_growth = 0;  ///< per counter and port between two runs
     std::string hca;               ///< compute HCA regex, "" = all
-    std::string state = "/var/tmp/switchyard-link-errors";  ///< this host's last snapshot
+    std::string state = "/var/lib/switchyard/link-errors";  ///< this host's last snapshot
 };
 
 /// GPU memory and link health through NVML (libnvidia-ml, dlopen()ed at run time: no build
@@ -86,7 +86,7 @@ struct HealthPolicy {
     unsigned breaker_max_nodes = 2;  ///< drains allowed per window before the breaker trips
     double breaker_max_percent = 10;
     double breaker_window_s = 600;
-    std::string breaker_state = "/var/tmp/switchyard-breaker";
+    std::string breaker_state = "/var/lib/switchyard/breaker";
     /// Check sets for some node shapes or partitions; the first that matches replaces the
     /// general checks it names (the general on_error, budget and breaker always apply).
     std::vector<HealthSet> sets;

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: Apache-2.0
+// Root-owned state files: O_NOFOLLOW|O_NONBLOCK opens, fstat checks, mkstemp + rename.
+#include "switchyard/common/state_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+namespace switchyard {
+namespace {
+
+std::string mode_text(mode_t m) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(m & 07777));
+    return buf;
+}
+
+std::string kind(mode_t m) {
+    if (S_ISDIR(m)) {
+        return "a directory";
+    }
+    if (S_ISFIFO(m)) {
+        return "a FIFO";
+    }
+    if (S_ISLNK(m)) {
+        return "a symbolic link";
+    }
+    if (S_ISCHR(m) || S_ISBLK(m)) {
+        return "a device";
+    }
+    if (S_ISSOCK(m)) {
+        return "a socket";
+    }
+    return "not a regular file";
+}
+
+/// Why an open file is not ours to trust, or "" when it is.
+std::string untrusted(const struct stat& st) {
+    if (!S_ISREG(st.st_mode)) {
+        return kind(st.st_mode);
+    }
+    if (st.st_uid != geteuid()) {
+        return "owned by uid " + std::to_string(st.st_uid) + ", not " + std::to_string(geteuid());
+    }
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        return "writable by others (mode " + mode_text(st.st_mode) + ")";
+    }
+    if (static_cast<std::size_t>(st.st_size) > kMaxStateFile) {
+        return std::to_string(st.st_size) + " bytes, more than " + std::to_string(kMaxStateFile);
+    }
+    return "";
+}
+
+struct Fd {
+    int fd = -1;
+    Fd() = default;
+    explicit Fd(int f) : fd(f) {}
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    ~Fd() {
+        if (fd >= 0) {
+            close(fd);
+        }
+    }
+    int release() {
+        const int f = fd;
+        fd = -1;
+        return f;
+    }
+};
+
+std::string parent_of(const std::string& path) {
+    auto dir = std::filesystem::path(path).parent_path().string();
+    return dir.empty() ? "." : dir;
+}
+
+}  // namespace
+
+Result<void> ensure_private_dir(const std::string& dir) {
+    struct stat st {};
+    if (lstat(dir.c_str(), &st) != 0) {
+        if (errno != ENOENT) {
+            return fail(Error::io("state directory " + dir + ": " + std::strerror(errno)));
+        }
+        // Only the last level: root code never makes a path of directories a config names.
+        if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+            return fail(
+                Error::io("cannot create state directory " + dir + ": " + std::strerror(errno)));
+        }
+        if (lstat(dir.c_str(), &st) != 0) {
+            return fail(Error::io("state directory " + dir + ": " + std::strerror(errno)));
+        }
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        return fail(Error::io("state directory " + dir + " is " + kind(st.st_mode) +
+                              "; expected a directory"));
+    }
+    if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        return fail(Error::io("state directory " + dir + " (owner uid " +
+                              std::to_string(st.st_uid) + ", mode " + mode_text(st.st_mode) +
+                              ") can be written by others; keep state in a directory only uid " +
+                              std::to_string(geteuid()) + " can write, e.g. /var/lib/switchyard"));
+    }
+    return {};
+}
+
+Result<std::string> read_owned_file(const std::string& path) {
+    Fd f(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (f.fd < 0) {
+        if (errno == ENOENT) {
+            return std::string();
+        }
+        if (errno == ELOOP) {
+            return fail(Error::io(path + " is a symbolic link; not trusted"));
+        }
+        return fail(Error::io(path + ": " + std::strerror(errno)));
+    }
+    struct stat st {};
+    if (fstat(f.fd, &st) != 0) {
+        return fail(Error::io(path + ": " + std::strerror(errno)));
+    }
+    if (const auto why = untrusted(st); !why.empty()) {
+        return fail(Error::io(path + " is " + why + "; not trusted"));
+    }
+    std::string text(static_cast<std::size_t>(st.st_size), '\0');
+    std::size_t got = 0;
+    while (got < text.size()) {
+        const auto n = read(f.fd, text.data() + got, text.size() - got);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            break;
+        }
+        got += static_cast<std::size_t>(n);
+    }
+    text.resize(got);
+    return text;
+}
+
+Result<void> replace_owned_file(const std::string& path, std::string_view content) {
+    const auto dir = parent_of(path);
+    if (auto d = ensure_private_dir(dir); !d) {
+        return d;
+    }
+    std::string tmpl = dir + "/.switchyard-XXXXXX";
+    std::vector<char> name(tmpl.begin(), tmpl.end());
+    name.push_back('\0');
+    Fd f(mkostemp(name.data(), O_CLOEXEC));
+    if (f.fd < 0) {
+        return fail(Error::io("cannot create a file in " + dir + ": " + std::strerror(errno)));
+    }
+    const std::string tmp(name.data());
+    bool ok = fchmod(f.fd, 0600) == 0;
+    for (std::size_t done = 0; ok && done < content.size();) {
+        const auto n = write(f.fd, content.data() + done, content.size() - done);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        ok = n > 0;
+        done += ok ? static_cast<std::size_t>(n) : 0;
+    }
+    const int saved = errno;
+    if (!ok || close(f.release()) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
+        const int err = ok ? errno : saved;
+        unlink(tmp.c_str());
+        return fail(Error::io("cannot replace " + path + ": " + std::strerror(err)));
+    }
+    return {};
+}
+
+Result<int> open_owned_lock(const std::string& path) {
+    if (auto d = ensure_private_dir(parent_of(path)); !d) {
+        return fail(d.error());
+    }
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        Fd f(open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600));
+        struct stat st {};
+        if (f.fd >= 0 && fstat(f.fd, &st) == 0 && untrusted(st).empty()) {
+            return f.release();
+        }
+        // A link, FIFO, directory or someone else's file in its place: replace it once.
+        if (attempt == 0) {
+            if (auto r = replace_owned_file(path, ""); !r) {
+                return fail(r.error());
+            }
+        }
+    }
+    return fail(Error::io("cannot open " + path + " as a private file"));
+}
+
+Result<void> probe_writable(const std::string& dir) {
+    Fd f(open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
+    if (f.fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+        std::string tmpl = dir + "/.switchyard-probe-XXXXXX";
+        std::vector<char> name(tmpl.begin(), tmpl.end());
+        name.push_back('\0');
+        f.fd = mkostemp(name.data(), O_CLOEXEC);
+        if (f.fd >= 0) {
+            unlink(name.data());
+        }
+    }
+    if (f.fd < 0) {
+        return fail(Error::io(dir + ": " + std::strerror(errno)));
+    }
+    if (write(f.fd, "ok\n", 3) != 3) {
+        return fail(Error::io(dir + ": " + std::strerror(errno)));
+    }
+    return {};
+}
+
+}  // namespace switchyard
