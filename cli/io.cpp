@@ -16,10 +16,17 @@
 namespace switchyard::cli {
 
 Result<std::string> read_input(const std::string& path) {
-    if (path == "-") {
-        std::ostringstream s;
-        s << std::cin.rdbuf();
-        return s.str();
+    if (path == "-") {  // read up to the same bound as a file
+        std::string data;
+        char buf[1 << 16];
+        while (std::cin.read(buf, sizeof buf) || std::cin.gcount() > 0) {
+            data.append(buf, static_cast<std::size_t>(std::cin.gcount()));
+            if (data.size() > kMaxInputFile) {
+                return fail(Error::io("standard input: more than the " +
+                                      std::to_string(kMaxInputFile) + " bytes allowed"));
+            }
+        }
+        return data;
     }
     return read_text_file(path);
 }

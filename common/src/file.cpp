@@ -1,38 +1,98 @@
 // SPDX-License-Identifier: Apache-2.0
-// read_text_file: one read when the size is known, a streamed copy otherwise.
+// read_text_file: open without blocking, check what was opened, read up to a bound.
 #include "switchyard/common/file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace switchyard {
+namespace {
 
-Result<std::string> read_text_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+std::string not_a_file(mode_t m) {
+    if (S_ISDIR(m)) {
+        return "is a directory";
+    }
+    if (S_ISFIFO(m)) {
+        return "is a FIFO";
+    }
+    if (S_ISCHR(m) || S_ISBLK(m)) {
+        return "is a device";
+    }
+    if (S_ISSOCK(m)) {
+        return "is a socket";
+    }
+    return "is not a regular file";
+}
+
+}  // namespace
+
+Result<std::string> read_text_file(const std::string& path, const ReadRules& rules) {
+    const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         return fail(Error::io("cannot read '" + path + "': " + std::strerror(errno)));
     }
-    // One read of the whole file: istreambuf_iterator copies byte by byte (several ms for a map).
-    in.seekg(0, std::ios::end);
-    const auto size = in.tellg();
-    if (size <= 0) {
-        // /proc files cannot seek to their end (tellg -1) or say 0 bytes: read until EOF.
-        in.clear();
-        in.seekg(0, std::ios::beg);
-        std::ostringstream data;
-        data << in.rdbuf();
-        if (in.bad()) {
-            return fail(Error::io("error while reading '" + path + "'"));
+    struct Closer {
+        int fd;
+        ~Closer() { close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (fstat(fd, &st) != 0) {
+        return fail(Error::io("cannot read '" + path + "': " + std::strerror(errno)));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        return fail(Error::io("cannot read '" + path + "': it " + not_a_file(st.st_mode) +
+                              "; expected a regular file"));
+    }
+    if (rules.trusted_when_root && geteuid() == 0 &&
+        (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)) {
+        char mode[8];
+        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+        return fail(Error::io("refusing '" + path + "' (owner uid " + std::to_string(st.st_uid) +
+                              ", mode " + mode +
+                              "): running as root, it must be owned by root and writable by no "
+                              "one else"));
+    }
+    if (static_cast<std::size_t>(st.st_size) > rules.max_bytes) {
+        return fail(Error::io("cannot read '" + path + "': " + std::to_string(st.st_size) +
+                              " bytes, more than the " + std::to_string(rules.max_bytes) +
+                              " allowed"));
+    }
+    // One read when the size is known; /proc files say 0 and are read to their end.
+    std::string data;
+    data.resize(st.st_size > 0 ? static_cast<std::size_t>(st.st_size) : 4096);
+    std::size_t got = 0;
+    while (true) {
+        if (got == data.size()) {
+            if (data.size() >= rules.max_bytes) {
+                char probe = 0;  // at the bound: only the end of the file is still allowed
+                const auto more = read(fd, &probe, 1);
+                if (more == 0) {
+                    break;
+                }
+                return fail(Error::io("cannot read '" + path + "': more than the " +
+                                      std::to_string(rules.max_bytes) + " bytes allowed"));
+            }
+            data.resize(std::min(rules.max_bytes, data.size() * 2));
         }
-        return data.str();
+        const auto n = read(fd, data.data() + got, data.size() - got);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            return fail(Error::io("error while reading '" + path + "': " + std::strerror(errno)));
+        }
+        if (n == 0) {
+            break;
+        }
+        got += static_cast<std::size_t>(n);
     }
-    in.seekg(0, std::ios::beg);
-    std::string data(static_cast<std::size_t>(size), '\0');
-    if (!in.read(data.data(), static_cast<std::streamsize>(size))) {
-        return fail(Error::io("error while reading '" + path + "'"));
-    }
+    data.resize(got);
     return data;
 }
 

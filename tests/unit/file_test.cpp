@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// read_text_file: regular files, files that report no size (/proc), missing files.
+// read_text_file: regular files, files that report no size (/proc), missing files, what is
+// not a file, bounds, and the owner rule for files that steer root.
 #include "switchyard/common/file.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fstream>
+#include <string>
+#include <utility>
 
 #include "catch.hpp"
 #include "fake_sysfs.hpp"
@@ -30,4 +36,57 @@ TEST_CASE("file: a missing file is named", "[file]") {
     REQUIRE_FALSE(r);
     CHECK(r.error().message() ==
           "cannot read '/nonexistent/switchyard.yaml': No such file or directory");
+}
+
+TEST_CASE("file: directories, FIFOs and devices are refused by name, at once", "[file]") {
+    switchyard::test::FakeSysfs fs;
+    const auto fifo = (fs.root() / "fifo").string();
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);  // no writer: a blocking open would hang
+    const std::pair<std::string, const char*> cases[] = {
+        {fs.root().string(), "it is a directory; expected a regular file"},
+        {fifo, "it is a FIFO; expected a regular file"},
+        {"/dev/zero", "it is a device; expected a regular file"},  // used to grow without end
+    };
+    for (const auto& [path, why] : cases) {
+        INFO(path);
+        const auto r = read_text_file(path);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message() == "cannot read '" + path + "': " + why);
+    }
+}
+
+TEST_CASE("file: a file above the bound is refused before it is read", "[file]") {
+    switchyard::test::FakeSysfs fs;
+    const auto p = (fs.root() / "big").string();
+    std::ofstream(p) << std::string(100, 'x');
+    const auto r = read_text_file(p, {10, false});
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message() == "cannot read '" + p + "': 100 bytes, more than the 10 allowed");
+    CHECK(read_text_file(p, {100, false})->size() == 100);
+}
+
+TEST_CASE("file: as root, files that steer root are trusted only from root", "[file]") {
+    switchyard::test::FakeSysfs fs;
+    const auto p = (fs.root() / "switchyard.yaml").string();
+    std::ofstream(p) << "version: 1\n";
+    chmod(p.c_str(), 0644);
+    const switchyard::ReadRules trusted{1 << 20, true};
+    if (geteuid() != 0) {
+        WARN("not root: the rule applies to root only and was not exercised");
+        CHECK(read_text_file(p, trusted));
+        return;
+    }
+    CHECK(read_text_file(p, trusted));
+    chmod(p.c_str(), 0664);
+    auto r = read_text_file(p, trusted);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message() == "refusing '" + p +
+                                     "' (owner uid 0, mode 0664): running as root, it must be "
+                                     "owned by root and writable by no one else");
+    chmod(p.c_str(), 0644);
+    REQUIRE(chown(p.c_str(), 65534, 65534) == 0);
+    r = read_text_file(p, trusted);
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().message(), Catch::Contains("(owner uid 65534, mode 0644)"));
+    CHECK(read_text_file(p));  // data files (an ibnetdiscover dump) have no owner rule
 }

@@ -2,14 +2,29 @@
 // Reading a whole file, for the CLI, the policy loader and the plugin alike.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "switchyard/common/result.hpp"
 
 namespace switchyard {
 
-/// The bytes of `path`; Error::io naming it. Files that report no size (/proc, pipes) are read
-/// to their end.
-[[nodiscard]] Result<std::string> read_text_file(const std::string& path);
+/// Largest input read by default (an ibnetdiscover dump of a 100k-host fabric is a few hundred
+/// MB; the policy, map and XML loaders ask for less).
+inline constexpr std::size_t kMaxInputFile = std::size_t{1} << 30;
+
+struct ReadRules {
+    std::size_t max_bytes = kMaxInputFile;
+    /// When the process runs as root: the file must be owned by root and writable by no one
+    /// else (as sshd and sudo require of their configuration). For files that decide what root
+    /// runs or loads: the policy, the fabric map, hwloc XML.
+    bool trusted_when_root = false;
+};
+
+/// The bytes of `path`; Error::io naming it. Files that report no size (/proc) are read to
+/// their end. Directories, FIFOs, devices and sockets are refused by name without reading (a
+/// FIFO is never waited on), and so is anything above rules.max_bytes.
+[[nodiscard]] Result<std::string> read_text_file(const std::string& path,
+                                                 const ReadRules& rules = {});
 
 }  // namespace switchyard
