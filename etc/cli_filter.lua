@@ -82,8 +82,10 @@ function slurm_cli_pre_submit(options, offset)
     if job_nodes == nil or (is_set(options.nodes) and options.nodes ~= job_count) then
         return slurm.SUCCESS -- a step on part of the allocation: Slurm picks the nodes
     end
-    local cmd = string.format("%s plan --policy '%s' --nodes '%s' --stages %s --order 2>/dev/null",
-        SWITCHYARD, POLICY, job_nodes, stages)
+    -- io.popen runs a shell: every argument is quoted, so a quote in a node list stays text.
+    local cmd = string.format("%s plan --policy %s --nodes %s --stages %s --order 2>/dev/null",
+        stages_lib.shell_quote(SWITCHYARD), stages_lib.shell_quote(POLICY),
+        stages_lib.shell_quote(job_nodes), stages_lib.shell_quote(stages))
     local pipe = io.popen(cmd)
     if pipe == nil then return slurm.SUCCESS end
     local order = pipe:read("*l")

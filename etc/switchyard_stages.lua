@@ -81,6 +81,11 @@ local function tree_request(hints, job, per_stage)
     return {}, nil
 end
 
+--- One shell word for io.popen: quoted whole, a quote inside stays text.
+function M.shell_quote(s)
+    return "'" .. (string.gsub(tostring(s), "'", "'\\''")) .. "'"
+end
+
 --- What to ask Slurm for. job.stages and job.nodes are numbers (nodes may be nil: decided
 --- later), job.scope "leaf"|"group"|"any", job.segment the user's own --segment or nil.
 function M.request(hints, job)

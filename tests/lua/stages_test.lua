@@ -81,6 +81,18 @@ for _, c in ipairs(cases) do
     end
 end
 
+-- Shell quoting for cli_filter.lua's io.popen: a hostile node list stays one word.
+local marker = os.tmpname()
+os.remove(marker)
+local hostile = "n1'; touch " .. marker .. "; echo '"
+local p = io.popen("printf '%s' " .. lib.shell_quote(hostile))
+local echoed = p:read("*a")
+p:close()
+local f = io.open(marker, "r")
+if echoed == hostile and f == nil then passed = passed + 1 else
+    failed = failed + 1; print("FAIL shell_quote: got " .. tostring(echoed)) end
+if f ~= nil then f:close(); os.remove(marker) end
+
 -- Hints that cannot be read: the empty tree hints and the reason.
 local h, why = lib.load_hints("/nonexistent/switchyard-hints.lua")
 if h.topology == "tree" and h.su_size == 0 and why ~= nil then passed = passed + 1 else
