@@ -12,25 +12,26 @@
 #include <cstring>
 
 namespace switchyard {
-namespace {
 
-std::string not_a_file(mode_t m) {
+std::string file_kind(unsigned mode) {
+    const auto m = static_cast<mode_t>(mode);
     if (S_ISDIR(m)) {
-        return "is a directory";
+        return "a directory";
     }
     if (S_ISFIFO(m)) {
-        return "is a FIFO";
+        return "a FIFO";
+    }
+    if (S_ISLNK(m)) {
+        return "a symbolic link";
     }
     if (S_ISCHR(m) || S_ISBLK(m)) {
-        return "is a device";
+        return "a device";
     }
     if (S_ISSOCK(m)) {
-        return "is a socket";
+        return "a socket";
     }
-    return "is not a regular file";
+    return "not a regular file";
 }
-
-}  // namespace
 
 Result<std::string> read_text_file(const std::string& path, const ReadRules& rules) {
     const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -46,7 +47,7 @@ Result<std::string> read_text_file(const std::string& path, const ReadRules& rul
         return fail(Error::io("cannot read '" + path + "': " + std::strerror(errno)));
     }
     if (!S_ISREG(st.st_mode)) {
-        return fail(Error::io("cannot read '" + path + "': it " + not_a_file(st.st_mode) +
+        return fail(Error::io("cannot read '" + path + "': it is " + file_kind(st.st_mode) +
                               "; expected a regular file"));
     }
     if (rules.trusted_when_root && geteuid() == 0 &&

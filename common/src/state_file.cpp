@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <vector>
 
+#include "switchyard/common/file.hpp"
+
 namespace switchyard {
 namespace {
 
@@ -21,29 +23,10 @@ std::string mode_text(mode_t m) {
     return buf;
 }
 
-std::string kind(mode_t m) {
-    if (S_ISDIR(m)) {
-        return "a directory";
-    }
-    if (S_ISFIFO(m)) {
-        return "a FIFO";
-    }
-    if (S_ISLNK(m)) {
-        return "a symbolic link";
-    }
-    if (S_ISCHR(m) || S_ISBLK(m)) {
-        return "a device";
-    }
-    if (S_ISSOCK(m)) {
-        return "a socket";
-    }
-    return "not a regular file";
-}
-
 /// Why an open file is not ours to trust, or "" when it is.
 std::string untrusted(const struct stat& st) {
     if (!S_ISREG(st.st_mode)) {
-        return kind(st.st_mode);
+        return file_kind(st.st_mode);
     }
     if (st.st_uid != geteuid()) {
         return "owned by uid " + std::to_string(st.st_uid) + ", not " + std::to_string(geteuid());
@@ -98,7 +81,7 @@ Result<void> ensure_private_dir(const std::string& dir) {
         }
     }
     if (!S_ISDIR(st.st_mode)) {
-        return fail(Error::io("state directory " + dir + " is " + kind(st.st_mode) +
+        return fail(Error::io("state directory " + dir + " is " + file_kind(st.st_mode) +
                               "; expected a directory"));
     }
     if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {

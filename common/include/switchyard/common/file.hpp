@@ -21,6 +21,10 @@ struct ReadRules {
     bool trusted_when_root = false;
 };
 
+/// What a file of this st_mode is, for messages: "a directory", "a FIFO", "a symbolic link",
+/// "a device", "a socket", or "not a regular file".
+[[nodiscard]] std::string file_kind(unsigned mode);
+
 /// The bytes of `path`; Error::io naming it. Files that report no size (/proc) are read to
 /// their end. Directories, FIFOs, devices and sockets are refused by name without reading (a
 /// FIFO is never waited on), and so is anything above rules.max_bytes.
