@@ -102,14 +102,13 @@ ProcessRun run_process(const std::vector<std::string>& argv,
         }
     }
     close(fds[0]);
-    int status = 0;
-    bool exited = false;
     // After EOF the command may still run (it closed its output and sleeps): wait for it only
-    // until the deadline.
+    // until the deadline. WNOWAIT leaves the exited leader unreaped, so its pid, and with it the
+    // process group's id, cannot be reused before the group is killed below.
     while (!r.timed_out) {
-        const pid_t w = waitpid(pid, &status, WNOHANG);
-        if (w == pid || (w < 0 && errno != EINTR)) {
-            exited = w == pid;
+        siginfo_t info{};
+        const int w = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
+        if ((w == 0 && info.si_pid == pid) || (w < 0 && errno != EINTR)) {
             break;
         }
         if (Clock::now() >= deadline) {
@@ -119,9 +118,8 @@ ProcessRun run_process(const std::vector<std::string>& argv,
         usleep(5000);
     }
     kill(-pid, SIGKILL);  // the deadline passed, or what the command left behind in its group
-    if (!exited) {
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-        }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     if (!r.timed_out) {
         r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
