@@ -338,10 +338,16 @@ CheckResult check_command(const CommandCheck& c) {
             "exit " + std::to_string(r.exit_code) + (last.empty() ? "" : ": " + std::string(last)));
     }
     if (!c.fail_pattern.empty()) {
-        std::smatch m;
-        if (std::regex_search(r.output, m, std::regex(c.fail_pattern))) {
-            return result(name, HealthStatus::Fail,
-                          "output matches '" + c.fail_pattern + "': " + m.str());
+        // Line by line, each line cut at kMaxPatternText: std::regex recurses per character,
+        // and a 200k-character line overflowed the prolog's stack (a signal, not an error).
+        const std::regex re(c.fail_pattern);
+        for (auto line : split(r.output, '\n')) {
+            const std::string text(line.substr(0, kMaxPatternText));
+            std::smatch m;
+            if (std::regex_search(text, m, re)) {
+                return result(name, HealthStatus::Fail,
+                              "output matches '" + c.fail_pattern + "': " + m.str());
+            }
         }
     }
     if (c.min_busbw_gbps) {

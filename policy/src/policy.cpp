@@ -6,12 +6,19 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
+#include <regex>
 #include <set>
+#include <string>
 
 #include "switchyard/common/strings.hpp"
 
 namespace switchyard::policy {
 namespace {
+
+/// Bounds on policy regexes, checked before std::regex compiles them.
+constexpr std::size_t kMaxPatternLength = 256;
+constexpr unsigned long kMaxPatternRepeat = 1000;
 
 using topology::FabricKind;
 
@@ -173,8 +180,34 @@ private:
     }
 
     bool regex_ok(const YAML::Node& n, const std::string& key) {
+        const auto text = scalar(n);
+        // Bounded before std::regex sees it: its compiler overflows on huge repetition counts
+        // (a{77777777777777777777}) and recurses on long patterns.
+        if (text.size() > kMaxPatternLength) {
+            problem(n, key,
+                    "expected a regular expression of at most " +
+                        std::to_string(kMaxPatternLength) + " characters, got " +
+                        std::to_string(text.size()));
+            return false;
+        }
+        for (std::size_t i = text.find('{'); i != std::string::npos; i = text.find('{', i + 1)) {
+            std::size_t j = i + 1;
+            while (j < text.size() &&
+                   (std::isdigit(static_cast<unsigned char>(text[j])) != 0 || text[j] == ',')) {
+                ++j;
+            }
+            for (auto count : split(std::string_view(text).substr(i + 1, j - i - 1), ',')) {
+                if (!count.empty() &&
+                    (count.size() > 4 || std::stoul(std::string(count)) > kMaxPatternRepeat)) {
+                    problem(n, key,
+                            "repetition {" + std::string(count) + "} is above " +
+                                std::to_string(kMaxPatternRepeat) + " in '" + text + "'");
+                    return false;
+                }
+            }
+        }
         try {
-            std::regex re(scalar(n));
+            std::regex re(text);
             (void)re;
             return true;
         } catch (const std::regex_error& e) {

@@ -162,6 +162,21 @@ TEST_CASE("health: external commands without a shell, with a timeout", "[health]
           "cannot run '/nonexistent/nhc'");
 }
 
+TEST_CASE("health: a pattern sees output line by line, each line bounded", "[health]") {
+    // A 200k-character line used to overflow the prolog's stack inside std::regex (a signal).
+    const std::vector<std::string> long_line = {
+        "/bin/sh", "-c", "head -c 200000 /dev/zero | tr '\\0' a; echo; echo 'XID 79 seen'"};
+    const auto found = check_command({"long", long_line, 10, 0, "(a|b)*c|XID [0-9]+", {}});
+    CHECK(found.status == HealthStatus::Fail);
+    CHECK(found.detail == "output matches '(a|b)*c|XID [0-9]+': XID 79");
+    const auto clean = check_command({"long", long_line, 10, 0, "(a|b)*c", {}});
+    CHECK(clean.status == HealthStatus::Pass);
+    // A match past the bound of a line is not seen: the bound is the contract.
+    const std::vector<std::string> late = {"/bin/sh", "-c",
+                                           "head -c 5000 /dev/zero | tr '\\0' a; echo FATAL"};
+    CHECK(check_command({"late", late, 10, 0, "FATAL", {}}).status == HealthStatus::Pass);
+}
+
 TEST_CASE("health: nccl-tests output parser and bandwidth floor", "[health]") {
     const std::string out =
         "#                                                              out-of-place               "

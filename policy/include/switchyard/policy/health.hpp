@@ -15,6 +15,10 @@
 
 namespace switchyard::policy {
 
+/// The longest text a policy regex is run on: command output is searched line by line, each
+/// line cut here (std::regex recurses per character matched).
+inline constexpr std::size_t kMaxPatternText = 4096;
+
 enum class HealthStatus { Pass, Warn, Fail };
 [[nodiscard]] std::string_view to_string(HealthStatus s);
 
