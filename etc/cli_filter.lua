@@ -41,7 +41,9 @@ end
 
 --- A new allocation on a block topology: --segment for the stages, or a refusal.
 local function allocation_request(options)
-    local stages_text = stages_option(options)
+    -- Only this request's own option: inside a pipeline job the environment carries the outer
+    -- job's stage count, which a new, plain submission must not inherit.
+    local stages_text = spank_value(options, "pipeline-stages")
     if not is_set(stages_text) then return slurm.SUCCESS end
     local hints = stages_lib.load_hints(HINTS)
     if hints.topology ~= "block" then
