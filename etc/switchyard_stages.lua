@@ -27,24 +27,8 @@ end
 
 local function block_request(hints, job, per_stage)
     local base = hints.block_size or 0
-    local group_block = hints.group_block_size or 0
-    local seg = job.segment
-    if seg ~= nil and seg > 0 then
-        if base > 0 and seg > base then
-            return nil, fmt("--segment=%d is larger than a block (%d nodes): Slurm can never place it; drop --segment (switchyard asks for --segment=%d)",
-                seg, base, per_stage <= base and per_stage or base)
-        end
-        if per_stage % seg ~= 0 then
-            return nil, fmt("--segment=%d does not make whole stages of %d nodes (-N%d --pipeline-stages=%d); drop --segment or give a divisor of %d",
-                seg, per_stage, job.nodes, job.stages, per_stage)
-        end
-        return {}, nil -- the user's segments make whole stages: keep them
-    end
-    if base == 0 then return {}, nil end
-    if per_stage <= base then
-        return { segment = per_stage }, nil
-    end
-    if job.scope == "leaf" then
+    -- What the scope asks of a stage, whoever chooses the segments.
+    if job.scope == "leaf" and base > 0 and per_stage > base then
         local fewer = math.ceil(job.nodes / base)
         while job.nodes % fewer ~= 0 do fewer = fewer + 1 end
         return nil, fmt("--stage-scope=leaf: a stage of %d nodes cannot fit one block (scalable unit of %d nodes); use --pipeline-stages=%d or more, or --stage-scope=group",
@@ -53,6 +37,23 @@ local function block_request(hints, job, per_stage)
     if job.scope == "group" and hints.group_size > 0 and per_stage > hints.group_size then
         return nil, fmt("--stage-scope=group: a stage of %d nodes cannot fit one group (%d nodes)",
             per_stage, hints.group_size)
+    end
+    local seg = job.segment
+    if seg ~= nil and seg > 0 then
+        if base > 0 and seg > base then
+            return nil, fmt("--segment=%d is larger than a block (%d nodes): Slurm can never place it; %s",
+                seg, base, per_stage <= base
+                    and fmt("drop --segment (switchyard asks for --segment=%d)", per_stage)
+                    or fmt("use a divisor of %d up to %d, or drop --segment", per_stage, base))
+        end
+        if per_stage % seg ~= 0 then
+            return nil, fmt("--segment=%d does not make whole stages of %d nodes (-N%d --pipeline-stages=%d); drop --segment or give a divisor of %d",
+                seg, per_stage, job.nodes, job.stages, per_stage)
+        end
+        return {}, nil -- the user's segments make whole stages: keep them
+    end
+    if base > 0 and per_stage <= base then
+        return { segment = per_stage }, nil
     end
     -- A stage larger than a block: --segment cannot be larger than a base block (Slurm's rule),
     -- but a job of at most one aggregated block is placed inside one by the block plugin itself.

@@ -45,6 +45,11 @@ local cases = {
       "--segment=4 does not make whole stages of 6 nodes (-N12 --pipeline-stages=2); drop --segment or give a divisor of 6" },
     { "block: user's segment larger than a block", block, { stages = 1, nodes = 8, scope = "any", segment = 8 },
       "--segment=8 is larger than a block (4 nodes): Slurm can never place it" },
+    { "block: user's segment larger than a block, stage too", block, { stages = 2, nodes = 16, scope = "any", segment = 8 },
+      "--segment=8 is larger than a block (4 nodes): Slurm can never place it; use a divisor of 8 up to 4, or drop --segment" },
+    { "block leaf: the user's segment does not lift the scope", block, { stages = 2, nodes = 16, scope = "leaf", segment = 4 },
+      "--stage-scope=leaf: a stage of 8 nodes cannot fit one block" },
+    { "block any: the user's segments of a large stage are kept", block, { stages = 2, nodes = 16, scope = "any", segment = 4 }, {} },
     { "block without sizes: nothing asked", { topology = "block", su_size = 0, group_size = 0, groups = {} },
       { stages = 2, nodes = 8, scope = "leaf" }, {} },
 }
