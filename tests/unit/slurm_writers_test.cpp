@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+// block_layout: Slurm's topology/block rules (BlockSizes[0] plans every block; further sizes
+// aggregate aligned runs of 2^k consecutive blocks) applied to SUs and groups.
+#include "switchyard/topology/slurm_writers.hpp"
+
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+
+using namespace switchyard::topology;
+
+namespace {
+
+/// A map of groups whose SUs have the given host counts, SUs numbered in group order.
+FabricMap shaped(const std::vector<std::vector<std::size_t>>& groups) {
+    FabricMap m;
+    std::uint32_t host = 0;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        MapGroup group;
+        group.name = "g" + std::to_string(g + 1);
+        for (const auto hosts : groups[g]) {
+            MapSu su;
+            su.name = group.name + "-su" + std::to_string(group.sus.size() + 1);
+            su.group = static_cast<std::uint32_t>(g);
+            for (std::size_t h = 0; h < hosts; ++h) {
+                su.hosts.push_back(host++);
+            }
+            group.sus.push_back(static_cast<std::uint32_t>(m.sus.size()));
+            m.sus.push_back(su);
+        }
+        m.groups.push_back(group);
+    }
+    return m;
+}
+
+}  // namespace
+
+TEST_CASE("slurm_writers: uniform groups of 2^k SUs make the group level", "[slurm_writers]") {
+    const auto l = block_layout(shaped({{4, 4}, {4, 4}, {4, 4}, {4, 4}}));
+    CHECK(l.base == 4);
+    CHECK(l.group == 8);
+    CHECK(l.notes.empty());
+    CHECK(l.sus == std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5, 6, 7});
+    const auto four = block_layout(shaped({{8, 8, 8, 8}, {8, 8, 8, 8}}));
+    CHECK(four.group == 32);
+}
+
+TEST_CASE("slurm_writers: what blocks cannot express is said, not written", "[slurm_writers]") {
+    struct Case {
+        const char* name;
+        std::vector<std::vector<std::size_t>> groups;
+        std::size_t base;
+        const char* note;
+    };
+    const Case cases[] = {
+        // Aggregates of 2 or 4 blocks would straddle groups of 3.
+        {"3 SUs per group",
+         {{4, 4, 4}, {4, 4, 4}},
+         4,
+         "every group holds 3 SUs, not a power of two"},
+        {"uneven groups", {{4, 4}, {4}}, 4, "groups hold 2, 1 SUs"},
+        {"one SU per group",
+         {{4}, {4}},
+         4,
+         "every group holds 1 SU, not a power of two of at least 2"},
+        {"uneven SUs", {{4, 6}, {4, 4}}, 4, "scalable units have 4 to 6 hosts"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.name);
+        const auto l = block_layout(shaped(c.groups));
+        CHECK(l.base == c.base);
+        CHECK(l.group == 0);
+        REQUIRE_FALSE(l.notes.empty());
+        std::string all;
+        for (const auto& n : l.notes) {
+            all += n + "\n";
+        }
+        CHECK_THAT(all, Catch::Contains(c.note));
+    }
+}
+
+TEST_CASE("slurm_writers: one group has the SU level only, silently", "[slurm_writers]") {
+    const auto l = block_layout(shaped({{4, 4, 4}}));
+    CHECK(l.base == 4);
+    CHECK(l.group == 0);
+    CHECK(l.notes.empty());
+    CHECK(block_layout(FabricMap{}).base == 0);
+}
