@@ -33,6 +33,12 @@ std::string file_kind(unsigned mode) {
     return "not a regular file";
 }
 
+std::string file_mode_text(unsigned mode) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "%04o", mode & 07777U);
+    return buf;
+}
+
 Result<std::string> read_text_file(const std::string& path, const ReadRules& rules) {
     const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
@@ -52,10 +58,8 @@ Result<std::string> read_text_file(const std::string& path, const ReadRules& rul
     }
     if (rules.trusted_when_root && geteuid() == 0 &&
         (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)) {
-        char mode[8];
-        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
         return fail(Error::io("refusing '" + path + "' (owner uid " + std::to_string(st.st_uid) +
-                              ", mode " + mode +
+                              ", mode " + file_mode_text(st.st_mode) +
                               "): running as root, it must be owned by root and writable by no "
                               "one else"));
     }

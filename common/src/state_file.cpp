@@ -17,12 +17,6 @@
 namespace switchyard {
 namespace {
 
-std::string mode_text(mode_t m) {
-    char buf[8];
-    std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(m & 07777));
-    return buf;
-}
-
 /// Why an open file is not ours to trust, or "" when it is.
 std::string untrusted(const struct stat& st) {
     if (!S_ISREG(st.st_mode)) {
@@ -32,7 +26,7 @@ std::string untrusted(const struct stat& st) {
         return "owned by uid " + std::to_string(st.st_uid) + ", not " + std::to_string(geteuid());
     }
     if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-        return "writable by others (mode " + mode_text(st.st_mode) + ")";
+        return "writable by others (mode " + file_mode_text(st.st_mode) + ")";
     }
     if (static_cast<std::size_t>(st.st_size) > kMaxStateFile) {
         return std::to_string(st.st_size) + " bytes, more than " + std::to_string(kMaxStateFile);
@@ -86,7 +80,7 @@ Result<void> ensure_private_dir(const std::string& dir) {
     }
     if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
         return fail(Error::io("state directory " + dir + " (owner uid " +
-                              std::to_string(st.st_uid) + ", mode " + mode_text(st.st_mode) +
+                              std::to_string(st.st_uid) + ", mode " + file_mode_text(st.st_mode) +
                               ") can be written by others; keep state in a directory only uid " +
                               std::to_string(geteuid()) + " can write, e.g. /var/lib/switchyard"));
     }

@@ -25,6 +25,9 @@ struct ReadRules {
 /// "a device", "a socket", or "not a regular file".
 [[nodiscard]] std::string file_kind(unsigned mode);
 
+/// A file's permission bits as ls and chmod write them ("0644"), for messages.
+[[nodiscard]] std::string file_mode_text(unsigned mode);
+
 /// The bytes of `path`; Error::io naming it. Files that report no size (/proc) are read to
 /// their end. Directories, FIFOs, devices and sockets are refused by name without reading (a
 /// FIFO is never waited on), and so is anything above rules.max_bytes.
