@@ -2,6 +2,7 @@
 // File helpers for the CLI.
 #include "io.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -32,25 +33,11 @@ Result<std::string> read_input(const std::string& path) {
 }
 
 Result<void> write_file_atomic(const std::string& path, std::string_view content) {
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) {
-            return fail(Error::io("cannot write '" + tmp + "': " + std::strerror(errno)));
-        }
-        out.write(content.data(), static_cast<std::streamsize>(content.size()));
-        out.flush();
-        if (!out) {
-            std::remove(tmp.c_str());
-            return fail(Error::io("error while writing '" + tmp + "'"));
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        const std::string why = std::strerror(errno);
-        std::remove(tmp.c_str());
-        return fail(Error::io("cannot rename '" + tmp + "' to '" + path + "': " + why));
-    }
-    return {};
+    // Outputs (topology.conf, the fabric map, pictures) are read by others: the usual mode
+    // under the caller's umask.
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    return replace_file(path, content, 0666U & ~static_cast<unsigned>(mask));
 }
 
 std::string short_hostname() {

@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <vector>
 
 namespace switchyard {
 
@@ -99,6 +101,45 @@ Result<std::string> read_text_file(const std::string& path, const ReadRules& rul
     }
     data.resize(got);
     return data;
+}
+
+Result<void> replace_file(const std::string& path, std::string_view content, unsigned mode) {
+    auto dir = std::filesystem::path(path).parent_path().string();
+    if (dir.empty()) {
+        dir = ".";
+    }
+    std::string tmpl = dir + "/.switchyard-XXXXXX";
+    std::vector<char> name(tmpl.begin(), tmpl.end());
+    name.push_back('\0');
+    const int fd = mkostemp(name.data(), O_CLOEXEC);
+    if (fd < 0) {
+        return fail(Error::io("cannot create a file in " + dir + " to replace " + path + ": " +
+                              std::strerror(errno)));
+    }
+    const std::string tmp(name.data());
+    bool ok = fchmod(fd, static_cast<mode_t>(mode)) == 0;
+    for (std::size_t done = 0; ok && done < content.size();) {
+        const auto n = write(fd, content.data() + done, content.size() - done);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        ok = n > 0;
+        done += ok ? static_cast<std::size_t>(n) : 0;
+    }
+    int err = ok ? 0 : errno;
+    if (close(fd) != 0 && ok) {
+        ok = false;
+        err = errno;
+    }
+    if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) {
+        ok = false;
+        err = errno;
+    }
+    if (!ok) {
+        unlink(tmp.c_str());
+        return fail(Error::io("cannot replace " + path + ": " + std::strerror(err)));
+    }
+    return {};
 }
 
 }  // namespace switchyard

@@ -122,34 +122,10 @@ Result<std::string> read_owned_file(const std::string& path) {
 }
 
 Result<void> replace_owned_file(const std::string& path, std::string_view content) {
-    const auto dir = parent_of(path);
-    if (auto d = ensure_private_dir(dir); !d) {
+    if (auto d = ensure_private_dir(parent_of(path)); !d) {
         return d;
     }
-    std::string tmpl = dir + "/.switchyard-XXXXXX";
-    std::vector<char> name(tmpl.begin(), tmpl.end());
-    name.push_back('\0');
-    Fd f(mkostemp(name.data(), O_CLOEXEC));
-    if (f.fd < 0) {
-        return fail(Error::io("cannot create a file in " + dir + ": " + std::strerror(errno)));
-    }
-    const std::string tmp(name.data());
-    bool ok = fchmod(f.fd, 0600) == 0;
-    for (std::size_t done = 0; ok && done < content.size();) {
-        const auto n = write(f.fd, content.data() + done, content.size() - done);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        ok = n > 0;
-        done += ok ? static_cast<std::size_t>(n) : 0;
-    }
-    const int saved = errno;
-    if (!ok || close(f.release()) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
-        const int err = ok ? errno : saved;
-        unlink(tmp.c_str());
-        return fail(Error::io("cannot replace " + path + ": " + std::strerror(err)));
-    }
-    return {};
+    return replace_file(path, content, 0600);
 }
 
 Result<int> open_owned_lock(const std::string& path) {

@@ -266,9 +266,10 @@ bool profile_matches(const NcclProfile& p,
 }
 
 void apply_profile(const NcclProfile& p, NcclDecision& d) {
-    for (const auto& [name, value] : p.set) {
+    for (const auto& [var, value] : p.set) {
+        const std::string& name = var;  // clang 14 cannot capture a structured binding
         auto it = std::find_if(d.set.begin(), d.set.end(),
-                               [&](const EnvChoice& c) { return c.name == name; });
+                               [&name](const EnvChoice& c) { return c.name == name; });
         EnvChoice c{name, value, "profile " + p.name, "set by the policy profile", p.enforce};
         if (it != d.set.end()) {
             c.why += " (rule " + it->rule + " said '" + it->value + "')";

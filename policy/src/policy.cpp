@@ -42,11 +42,32 @@ public:
         }
         Policy p;
         p.source = source_;
+        try {
+            read_root(root, p);
+        } catch (const YAML::Exception& e) {
+            // Every shape is checked before it is read; reaching here is a bug in this loader
+            // (the fuzz harness treats it as a finding), reported like any other problem.
+            problems_.push_back({SourceLoc{source_, static_cast<std::uint32_t>(e.mark.line + 1),
+                                           static_cast<std::uint32_t>(e.mark.column + 1)},
+                                 "yaml", std::string(kUnexpectedShape) + e.msg});
+        }
+        if (problems_.empty()) {
+            result_ = std::move(p);
+        }
+        return finish();
+    }
+
+private:
+    std::string source_;
+    std::vector<ConfigProblem> problems_;
+    std::optional<Policy> result_;
+
+    void read_root(const YAML::Node& root, Policy& p) {
         if (!root.IsMap()) {
             problem(root, "(top)",
                     "the file must be a mapping of sections; expected keys version, fabric, node, "
                     "nccl");
-            return finish();
+            return;
         }
         keys(root, "", {"version", "fabric", "node", "nccl", "placement", "health"});
         const auto version = root["version"];
@@ -81,16 +102,7 @@ public:
                         health_keys({"enabled", "on_error", "budget_s"}, {"breaker", "sets"}))) {
             read_health(*h, p.health);
         }
-        if (problems_.empty()) {
-            result_ = std::move(p);
-        }
-        return finish();
     }
-
-private:
-    std::string source_;
-    std::vector<ConfigProblem> problems_;
-    std::optional<Policy> result_;
 
     PolicyLoad finish() { return {std::move(result_), std::move(problems_)}; }
 
@@ -105,6 +117,15 @@ private:
         return n.IsScalar() ? n.Scalar() : std::string("<not a scalar>");
     }
 
+    /// The text of a scalar `n`; a problem ("expected `what`") and "" when it is a list or map.
+    std::string text(const YAML::Node& n, const std::string& key, const char* what) {
+        if (!n.IsScalar()) {
+            problem(n, key, std::string("expected ") + what + ", got a list or mapping");
+            return {};
+        }
+        return n.Scalar();
+    }
+
     static std::string join_keys(const std::vector<std::string_view>& allowed) {
         std::string s;
         for (const auto k : allowed) {
@@ -113,10 +134,19 @@ private:
         return s;
     }
 
-    /// Every key of `map` must be one of `allowed`.
-    void keys(const YAML::Node& map,
+    /// `map` must be a mapping whose every key is one of `allowed`; false (one problem) when it
+    /// is not a mapping at all, so the caller reads nothing from it.
+    bool keys(const YAML::Node& map,
               const std::string& prefix,
               const std::vector<std::string_view>& allowed) {
+        if (!map.IsMap()) {
+            auto key = prefix;
+            if (!key.empty() && key.back() == '.') {
+                key.pop_back();
+            }
+            problem(map, key, "expected a mapping with keys " + join_keys(allowed));
+            return false;
+        }
         for (auto it = map.begin(); it != map.end(); ++it) {
             const auto k = it->first.IsScalar() ? it->first.Scalar() : std::string("?");
             if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
@@ -124,6 +154,16 @@ private:
                         "unknown key; expected one of " + join_keys(allowed));
             }
         }
+        return true;
+    }
+
+    /// `n` must be a list (of what `what` says); false (one problem) when it is not.
+    bool list_of(const YAML::Node& n, const std::string& key, const char* what) {
+        if (!n.IsSequence()) {
+            problem(n, key, std::string("expected a list of ") + what);
+            return false;
+        }
+        return true;
     }
 
     std::optional<YAML::Node> section(const YAML::Node& root,
@@ -241,8 +281,8 @@ private:
             out.budget_s = positive(v, "health.budget_s", 3600).value_or(out.budget_s);
         }
         read_health_checks(n, "health.", out);
-        if (auto b = n["breaker"]) {
-            keys(b, "health.breaker.", {"max_nodes", "max_percent", "window_s", "state"});
+        if (auto b = n["breaker"];
+            b && keys(b, "health.breaker.", {"max_nodes", "max_percent", "window_s", "state"})) {
             if (b["max_nodes"]) {
                 out.breaker_max_nodes =
                     number(b["max_nodes"], "health.breaker.max_nodes", 1, 100000).value_or(2);
@@ -285,8 +325,8 @@ private:
     /// The checks of the health section, or of one of its sets (key prefix `k`): a set starts
     /// from the general checks and replaces those it names.
     void read_health_checks(const YAML::Node& n, const std::string& k, HealthPolicy& out) {
-        if (auto r = n["rdma_ports"]) {
-            keys(r, k + "rdma_ports.", {"count", "min_rate_gbps", "link_layer", "hca"});
+        if (auto r = n["rdma_ports"];
+            r && keys(r, k + "rdma_ports.", {"count", "min_rate_gbps", "link_layer", "hca"})) {
             RdmaPortsCheck c;
             c.count =
                 r["count"] ? number(r["count"], k + "rdma_ports.count", 0, 64).value_or(0) : 0;
@@ -306,8 +346,8 @@ private:
             }
             out.rdma_ports = c;
         }
-        if (auto r = n["link_errors"]) {
-            keys(r, k + "link_errors.", {"max_growth", "hca", "state"});
+        if (auto r = n["link_errors"];
+            r && keys(r, k + "link_errors.", {"max_growth", "hca", "state"})) {
             LinkErrorsCheck c;
             if (r["max_growth"]) {
                 c.max_growth = static_cast<std::uint64_t>(
@@ -324,14 +364,14 @@ private:
         if (auto v = n["gpus"]) {
             out.gpus = number(v, k + "gpus", 0, 64);
         }
-        if (auto r = n["nvml"]) {
-            keys(r, k + "nvml.",
-                 {"library", "gpus", "max_retired_pages", "max_uncorrected_ecc", "nvlinks",
-                  "timeout_s"});
+        if (auto r = n["nvml"];
+            r && keys(r, k + "nvml.",
+                      {"library", "gpus", "max_retired_pages", "max_uncorrected_ecc", "nvlinks",
+                       "timeout_s"})) {
             NvmlCheck c;
             if (auto v = r["library"]) {
-                c.library = scalar(v);
-                if (c.library.empty()) {
+                c.library = text(v, k + "nvml.library", "a library name or path");
+                if (c.library.empty() && v.IsScalar()) {
                     problem(v, k + "nvml.library",
                             "expected a library name or path, e.g. libnvidia-ml.so.1");
                 }
@@ -366,12 +406,15 @@ private:
                 out.shape = scalar(v);
             }
         }
-        if (auto list = n["filesystems"]) {
+        if (auto list = n["filesystems"];
+            list && list_of(list, k + "filesystems", "filesystems ('- path: /...')")) {
             out.filesystems.clear();  // a set's list replaces the general one
-            for (std::size_t i = 0; list.IsSequence() && i < list.size(); ++i) {
+            for (std::size_t i = 0; i < list.size(); ++i) {
                 const auto f = list[i];
                 const auto key = k + "filesystems[" + std::to_string(i) + "]";
-                keys(f, key + ".", {"path", "min_free_gb", "writable"});
+                if (!keys(f, key + ".", {"path", "min_free_gb", "writable"})) {
+                    continue;
+                }
                 FilesystemCheck c;
                 c.path = path(f["path"], key + ".path", false);
                 if (f["min_free_gb"]) {
@@ -383,19 +426,22 @@ private:
                 out.filesystems.push_back(c);
             }
         }
-        if (auto list = n["commands"]) {
+        if (auto list = n["commands"];
+            list && list_of(list, k + "commands", "commands ('- name: ...' with argv)")) {
             out.commands.clear();
-            for (std::size_t i = 0; list.IsSequence() && i < list.size(); ++i) {
+            for (std::size_t i = 0; i < list.size(); ++i) {
                 read_command(list[i], k + "commands[" + std::to_string(i) + "]", out);
             }
         }
     }
 
     void read_health_set(const YAML::Node& s, const std::string& key, HealthPolicy& out) {
-        keys(s, key + ".", health_keys({"name", "match"}, {}));
+        if (!keys(s, key + ".", health_keys({"name", "match"}, {}))) {
+            return;
+        }
         HealthSet set;
-        set.name = s["name"] ? scalar(s["name"]) : "";
-        if (set.name.empty()) {
+        set.name = s["name"] ? text(s["name"], key + ".name", "a name") : "";
+        if (set.name.empty() && !(s["name"] && !s["name"].IsScalar())) {
             problem(s, key + ".name", "missing; every check set needs a name (used in messages)");
         }
         const auto m = s["match"];
@@ -418,11 +464,13 @@ private:
     }
 
     void read_command(const YAML::Node& c, const std::string& key, HealthPolicy& out) {
-        keys(c, key + ".",
-             {"name", "argv", "timeout_s", "ok_exit", "fail_pattern", "min_busbw_gbps"});
+        if (!keys(c, key + ".",
+                  {"name", "argv", "timeout_s", "ok_exit", "fail_pattern", "min_busbw_gbps"})) {
+            return;
+        }
         CommandCheck cmd;
-        cmd.name = c["name"] ? scalar(c["name"]) : "";
-        if (cmd.name.empty()) {
+        cmd.name = c["name"] ? text(c["name"], key + ".name", "a name") : "";
+        if (cmd.name.empty() && !(c["name"] && !c["name"].IsScalar())) {
             problem(c, key + ".name", "missing; every command check needs a name");
         }
         const auto argv = c["argv"];
@@ -431,10 +479,11 @@ private:
                     "expected a non-empty list: the program and its arguments (no shell)");
         } else {
             for (std::size_t j = 0; j < argv.size(); ++j) {
-                cmd.argv.push_back(scalar(argv[j]));
+                cmd.argv.push_back(text(argv[j], key + ".argv[" + std::to_string(j) + "]",
+                                        "a word (one program argument)"));
             }
             // Run as root from the prolog: no PATH lookup decides which program that is.
-            if (!cmd.argv.front().starts_with('/')) {
+            if (argv[0].IsScalar() && !cmd.argv.front().starts_with('/')) {
                 problem(argv[0], key + ".argv[0]",
                         "expected an absolute path (the prolog runs it as root, without a PATH "
                         "lookup), got '" +

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <utility>
@@ -89,4 +90,31 @@ TEST_CASE("file: as root, files that steer root are trusted only from root", "[f
     REQUIRE_FALSE(r);
     CHECK_THAT(r.error().message(), Catch::Contains("(owner uid 65534, mode 0644)"));
     CHECK(read_text_file(p));  // data files (an ibnetdiscover dump) have no owner rule
+}
+
+TEST_CASE("file: replace_file swaps the whole file, replaces a link and leaves no temporary",
+          "[file]") {
+    switchyard::test::FakeSysfs fs;
+    const auto dir = fs.root();
+    const auto target = (dir / "victim").string();
+    std::ofstream(target) << "precious\n";
+    const auto out = (dir / "topology.conf").string();
+    // A link planted at the output name (the old predictable "<out>.tmp.<pid>" was the same
+    // risk): the link itself is replaced; its target is untouched.
+    REQUIRE(symlink(target.c_str(), out.c_str()) == 0);
+    REQUIRE(switchyard::replace_file(out, "SwitchName=s1\n", 0640));
+    CHECK(*read_text_file(target) == "precious\n");
+    CHECK(*read_text_file(out) == "SwitchName=s1\n");
+    struct stat st {};
+    REQUIRE(lstat(out.c_str(), &st) == 0);
+    CHECK(S_ISREG(st.st_mode));
+    CHECK((st.st_mode & 07777) == 0640);
+    std::size_t entries = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) {
+        ++entries;
+    }
+    CHECK(entries == 2);  // victim and topology.conf, no temporary left
+    const auto r = switchyard::replace_file((dir / "no-such-dir" / "x").string(), "x", 0644);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message().find("no-such-dir") != std::string::npos);
 }

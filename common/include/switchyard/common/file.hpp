@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reading a whole file, for the CLI, the policy loader and the plugin alike.
+// Reading and replacing a whole file, for the CLI, the policy loader and the plugin alike.
 #pragma once
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "switchyard/common/result.hpp"
 
@@ -33,5 +34,13 @@ struct ReadRules {
 /// FIFO is never waited on), and so is anything above rules.max_bytes.
 [[nodiscard]] Result<std::string> read_text_file(const std::string& path,
                                                  const ReadRules& rules = {});
+
+/// Replaces `path` with `content` without a moment where readers see half a file, and without a
+/// predictable temporary name another user could plant a link at: a mkstemp file in the same
+/// directory, given `mode`, written, then renamed over `path` (a link at `path` is replaced,
+/// never followed). \return Error::io naming the path.
+[[nodiscard]] Result<void> replace_file(const std::string& path,
+                                        std::string_view content,
+                                        unsigned mode);
 
 }  // namespace switchyard

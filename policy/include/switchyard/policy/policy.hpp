@@ -103,6 +103,10 @@ struct PolicyLoad {
     std::vector<ConfigProblem> problems;
 };
 
+/// Starts the message of a problem that is a bug in the loader itself (a YAML shape it read
+/// without checking first); the fuzz harness treats such a message as a finding.
+inline constexpr std::string_view kUnexpectedShape = "unexpected shape (a bug in the loader): ";
+
 /// Parses and validates a policy file's text. Never throws; every problem is reported.
 [[nodiscard]] PolicyLoad load_policy(std::string_view yaml, std::string_view source);
 
