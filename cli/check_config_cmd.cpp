@@ -11,7 +11,7 @@ namespace switchyard::cli {
 namespace {
 
 int run_check_config(const std::string& file) {
-    auto text = read_input(file);
+    auto text = read_input(file, kPolicyInput);
     if (!text) {
         std::cerr << "switchyard check-config: " << text.error().to_string() << "\n";
         return kExitProblem;

@@ -100,7 +100,7 @@ void print_summary(const topo::Classification& c, const std::string& source) {
 }
 
 int run_discover(const DiscoverArgs& a) {
-    auto text = read_input(a.input);
+    auto text = read_input(a.input, kDumpInput);
     if (!text) {
         std::cerr << "switchyard discover: " << text.error().to_string() << "\n";
         return kExitProblem;
@@ -118,7 +118,7 @@ int run_discover(const DiscoverArgs& a) {
     topo::ClassifyOptions opt;
     topo::GuidMap guid_map;
     if (!a.guid_map.empty()) {
-        auto gm_text = read_input(a.guid_map);
+        auto gm_text = read_input(a.guid_map, kSmallInput);
         auto gm = gm_text ? topo::parse_guid_map(*gm_text, a.guid_map)
                           : Result<topo::GuidMap>(fail(gm_text.error()));
         if (!gm) {

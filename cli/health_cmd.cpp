@@ -136,7 +136,7 @@ int run_health(HealthArgs a) {
     }
     const auto root =
         topology::expand_sysfs_root(!a.sysfs_root.empty() ? a.sysfs_root : pol->sysfs_root, host);
-    const auto meminfo = read_input("/proc/meminfo");
+    const auto meminfo = read_input("/proc/meminfo", kSmallInput);
     std::string set;
     const auto chosen =
         policy::with_node_paths(pol->health.for_node(node->shape, a.partition, &set), host);

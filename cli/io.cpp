@@ -16,20 +16,20 @@
 
 namespace switchyard::cli {
 
-Result<std::string> read_input(const std::string& path) {
+Result<std::string> read_input(const std::string& path, const ReadRules& rules) {
     if (path == "-") {  // read up to the same bound as a file
         std::string data;
         char buf[1 << 16];
         while (std::cin.read(buf, sizeof buf) || std::cin.gcount() > 0) {
             data.append(buf, static_cast<std::size_t>(std::cin.gcount()));
-            if (data.size() > kMaxInputFile) {
+            if (data.size() > rules.max_bytes) {
                 return fail(Error::io("standard input: more than the " +
-                                      std::to_string(kMaxInputFile) + " bytes allowed"));
+                                      std::to_string(rules.max_bytes) + " bytes allowed"));
             }
         }
         return data;
     }
-    return read_text_file(path);
+    return read_text_file(path, rules);
 }
 
 Result<void> write_file_atomic(const std::string& path, std::string_view content) {
@@ -48,7 +48,7 @@ std::string short_hostname() {
 }
 
 Result<topology::FabricMap> load_fabric_map(const std::string& path) {
-    auto text = read_input(path);
+    auto text = read_input(path, kFabricInput);
     if (!text) {
         return fail(text.error());
     }

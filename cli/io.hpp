@@ -6,13 +6,14 @@
 #include <string>
 #include <string_view>
 
+#include "switchyard/common/file.hpp"
 #include "switchyard/common/result.hpp"
 #include "switchyard/topology/fabric_map.hpp"
 
 namespace switchyard::cli {
 
-/// The bytes of `path`, or of standard input for "-".
-[[nodiscard]] Result<std::string> read_input(const std::string& path);
+/// The bytes of `path`, or of standard input for "-", within `rules` (see file.hpp).
+[[nodiscard]] Result<std::string> read_input(const std::string& path, const ReadRules& rules);
 
 /// Writes `content` to `path` through a temporary file and rename, so readers (the plugin at
 /// step launch) never see a half-written file.

@@ -144,7 +144,7 @@ int run_node(const NodeArgs& a) {
     Result<topo::NodeTopology> node = fail(Error::internal("unset"));
     std::string verbs;
     if (!a.hwloc_xml.empty()) {
-        auto xml = read_input(a.hwloc_xml);
+        auto xml = read_input(a.hwloc_xml, kFabricInput);
         node = xml ? topo::read_hwloc_xml(*xml, a.hwloc_xml)
                    : Result<topo::NodeTopology>(fail(xml.error()));
         if (node && !a.sysfs_root.empty()) {

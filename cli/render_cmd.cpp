@@ -3,10 +3,10 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "io.hpp"
+#include "render_input.hpp"
 #include "render_svg.hpp"
 
 namespace switchyard::cli {
@@ -19,38 +19,13 @@ struct RenderArgs {
     std::string out = "-";
 };
 
-/// Stages from `switchyard plan --json` output: {"stages": [{"stage": 0, "nodes": [...]}, ...]}.
+/// Stages from `switchyard plan --json` output.
 Result<void> read_plan(const std::string& path, RenderOverlay& ov) {
-    auto text = read_input(path);
+    auto text = read_input(path, kSmallInput);
     if (!text) {
         return fail(text.error());
     }
-    const auto j = nlohmann::json::parse(*text, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("stages") || !j["stages"].is_array()) {
-        return fail(Error::invalid_argument(
-            "--plan " + path +
-            ": expected the JSON of `switchyard plan --json` (an object with a \"stages\" list)"));
-    }
-    std::size_t nodes = 0;
-    for (const auto& s : j["stages"]) {
-        if (!s.is_object() || !s.contains("stage") || !s["stage"].is_number_unsigned() ||
-            !s.contains("nodes") || !s["nodes"].is_array()) {
-            return fail(Error::invalid_argument(
-                "--plan " + path +
-                ": each stage needs \"stage\" (a number) and \"nodes\" (a list)"));
-        }
-        const auto stage = s["stage"].get<unsigned>();
-        for (const auto& n : s["nodes"]) {
-            if (n.is_string()) {
-                ov.stage_of[n.get<std::string>()] = stage;
-                ++nodes;
-            }
-        }
-        ov.stages = std::max(ov.stages, stage + 1);
-    }
-    ov.job =
-        "plan: " + std::to_string(nodes) + " nodes in " + std::to_string(ov.stages) + " stages";
-    return {};
+    return parse_plan_json(*text, "--plan " + path, ov);
 }
 
 /// Drained nodes from a directory of `switchyard health --json` outputs (one file per node).
@@ -65,28 +40,13 @@ Result<void> read_health(const std::string& dir, RenderOverlay& ov) {
         if (e.path().extension() != ".json") {
             continue;
         }
-        auto text = read_input(e.path().string());
+        auto text = read_input(e.path().string(), kSmallInput);
         if (!text) {
             return fail(text.error());
         }
-        const auto j = nlohmann::json::parse(*text, nullptr, false);
-        if (j.is_discarded() || !j.is_object() || !j.contains("node") || !j["node"].is_string() ||
-            !j.contains("verdict")) {
-            return fail(Error::invalid_argument(
-                e.path().string() +
-                ": expected `switchyard health --json` output (with \"node\" and \"verdict\")"));
+        if (auto r = parse_health_json(*text, e.path().string(), ov); !r) {
+            return r;
         }
-        if (j["verdict"] != "fail") {
-            continue;
-        }
-        std::string reason = "failed its health checks";
-        for (const auto& c : j.value("checks", nlohmann::json::array())) {
-            if (c.value("status", "") == "fail") {
-                reason = c.value("name", "?") + ": " + c.value("detail", "");
-                break;
-            }
-        }
-        ov.drained[j["node"].get<std::string>()] = reason;
     }
     return {};
 }

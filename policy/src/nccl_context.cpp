@@ -7,14 +7,8 @@
 
 namespace switchyard::policy {
 
-namespace {
-// The policy names commands and libraries root runs; the map and the XML steer what it exports.
-constexpr ReadRules kPolicyFile{std::size_t{4} << 20, true};
-constexpr ReadRules kFabricFile{std::size_t{512} << 20, true};
-}  // namespace
-
 Result<Policy> load_policy_file(const std::string& path) {
-    auto text = read_text_file(path, kPolicyFile);
+    auto text = read_text_file(path, kPolicyInput);
     if (!text) {
         return fail(text.error());
     }
@@ -31,7 +25,7 @@ Result<Policy> load_policy_file(const std::string& path) {
 
 Result<topology::FabricMap> load_fabric_map_file(const std::string& path,
                                                  const std::vector<std::string>* hosts) {
-    auto text = read_text_file(path, kFabricFile);
+    auto text = read_text_file(path, kFabricInput);
     if (!text) {
         return fail(text.error());
     }
@@ -47,7 +41,7 @@ Result<topology::NodeTopology> load_node(const Policy& policy, const NodeSources
         return topology::read_sysfs_node(root);
     }
     const auto path = topology::expand_sysfs_root(xml, s.node_name).string();
-    auto text = read_text_file(path, kFabricFile);
+    auto text = read_text_file(path, kFabricInput);
     if (!text) {
         return fail(text.error());
     }

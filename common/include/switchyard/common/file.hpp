@@ -22,6 +22,15 @@ struct ReadRules {
     bool trusted_when_root = false;
 };
 
+/// The bound for each kind of input. Root trusts only root's copy of the files that decide what
+/// it runs, loads or exports: the policy (commands, libraries), the fabric map, hwloc XML.
+inline constexpr ReadRules kPolicyInput{std::size_t{4} << 20, true};
+inline constexpr ReadRules kFabricInput{std::size_t{512} << 20, true};
+/// An ibnetdiscover dump (a 100k-host fabric is a few hundred MB).
+inline constexpr ReadRules kDumpInput{kMaxInputFile, false};
+/// A GUID → name map, a plan, one node's health verdict.
+inline constexpr ReadRules kSmallInput{std::size_t{64} << 20, false};
+
 /// What a file of this st_mode is, for messages: "a directory", "a FIFO", "a symbolic link",
 /// "a device", "a socket", or "not a regular file".
 [[nodiscard]] std::string file_kind(unsigned mode);
