@@ -31,9 +31,8 @@ Error syntax_error(std::string_view text, const std::string& source, const char*
     const auto line = 1 + std::count(before.begin(), before.end(), '\n');
     const auto nl = before.rfind('\n');
     const auto col = at - (nl == std::string_view::npos ? 0 : nl + 1) + 1;
-    return Error::invalid_argument(source + ":" + std::to_string(line) + ":" +
-                                   std::to_string(col) + ": not valid JSON (" + why +
-                                   "); expected " + expected);
+    return Error::invalid_argument(source + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                                   ": not valid JSON (" + why + "); expected " + expected);
 }
 
 /// The string member `key` of object `o`, or `fallback` when absent or not a string.
@@ -98,8 +97,9 @@ Result<void> parse_health_json(std::string_view text,
     }
     const auto node = j.is_object() ? j.find("node") : j.end();
     const auto verdict = j.is_object() ? j.find("verdict") : j.end();
-    if (!j.is_object() || node == j.end() || !node->is_string() || node->get_ref<const std::string&>().empty() ||
-        verdict == j.end() || !verdict->is_string()) {
+    if (!j.is_object() || node == j.end() || !node->is_string() ||
+        node->get_ref<const std::string&>().empty() || verdict == j.end() ||
+        !verdict->is_string()) {
         return fail(Error::invalid_argument(source + ": expected " + kHealthShape));
     }
     if (*verdict != "fail") {

@@ -11,26 +11,6 @@
 namespace switchyard::spank {
 namespace {
 
-/// SLURM_STEP_TASKS_PER_NODE "4(x8)" or "4" means the same count everywhere; "4,3" does not.
-/// Read by hand, not by std::regex: the value comes from the client's environment, and
-/// std::regex recurses per character (100k digits overflowed slurmstepd's stack).
-bool uniform_tasks(const std::optional<std::string>& layout) {
-    if (!layout) {
-        return true;
-    }
-    std::string_view v = *layout;
-    const auto digits = [](std::string_view d) {
-        return !d.empty() && d.size() <= 10 &&
-               std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
-    };
-    const auto open = v.find('(');
-    if (open == std::string_view::npos) {
-        return digits(v);
-    }
-    return digits(v.substr(0, open)) && v.size() >= open + 4 && v.substr(open, 2) == "(x" &&
-           v.back() == ')' && digits(v.substr(open + 2, v.size() - open - 3));
-}
-
 /// The node's SU from the map, checked against (or, without a map entry, taken from) Slurm's leaf.
 void resolve_su(SpankApi& api, Logger& log, const std::string& host) {
     auto& st = plugin_state();
@@ -53,6 +33,19 @@ void resolve_su(SpankApi& api, Logger& log, const std::string& host) {
 }
 
 }  // namespace
+
+bool uniform_tasks_per_node(std::string_view v) {
+    const auto digits = [](std::string_view d) {
+        return !d.empty() && d.size() <= 10 &&
+               std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    const auto open = v.find('(');
+    if (open == std::string_view::npos) {
+        return digits(v);
+    }
+    return digits(v.substr(0, open)) && v.size() >= open + 4 && v.substr(open, 2) == "(x" &&
+           v.back() == ')' && digits(v.substr(open + 2, v.size() - open - 3));
+}
 
 std::optional<std::string> slurm_leaf(std::string_view addr, std::string_view pattern) {
     std::vector<std::string_view> levels;
@@ -137,8 +130,9 @@ Result<void> export_task_plan(SpankApi& api, Logger& log) {
     }
     const auto index = static_cast<std::uint32_t>(it - plan.order.begin());
     const auto tpn = std::max<std::uint32_t>(1, api.local_task_count());
-    if (!uniform_tasks(api.getenv("SLURM_STEP_TASKS_PER_NODE"))) {
-        const auto got = api.getenv("SLURM_STEP_TASKS_PER_NODE").value_or("?");
+    if (const auto layout = api.getenv("SLURM_STEP_TASKS_PER_NODE");
+        layout && !uniform_tasks_per_node(*layout)) {
+        const auto& got = *layout;
         return fail(Error::invalid_argument(
             "--pipeline-stages needs the same number of tasks on every node (got " +
             (got.size() > 64

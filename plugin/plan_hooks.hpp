@@ -15,6 +15,12 @@
 
 namespace switchyard::spank {
 
+/// Whether SLURM_STEP_TASKS_PER_NODE gives every node the same count: "4(x8)" and "4" do,
+/// "4,3" does not. Read by hand, not by std::regex: the value comes from the client's
+/// environment, and std::regex recurses per character (100k digits overflowed slurmstepd's
+/// stack).
+[[nodiscard]] bool uniform_tasks_per_node(std::string_view layout);
+
 /// The leaf element of Slurm's own address of this node: the switch (topology/tree) or block
 /// (topology/block) just above the node in SLURM_TOPOLOGY_ADDR, read with
 /// SLURM_TOPOLOGY_ADDR_PATTERN ("switch.switch.node", "block.node"). Node names may hold dots:

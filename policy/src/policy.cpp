@@ -364,10 +364,9 @@ private:
         if (auto v = n["gpus"]) {
             out.gpus = number(v, k + "gpus", 0, 64);
         }
-        if (auto r = n["nvml"];
-            r && keys(r, k + "nvml.",
-                      {"library", "gpus", "max_retired_pages", "max_uncorrected_ecc", "nvlinks",
-                       "timeout_s"})) {
+        if (auto r = n["nvml"]; r && keys(r, k + "nvml.",
+                                          {"library", "gpus", "max_retired_pages",
+                                           "max_uncorrected_ecc", "nvlinks", "timeout_s"})) {
             NvmlCheck c;
             if (auto v = r["library"]) {
                 c.library = text(v, k + "nvml.library", "a library name or path");

@@ -7,7 +7,7 @@
 using namespace switchyard::topology;
 
 namespace {
-constexpr const char* kMap = R"(switchyard-fabric-map 1
+constexpr const char* kMap = R"(switchyard-fabric-map 2
 # comment
 kind dragonfly+
 tiers 2
@@ -24,6 +24,7 @@ host n02 g1-leaf1
 host n03 g2-leaf1 mlx5_0:g2-leaf1
 host n04 g2-leaf1
 anomaly missing-rail n03 in SU g2-leaf1 has no mlx5_1
+end 3 switches 2 sus 4 hosts
 )";
 
 std::string error_of(const std::string& text) {
@@ -65,17 +66,17 @@ TEST_CASE("fabric_map: write(read(x)) == x", "[fabric_map]") {
 
 TEST_CASE("fabric_map: validation names the line and the expected form", "[fabric_map]") {
     CHECK_THAT(error_of("hello\n"),
-               Catch::StartsWith("m.map:1: expected 'switchyard-fabric-map 1'"));
-    CHECK_THAT(error_of("switchyard-fabric-map 2\n"),
-               Catch::StartsWith("m.map:1: fabric map version 2 is not supported"));
-    CHECK(error_of("switchyard-fabric-map 1\nkind torus\n") ==
+               Catch::StartsWith("m.map:1: expected 'switchyard-fabric-map 2'"));
+    CHECK_THAT(error_of("switchyard-fabric-map 1\n"),
+               Catch::StartsWith("m.map:1: fabric map version 1 is not supported"));
+    CHECK(error_of("switchyard-fabric-map 2\nkind torus\n") ==
           "m.map:2: unknown fabric kind 'torus'; expected empty, fat-tree, fat-tree-3, dragonfly+ "
           "or islands");
-    CHECK(error_of("switchyard-fabric-map 1\nswitch a 0x1\n") ==
+    CHECK(error_of("switchyard-fabric-map 2\nswitch a 0x1\n") ==
           "m.map:2: expected 'switch <name> <guid> <tier>', got 'switch a 0x1'");
-    CHECK(error_of("switchyard-fabric-map 1\nswitch a 0x1 1\nswitch a 0x2 1\n") ==
+    CHECK(error_of("switchyard-fabric-map 2\nswitch a 0x1 1\nswitch a 0x2 1\n") ==
           "m.map:3: switch 'a' is defined twice");
-    CHECK(error_of("switchyard-fabric-map 1\ngroup g\nsu s g nope x:y\n") ==
+    CHECK(error_of("switchyard-fabric-map 2\ngroup g\nsu s g nope x:y\n") ==
           "m.map:3: switch 'nope' is not defined above this line");
     std::string unsorted = kMap;
     unsorted.replace(unsorted.find("host n02"), 8, "host n00");
@@ -87,9 +88,9 @@ TEST_CASE("fabric_map: validation names the line and the expected form", "[fabri
     std::string bad_cables = kMap;
     bad_cables.replace(bad_cables.find("*2"), 2, "*0");
     CHECK_THAT(error_of(bad_cables), Catch::StartsWith("m.map:11: bad cable count"));
-    CHECK_THAT(error_of("switchyard-fabric-map 1\ngroup g\nsu s g\n"),
+    CHECK_THAT(error_of("switchyard-fabric-map 2\ngroup g\nsu s g\n"),
                Catch::StartsWith("m.map:3: expected 'su <name> <group> <leaf>"));
-    CHECK_THAT(error_of("switchyard-fabric-map 1\nfrobnicate\n"),
+    CHECK_THAT(error_of("switchyard-fabric-map 2\nfrobnicate\n"),
                Catch::StartsWith("m.map:2: unknown line 'frobnicate'"));
 }
 
@@ -101,4 +102,37 @@ TEST_CASE("fabric_map: reading only a step's hosts keeps SUs and groups whole", 
     CHECK(r->sus.size() == 2);
     CHECK(r->find_host("n01") == nullptr);
     CHECK(r->rails_of(*r->find_host("n03")).size() == 1);
+}
+
+TEST_CASE("fabric_map: a map cut short or padded is refused; its hcas line is strict",
+          "[fabric_map]") {
+    const std::string full = kMap;
+    // Cut at a line boundary: before, the first 12 lines loaded as a map of 1 host.
+    const auto cut = full.substr(0, full.find("host n02"));
+    CHECK(error_of(cut) ==
+          "m.map:14: the map ends without its 'end' line: it was cut short (1 hosts read); copy "
+          "it again or re-run 'switchyard discover'");
+    std::string missing_host = full;
+    missing_host.erase(missing_host.find("host n02"), std::string("host n02 g1-leaf1\n").size());
+    CHECK_THAT(error_of(missing_host),
+               Catch::StartsWith("m.map:17: the 'end' line counts 3 switches 2 sus 4 hosts but "
+                                 "the map holds 3 switches 2 sus 3 hosts"));
+    CHECK(error_of(full + "host n05 g1-leaf1\n") ==
+          "m.map:19: a line after the 'end' line; expected nothing more");
+    CHECK(error_of("switchyard-fabric-map 2\nend 1 switches\n") ==
+          "m.map:2: expected 'end <n> switches <n> sus <n> hosts', got 'end 1 switches'");
+    // A blank name in the hcas line was accepted and did not survive write + read.
+    std::string blanks = full;
+    blanks.replace(blanks.find("hcas mlx5_0 mlx5_1"), 18, "hcas mlx5_0  mlx5_1");
+    CHECK(error_of(blanks) ==
+          "m.map:5: an empty HCA name in the 'hcas' line (two spaces in a row?)");
+    std::string twice = full;
+    twice.replace(twice.find("hcas mlx5_0 mlx5_1"), 18, "hcas mlx5_0 mlx5_0");
+    CHECK(error_of(twice) == "m.map:5: the 'hcas' line must list HCA names sorted, each once");
+    std::string second = full;
+    second.insert(second.find("switch g1-leaf1"), "hcas mlx5_0\n");
+    CHECK(error_of(second) == "m.map:6: a second 'hcas' line; expected one");
+    // read_fabric_map_for counts every host line, kept or not.
+    CHECK(read_fabric_map_for(full, "m.map", {"n01"}));
+    CHECK_FALSE(read_fabric_map_for(missing_host, "m.map", {"n01"}));
 }

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <string>
+#include <utility>
 
 #include "catch.hpp"
 #include "fake_sysfs.hpp"
@@ -322,4 +324,42 @@ TEST_CASE("node_readers: %n in a policy sysfs root is the node name", "[node]") 
     CHECK(expand_sysfs_root("/srv/fake/%n/sys", "node007") == "/srv/fake/node007/sys");
     CHECK(expand_sysfs_root("/sys", "node007") == "/sys");
     CHECK(expand_sysfs_root("/a/100%%/%x/%n", "n1") == "/a/100%/%x/n1");
+}
+
+TEST_CASE("hwloc xml: only well-formed XML reaches hwloc, which crashes on some that is not",
+          "[node]") {
+    // `<topology version="2.0<` (23 bytes, found by the fuzzer) makes hwloc 2.9's own XML
+    // importer segfault; lstopo -i crashes on it too.
+    const std::pair<std::string, std::string> cases[] = {
+        {"<topology version=\"2.0<", "line 1: attribute version: value never closed"},
+        {"<topology version=\"2.0\" a=\"<\"></topology>", "'<' inside the value of attribute a"},
+        {"<?xml version=\"1.0\"?>\n<topology version=\"2.0\"><object type=\"Machine\"",
+         "line 2: an unclosed <object> tag"},
+        {"<a><b></a>", "</a> does not close <b>"},
+        {"<a x=\"1\"y=\"2\"/>", "expected a space before an attribute"},
+        {"<a x=1/>", "attribute x: expected a quoted value"},
+        {"<a></a><b/>", "a second root element"},
+        {"junk<a/>", "text outside the root element"},
+        {"<a>", "the end of the file inside <a>; expected </a>"},
+        {"<!DOCTYPE a [<!ENTITY x \"y\">]><a/>", "a DOCTYPE with an internal subset"},
+        {"<!-- never closed <a/>", "an unclosed comment"},
+        {std::string("<a>\0</a>", 8), "a NUL byte"},
+        {"< a/>", "'<' not followed by an element name"},
+        {"<a></ a>", "a malformed closing tag"},
+        {"   \n", "no element"},
+    };
+    for (const auto& [xml, expected] : cases) {
+        INFO(xml);
+        const auto node = read_hwloc_xml(xml, "in.xml");
+        REQUIRE_FALSE(node);
+        CHECK_THAT(node.error().to_string(), Catch::Contains(expected));
+        CHECK_THAT(node.error().to_string(), Catch::Contains("in.xml"));
+    }
+    std::string deep;
+    for (int i = 0; i < 200; ++i) {
+        deep += "<o>";
+    }
+    const auto node = read_hwloc_xml(deep, "deep.xml");
+    REQUIRE_FALSE(node);
+    CHECK_THAT(node.error().to_string(), Catch::Contains("nested more than 128"));
 }

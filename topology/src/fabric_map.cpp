@@ -54,9 +54,20 @@ public:
             if (line.empty() || line.front() == '#') {
                 continue;
             }
+            if (ended_) {
+                bad("a line after the 'end' line; expected nothing more");
+                return fail(error_);
+            }
             if (!dispatch(line)) {
                 return fail(error_);
             }
+        }
+        if (!ended_) {
+            ++line_no_;
+            bad("the map ends without its 'end' line: it was cut short (" +
+                std::to_string(host_lines_) +
+                " hosts read); copy it again or re-run 'switchyard discover'");
+            return fail(error_);
         }
         for (std::uint32_t s = 0; s < map_.sus.size(); ++s) {
             map_.groups[map_.sus[s].group].sus.push_back(s);
@@ -78,6 +89,9 @@ private:
     std::vector<std::pair<std::uint32_t, std::uint32_t>> su_rails_;  // (begin, count) per SU
     std::vector<std::uint32_t> prev_rails_;  // leaf per rail of the previous rail list
     std::vector<std::string_view> prev_rail_text_;
+    bool ended_ = false;
+    bool hcas_seen_ = false;
+    std::size_t host_lines_ = 0;  // every host line, kept or not
 
     bool next(std::string_view& line) {
         if (pos_ >= text_.size()) {
@@ -150,6 +164,7 @@ private:
         const auto key = line.substr(0, sp);
         const auto rest = sp == std::string_view::npos ? std::string_view{} : line.substr(sp + 1);
         if (key == "host") {
+            ++host_lines_;
             if (only_ && only_->count(rest.substr(0, rest.find(' '))) == 0) {
                 return true;  // not a host of this step
             }
@@ -203,19 +218,56 @@ private:
             return true;
         }
         if (key == "hcas") {
-            auto names = rest;
-            while (!names.empty()) {
-                const auto s = names.find(' ');
-                map_.hcas.emplace_back(names.substr(0, s));
-                names = s == std::string_view::npos ? std::string_view{} : names.substr(s + 1);
-            }
-            if (!std::is_sorted(map_.hcas.begin(), map_.hcas.end())) {
-                return bad("the 'hcas' line must list HCA names sorted");
-            }
-            return true;
+            return hcas_line(rest);
+        }
+        if (key == "end") {
+            return end_line(rest, line);
         }
         return bad("unknown line '" + std::string(line.substr(0, 60)) +
-                   "'; expected kind, tiers, hcas, switch, group, su, host or anomaly");
+                   "'; expected kind, tiers, hcas, switch, group, su, host, anomaly or end");
+    }
+
+    /// "hcas mlx5_0 mlx5_1": once, names sorted, each a non-empty word.
+    bool hcas_line(std::string_view names) {
+        if (hcas_seen_) {
+            return bad("a second 'hcas' line; expected one");
+        }
+        hcas_seen_ = true;
+        while (!names.empty()) {
+            const auto s = names.find(' ');
+            const auto name = names.substr(0, s);
+            if (name.empty()) {
+                return bad("an empty HCA name in the 'hcas' line (two spaces in a row?)");
+            }
+            if (!map_.hcas.empty() && map_.hcas.back() >= name) {
+                return bad("the 'hcas' line must list HCA names sorted, each once");
+            }
+            map_.hcas.emplace_back(name);
+            names = s == std::string_view::npos ? std::string_view{} : names.substr(s + 1);
+        }
+        return true;
+    }
+
+    /// "end 8 switches 4 sus 16 hosts": what the writer wrote, checked against what was read.
+    bool end_line(std::string_view rest, std::string_view line) {
+        std::string_view f[7];
+        const auto n = fields(rest, f, 7);
+        const auto sw = n == 6 ? number(f[0]) : std::nullopt;
+        const auto su = n == 6 ? number(f[2]) : std::nullopt;
+        const auto ho = n == 6 ? number(f[4]) : std::nullopt;
+        if (!sw || !su || !ho || f[1] != "switches" || f[3] != "sus" || f[5] != "hosts") {
+            return bad("expected 'end <n> switches <n> sus <n> hosts', got '" +
+                       std::string(line.substr(0, 80)) + "'");
+        }
+        if (*sw != map_.switches.size() || *su != map_.sus.size() || *ho != host_lines_) {
+            return bad("the 'end' line counts " + std::string(rest) + " but the map holds " +
+                       std::to_string(map_.switches.size()) + " switches " +
+                       std::to_string(map_.sus.size()) + " sus " + std::to_string(host_lines_) +
+                       " hosts: lines are missing; copy it again or re-run 'switchyard "
+                       "discover'");
+        }
+        ended_ = true;
+        return true;
     }
 
     bool su_line(std::string_view rest, std::string_view line) {
@@ -444,6 +496,8 @@ std::string write_fabric_map(const FabricMap& map, std::string_view comment) {
     for (const auto& a : map.anomalies) {
         out += "anomaly " + a.kind + ' ' + a.detail + '\n';
     }
+    out += "end " + std::to_string(map.switches.size()) + " switches " +
+           std::to_string(map.sus.size()) + " sus " + std::to_string(map.hosts.size()) + " hosts\n";
     return out;
 }
 

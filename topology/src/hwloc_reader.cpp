@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "switchyard/topology/node_readers.hpp"
+#include "xml_check.hpp"
 
 namespace switchyard::topology {
 namespace {
@@ -182,7 +183,11 @@ std::optional<std::string> downgrade_v3_xml(std::string_view xml) {
         return std::nullopt;
     }
     std::string out(xml);
-    out.replace(at, kV3.size() + 1, "<topology version=\"2.0");
+    auto minor_end = at + kV3.size();  // "3." and its minor digits become "2.0"
+    while (minor_end < out.size() && out[minor_end] >= '0' && out[minor_end] <= '9') {
+        ++minor_end;
+    }
+    out.replace(at, minor_end - at, "<topology version=\"2.0");
     constexpr std::string_view kAttr = "osdev_type=\"";
     for (auto pos = out.find(kAttr); pos != std::string::npos; pos = out.find(kAttr, pos + 1)) {
         const auto start = pos + kAttr.size();
@@ -210,6 +215,11 @@ Result<NodeTopology> read_hwloc_xml(std::string_view xml, std::string_view sourc
     if (xml.empty()) {
         return fail(
             Error::parse(SourceLoc{std::string(source), 0, 0}, "empty file; expected hwloc XML"));
+    }
+    if (const auto problem = xml_problem(xml)) {
+        return fail(Error::parse(
+            SourceLoc{std::string(source), 0, 0},
+            "not well-formed XML (" + *problem + "); expected an 'lstopo --of xml' export"));
     }
     const auto converted = downgrade_v3_xml(xml);
     const std::string buffer = converted ? *converted : std::string(xml);  // NUL counted in size

@@ -82,18 +82,21 @@ struct FabricMap {
     }
 };
 
-/// Current version of the map file format.
-inline constexpr int kFabricMapVersion = 1;
+/// Current version of the map file format. 2 added the closing `end` line.
+inline constexpr int kFabricMapVersion = 2;
 
-/// Writes the map file: "switchyard-fabric-map 1", then kind, tiers, hcas, switch, group, su,
-/// host and anomaly lines, one object per line, sorted, so two maps diff meaningfully. An SU
+/// Writes the map file: "switchyard-fabric-map 2", then kind, tiers, hcas, switch, group, su,
+/// host and anomaly lines, one object per line, sorted, so two maps diff meaningfully, and last
+/// "end <n> switches <n> sus <n> hosts", so a map cut short (a full disk, a copy interrupted at
+/// a line boundary) is refused instead of loading fewer hosts. An SU
 /// line carries its hosts' usual rails ("<hca>:<leaf>[*cables],..."); a host line lists rails
 /// only when they differ from its SU's (a missing rail, say), which keeps the file small and
 /// fast to load.
 [[nodiscard]] std::string write_fabric_map(const FabricMap& map, std::string_view comment);
 
 /// Reads a map file. Validates everything: the version line, line shapes, references to
-/// switches/SUs/groups defined earlier, duplicate names, hosts in sorted order.
+/// switches/SUs/groups defined earlier, duplicate names, hosts in sorted order, HCA names, and
+/// the `end` line: present, last, and counting the switch, SU and host lines above it.
 /// \return the map, or Error::parse naming source:line and the expected form.
 [[nodiscard]] Result<FabricMap> read_fabric_map(std::string_view text, std::string_view source);
 

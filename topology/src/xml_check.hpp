@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// A well-formedness check run before hwloc parses an XML export. hwloc 2.9's own XML importer
+// (used when its libxml2 plugin is not installed, as on most nodes) crashes on some malformed
+// input, e.g. the 23 bytes `<topology version="2.0<` make lstopo itself segfault, and it
+// recurses once per nesting level. Only XML that passes this check reaches hwloc.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace switchyard::topology {
+
+/// Deepest element nesting accepted (an hwloc export of the largest node nests about 20 deep).
+inline constexpr std::size_t kMaxXmlDepth = 128;
+
+/// What is wrong with `xml` as "line N: problem", or nullopt when it is one well-formed root
+/// element (with an optional <?xml?> declaration, comments and a DOCTYPE without internal
+/// subset): names and attribute syntax checked, every value quoted and free of '<', every
+/// element closed in order, no NUL byte, nesting at most kMaxXmlDepth. Linear in the input.
+[[nodiscard]] std::optional<std::string> xml_problem(std::string_view xml);
+
+}  // namespace switchyard::topology
