@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: Apache-2.0
 -- Switchyard's placement request for a pipeline job, shared by job_submit.lua (slurmctld) and
--- cli_filter.lua (sbatch/salloc/srun), Lua 5.1. Pure: it reads the hints table that
--- `switchyard discover` wrote and the job's numbers, and says what to ask Slurm for, or why
+-- cli_filter.lua (sbatch/salloc/srun), Lua 5.1. Pure: it reads the hints that
+-- `switchyard discover` wrote (as data, not code) and the job's numbers, and says what to ask Slurm for, or why
 -- Slurm could never satisfy the request. Install next to job_submit.lua and cli_filter.lua.
 --
 --   request(hints, {stages=, nodes=, scope=, segment=}) -> req, nil | nil, message
@@ -14,15 +14,56 @@ M.SWITCH_WAIT = 60 -- seconds a tree job may wait for its SU count (--switches=N
 
 local function fmt(...) return string.format(...) end
 
---- The hints table discover wrote, or the empty hints and why it could not be read.
-function M.load_hints(path)
-    local ok, loaded = pcall(dofile, path)
-    if ok and type(loaded) == "table" then
-        loaded.topology = loaded.topology or "tree"
-        return loaded, nil
-    end
+M.MAX_HINTS_BYTES = 1048576
+
+local NUMBER_KEYS = { su_size = true, group_size = true, block_size = true, group_block_size = true }
+
+local function empty_hints()
     return { topology = "tree", su_size = 0, group_size = 0, groups = {}, block_size = 0,
-             group_block_size = 0 }, tostring(loaded)
+             group_block_size = 0 }
+end
+
+--- Reads the hints file discover wrote as data, never as code: slurmctld runs job_submit.lua
+--- as root, so a file that could run anything would have to be trusted like the script itself.
+--- Lines: "-- comment", "return {", "}", "key = <number>,", "topology = \"tree\"|\"block\",",
+--- "groups = { \"name\", ... },". Returns the hints, or the empty hints and why (file, line).
+function M.load_hints(path)
+    local f, err = io.open(path, "r")
+    if f == nil then return empty_hints(), tostring(err) end
+    local text = f:read(M.MAX_HINTS_BYTES + 1) or ""
+    f:close()
+    if #text > M.MAX_HINTS_BYTES then
+        return empty_hints(), fmt("%s: larger than %d bytes; expected the hints switchyard discover writes",
+            path, M.MAX_HINTS_BYTES)
+    end
+    local hints = empty_hints()
+    local n = 0
+    for line in string.gmatch(text .. "\n", "([^\n]*)\n") do
+        n = n + 1
+        local l = string.match(line, "^%s*(.-)%s*$")
+        local key, num = string.match(l, "^([%w_]+)%s*=%s*(%d+),?$")
+        local skey, str = string.match(l, "^([%w_]+)%s*=%s*\"([%w_%.%-]*)\",?$")
+        local list = string.match(l, "^groups%s*=%s*{(.*)},?$")
+        if l == "" or string.sub(l, 1, 2) == "--" or l == "return {" or l == "}" then
+            -- layout
+        elseif key ~= nil and NUMBER_KEYS[key] and #num <= 9 then
+            hints[key] = tonumber(num)
+        elseif skey == "topology" and (str == "tree" or str == "block") then
+            hints.topology = str
+        elseif list ~= nil then
+            local rest = string.gsub(list, "%s*\"([%w_%.%-]+)\"%s*,?", function(g)
+                table.insert(hints.groups, g)
+                return ""
+            end)
+            if string.match(rest, "^%s*$") == nil then
+                return empty_hints(), fmt("%s:%d: expected groups = { \"name\", ... }", path, n)
+            end
+        else
+            return empty_hints(), fmt("%s:%d: '%s' is not a line switchyard discover writes; expected key = number, topology = \"tree\" or \"block\", or groups = { ... }",
+                path, n, string.sub(l, 1, 60))
+        end
+    end
+    return hints, nil
 end
 
 local function block_request(hints, job, per_stage)

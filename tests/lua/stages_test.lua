@@ -103,5 +103,32 @@ local h, why = lib.load_hints("/nonexistent/switchyard-hints.lua")
 if h.topology == "tree" and h.su_size == 0 and why ~= nil then passed = passed + 1 else
     failed = failed + 1; print("FAIL load_hints of a missing file") end
 
+-- The hints are data: a hints file that tries to run code is refused by line, and runs nothing.
+local function write(path, text) local w = assert(io.open(path, "w")); w:write(text); w:close() end
+local hints_path = os.tmpname()
+write(hints_path, "-- Written by switchyard discover.\nreturn {\n  topology = \"block\",\n  su_size = 4,\n" ..
+    "  group_size = 8,\n  groups = { \"grp_g1\", \"grp_g2\" },\n  block_size = 4,\n  group_block_size = 8,\n}\n")
+h, why = lib.load_hints(hints_path)
+if why == nil and same(h, { topology = "block", su_size = 4, group_size = 8, groups = h.groups,
+        block_size = 4, group_block_size = 8 }) and table.concat(h.groups, ",") == "grp_g1,grp_g2" then
+    passed = passed + 1 else failed = failed + 1; print("FAIL load_hints of discover's hints: " .. tostring(why)) end
+local pwned = os.tmpname()
+os.remove(pwned)
+write(hints_path, "return {\n  su_size = 4,\n  x = os.execute(\"touch " .. pwned .. "\"),\n}\n")
+h, why = lib.load_hints(hints_path)
+local ran = io.open(pwned, "r")
+if h.su_size == 0 and why ~= nil and string.find(why, hints_path .. ":3: ", 1, true) and ran == nil then
+    passed = passed + 1 else failed = failed + 1; print("FAIL load_hints ran or kept code: " .. tostring(why)) end
+if ran ~= nil then ran:close(); os.remove(pwned) end
+write(hints_path, "return {\n  groups = { \"a\", os.exit(3) },\n}\n")
+h, why = lib.load_hints(hints_path)
+if #h.groups == 0 and why ~= nil and string.find(why, ":2: expected groups", 1, true) then
+    passed = passed + 1 else failed = failed + 1; print("FAIL load_hints of a bad groups line: " .. tostring(why)) end
+write(hints_path, string.rep("-- padding\n", 100000))
+h, why = lib.load_hints(hints_path)
+if why ~= nil and string.find(why, "larger than 1048576 bytes", 1, true) then
+    passed = passed + 1 else failed = failed + 1; print("FAIL load_hints of a huge file: " .. tostring(why)) end
+os.remove(hints_path)
+
 print(string.format("%d passed, %d failed", passed, failed))
 os.exit(failed == 0 and 0 or 1)
