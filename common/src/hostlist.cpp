@@ -86,6 +86,24 @@ Result<std::vector<std::string>> expand_ranges(std::string_view expr,
     return out;
 }
 
+/// How many numbers a bracket body "001-003,7" stands for, saturated above kMaxHostlistSize;
+/// 1 for a part that is not a range (expand_ranges names the problem then).
+std::uint64_t count_ranges(std::string_view body) {
+    std::uint64_t total = 0;
+    for (auto part : split(body, ',')) {
+        part = trim(part);
+        const auto dash = part.find('-');
+        const auto lo = parse_uint(part.substr(0, dash));
+        const auto hi = dash == std::string_view::npos ? lo : parse_uint(part.substr(dash + 1));
+        const std::uint64_t n = lo && hi && *hi >= *lo ? *hi - *lo : 0;  // one less than the count
+        total += n >= kMaxHostlistSize ? kMaxHostlistSize + 1 : n + 1;
+        if (total > kMaxHostlistSize) {
+            return kMaxHostlistSize + 1;
+        }
+    }
+    return total;
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> expand_hostlist(std::string_view expr) {
@@ -107,6 +125,20 @@ Result<std::vector<std::string>> expand_hostlist(std::string_view expr) {
         term = trim(term);
         if (term.empty()) {
             return bad(expr, "empty name between commas");
+        }
+        // The whole product of the term's brackets is counted before any name is made
+        // ("a[0-999999]b[0-9999]" once built a million names, then refused).
+        std::uint64_t product = 1;
+        for (std::size_t open = term.find('['); open != std::string_view::npos;
+             open = term.find('[', open + 1)) {
+            const auto close = term.find(']', open);
+            const auto count = count_ranges(term.substr(open + 1, close - open - 1));
+            product = count == 0 || product > kMaxHostlistSize / count ? kMaxHostlistSize + 1
+                                                                        : product * count;
+        }
+        if (names.size() + product > kMaxHostlistSize) {
+            return bad(expr, "'" + std::string(term.substr(0, 80)) + "' makes more than " +
+                                 std::to_string(kMaxHostlistSize) + " names");
         }
         std::vector<std::string> partial{""};
         std::size_t pos = 0;

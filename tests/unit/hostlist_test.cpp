@@ -86,8 +86,10 @@ TEST_CASE("hostlist: hostile expressions fail fast, before any name is built", "
         {"n[18446744073709551615]", ""},
         {"n[18446744073709551614-18446744073709551615]", ""},
         {"n[0-18446744073709551615]", "more than 1000000 names"},
-        // used to build the 10^10-name product before the size check
-        {"a[0-999999]b[0-9999]", "more than 1000000 names"},
+        // used to build the 10^10-name product (a million names first) before the size check;
+        // the whole term is counted before any name is made
+        {"a[0-999999]b[0-9999]", "'a[0-999999]b[0-9999]' makes more than 1000000 names"},
+        {"a[0-999999]b[1-2]", "'a[0-999999]b[1-2]' makes more than 1000000 names"},
         {"a[0-999]b[0-999]c[0-1]", "more than 1000000 names"},
         // a number too large for 64 bits
         {"n[" + std::string(200000, '1') + "]", "not N or N-M"},
