@@ -17,10 +17,10 @@ else
 fi
 while IFS= read -r f; do
   [ -f "$f" ] || continue
-  case $f in tests/data/*|tests/fuzz/regress/*|tests/golden/*/expected.*|tests/golden/*.expected|tests/golden/*/input.*) continue ;; esac
+  case $f in tests/data/*|tests/fuzz/regress/*|tests/fuzz/corpus/*|tests/golden/*/expected.*|tests/golden/*.expected|tests/golden/*/input.*) continue ;; esac
   grep -nE '[[:blank:]]+$' "$f" | head -3 | sed "s|^|trailing whitespace: $f:|" | grep . && status=1
   [ -s "$f" ] && [ "$(tail -c1 "$f" | od -An -c | tr -d ' ')" != '\n' ] && { echo "no final newline: $f"; status=1; }
-  case $f in tests/data/*|tests/fuzz/regress/*) ;; *)
+  case $f in tests/data/*|tests/fuzz/regress/*|tests/fuzz/corpus/*) ;; *)
     [ "$(stat -c %s "$f")" -gt 1048576 ] && { echo "file over 1 MB: $f"; status=1; } ;;
   esac
 done < <(git ls-files)
