@@ -134,7 +134,7 @@ Result<std::vector<std::string>> expand_hostlist(std::string_view expr) {
             const auto close = term.find(']', open);
             const auto count = count_ranges(term.substr(open + 1, close - open - 1));
             product = count == 0 || product > kMaxHostlistSize / count ? kMaxHostlistSize + 1
-                                                                        : product * count;
+                                                                       : product * count;
         }
         if (names.size() + product > kMaxHostlistSize) {
             return bad(expr, "'" + std::string(term.substr(0, 80)) + "' makes more than " +
