@@ -41,6 +41,42 @@ std::string file_mode_text(unsigned mode) {
     return buf;
 }
 
+namespace {
+
+/// As root, `st` (of `path`) must be owned by root and writable by nobody else.
+Result<void> root_may_trust(const std::string& path, const struct stat& st) {
+    if (geteuid() == 0 && (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)) {
+        return fail(Error::io("refusing '" + path + "' (owner uid " + std::to_string(st.st_uid) +
+                              ", mode " + file_mode_text(st.st_mode) +
+                              "): running as root, it must be owned by root and writable by no "
+                              "one else"));
+    }
+    return {};
+}
+
+}  // namespace
+
+Result<void> check_trusted_when_root(const std::string& path) {
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0) {
+        return fail(Error::io("cannot use '" + path + "': " + std::strerror(errno)));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        return fail(Error::io("cannot use '" + path + "': it is " + file_kind(st.st_mode) +
+                              "; expected a regular file"));
+    }
+    if (auto t = root_may_trust(path, st); !t) {
+        return t;
+    }
+    // The directory too: whoever can write it can put another file in this one's place.
+    const auto dir = std::filesystem::path(path).parent_path().string();
+    struct stat dst {};
+    if (!dir.empty() && stat(dir.c_str(), &dst) == 0) {
+        return root_may_trust(dir, dst);
+    }
+    return {};
+}
+
 Result<std::string> read_text_file(const std::string& path, const ReadRules& rules) {
     const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
@@ -58,12 +94,10 @@ Result<std::string> read_text_file(const std::string& path, const ReadRules& rul
         return fail(Error::io("cannot read '" + path + "': it is " + file_kind(st.st_mode) +
                               "; expected a regular file"));
     }
-    if (rules.trusted_when_root && geteuid() == 0 &&
-        (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)) {
-        return fail(Error::io("refusing '" + path + "' (owner uid " + std::to_string(st.st_uid) +
-                              ", mode " + file_mode_text(st.st_mode) +
-                              "): running as root, it must be owned by root and writable by no "
-                              "one else"));
+    if (rules.trusted_when_root) {
+        if (auto t = root_may_trust(path, st); !t) {
+            return fail(t.error());
+        }
     }
     if (static_cast<std::size_t>(st.st_size) > rules.max_bytes) {
         return fail(Error::io("cannot read '" + path + "': " + std::to_string(st.st_size) +

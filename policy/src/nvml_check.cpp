@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "switchyard/common/file.hpp"
 #include "switchyard/common/strings.hpp"
 #include "switchyard/policy/health.hpp"
 
@@ -49,6 +50,14 @@ bool bind(void* lib, const char* name, F& fn) {
 
 /// Loads the library once per path; never unloaded (a hung call may still be inside it).
 std::optional<Nvml> load(const std::string& path, std::string& why) {
+    // A path (not a bare name the loader finds in the system's directories) is checked like
+    // the policy that names it: root loads no library another user could have written.
+    if (path.find('/') != std::string::npos) {
+        if (auto t = check_trusted_when_root(path); !t) {
+            why = t.error().message();
+            return std::nullopt;
+        }
+    }
     void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (lib == nullptr) {
         const char* e = dlerror();

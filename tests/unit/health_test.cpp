@@ -2,8 +2,12 @@
 // Tests of the health checks on fake sysfs trees, captured command output and real commands.
 #include "switchyard/policy/health.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -399,4 +403,35 @@ TEST_CASE("health: %n in state paths keeps nodes sharing a filesystem apart", "[
     const auto q = with_node_paths(p, "node007");
     CHECK(q.link_errors->state == "/shared/link-errors.node007");
     CHECK(q.breaker_state == "/var/tmp/breaker-node007-100%");
+}
+
+TEST_CASE("health: as root, an NVML library path another user could write is not loaded",
+          "[health]") {
+    if (geteuid() != 0) {
+        WARN("not root: the owner rule for libraries applies to root only and was not run");
+        return;
+    }
+    FakeSysfs fs;
+    const auto file = fs.root() / "nvml.conf";
+    std::ofstream(file) << "gpu uuid=GPU-a\n";
+    auto c = fake_nvml(file);
+    const auto lib = fs.root() / "lib" / "libnvidia-ml.so.1";
+    std::filesystem::create_directories(lib.parent_path());
+    std::filesystem::copy_file(FAKE_NVML, lib);
+    chmod(fs.root().c_str(), 0755);
+    chmod(lib.parent_path().c_str(), 0755);
+    c.library = lib.string();
+    CHECK(check_nvml(c).status == HealthStatus::Pass);  // root's own copy loads
+
+    REQUIRE(chown(lib.c_str(), 65534, 65534) == 0);
+    auto theirs = check_nvml(c);
+    CHECK(theirs.status != HealthStatus::Pass);
+    CHECK_THAT(theirs.detail, Catch::Contains("owner uid 65534"));
+    CHECK_THAT(theirs.detail, Catch::Contains(lib.string()));
+
+    REQUIRE(chown(lib.c_str(), 0, 0) == 0);
+    chmod(lib.parent_path().c_str(), 0777);  // anyone could swap the file
+    auto open_dir = check_nvml(c);
+    CHECK(open_dir.status != HealthStatus::Pass);
+    CHECK_THAT(open_dir.detail, Catch::Contains("mode 0777"));
 }

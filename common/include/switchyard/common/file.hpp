@@ -44,6 +44,12 @@ inline constexpr ReadRules kSmallInput{std::size_t{64} << 20, false};
 [[nodiscard]] Result<std::string> read_text_file(const std::string& path,
                                                  const ReadRules& rules = {});
 
+/// For files root loads by name (a library named in the policy): as root, `path` (links
+/// followed, as dlopen follows them) must be a regular file owned by root and writable by no one
+/// else, and so must its directory; anyone may use anything otherwise.
+/// \return Error::io naming the file or directory, its owner and mode.
+[[nodiscard]] Result<void> check_trusted_when_root(const std::string& path);
+
 /// Replaces `path` with `content` without a moment where readers see half a file, and without a
 /// predictable temporary name another user could plant a link at: a mkstemp file in the same
 /// directory, given `mode`, written, then renamed over `path` (a link at `path` is replaced,
