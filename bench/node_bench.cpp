@@ -21,9 +21,13 @@ std::string slurp(const std::string& path) {
 }
 
 void BM_ReadHwlocXml(benchmark::State& state, const char* file) {
-    const std::string path =
-        std::string(SWITCHYARD_SOURCE_DIR) + "/../shared/fixtures/real/hwloc-xml/" + file;
-    const auto xml = slurp(path);
+    // The project's own real captures, else the QPL-licensed ones that stay in ../shared.
+    std::string path = std::string(SWITCHYARD_SOURCE_DIR) + "/tests/data/real/hwloc-xml/" + file;
+    auto xml = slurp(path);
+    if (xml.empty()) {
+        path = std::string(SWITCHYARD_SOURCE_DIR) + "/../shared/fixtures/real/hwloc-xml/" + file;
+        xml = slurp(path);
+    }
     if (xml.empty()) {
         state.SkipWithError(("not found: " + path).c_str());
         return;

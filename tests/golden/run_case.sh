@@ -11,15 +11,18 @@ dir=${2:?usage: run_case.sh SWITCHYARD_BINARY CASE_DIR}
 read -r -a args < "$dir/cmd"
 out=$(mktemp); err=$(mktemp); scratch=$(mktemp -d)
 trap 'rm -rf "$out" "$err" "$scratch"' EXIT
-# @OUT@: a scratch directory for written files; @REAL@: ../shared/fixtures/real.
-real=$(cd "$(dirname "$0")/../../.." && pwd)/shared/fixtures/real
+# @OUT@: a scratch directory for written files; @REAL@: tests/data/real (the real captures the
+# project carries); @SHARED@: ../shared/fixtures/real (captures whose licence keeps them there).
+real=$(cd "$(dirname "$0")/../data/real" && pwd)
+shared=$(cd "$(dirname "$0")/../../.." && pwd)/shared/fixtures/real
 args=("${args[@]//@OUT@/$scratch}")
 args=("${args[@]//@REAL@/$real}")
+args=("${args[@]//@SHARED@/$shared}")
 (cd "$dir" && LANG=C LC_ALL=C TZ=UTC "$bin" "${args[@]}" >"$out" 2>"$err")
 rc=$?
 # Outputs name the scratch directory as @OUT@, so expectations do not depend on mktemp, and the
 # Slurm release of the build (SWITCHYARD_SLURM_RELEASE) as @SLURM@: one expectation per release.
-sed -i "s|$scratch|@OUT@|g; s|$real|@REAL@|g" "$out" "$err"
+sed -i "s|$scratch|@OUT@|g; s|$real|@REAL@|g; s|$shared|@SHARED@|g" "$out" "$err"
 # CLI11 2.3 (Debian 12) ends --help with a blank line, 2.4 (Debian 13) does not: trailing blank
 # lines are not part of any expectation.
 sed -i -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$out" "$err"

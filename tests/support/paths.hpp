@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Where tests find the project's data and the shared real fixtures (skipped cleanly when absent).
+// Where tests find the project's data, the real captures it carries among them.
 #pragma once
 
 #include <filesystem>
@@ -9,9 +9,9 @@
 
 namespace switchyard::test {
 
-/// The shared real captures: ../shared/fixtures/real beside the project checkout.
+/// The real captures the project carries (tests/data/real, provenance in its SOURCES.md).
 inline std::filesystem::path real_fixtures() {
-    return std::filesystem::path(SWITCHYARD_SOURCE_DIR) / ".." / "shared" / "fixtures" / "real";
+    return std::filesystem::path(SWITCHYARD_SOURCE_DIR) / "tests" / "data" / "real";
 }
 
 /// The file's bytes; empty when it cannot be read.
