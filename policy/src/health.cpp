@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -309,7 +310,10 @@ std::optional<double> parse_nccl_tests_busbw(std::string_view output) {
         const std::string value(trim(line.substr(colon + 1)));
         char* end = nullptr;
         const double v = std::strtod(value.c_str(), &end);
-        return end != value.c_str() ? std::optional(v) : std::nullopt;
+        // "nan" compared below any floor as false, and so passed the check; a bandwidth is a
+        // finite number, never negative.
+        return end != value.c_str() && std::isfinite(v) && v >= 0 ? std::optional(v)
+                                                                   : std::nullopt;
     }
     return std::nullopt;
 }

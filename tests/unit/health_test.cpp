@@ -193,6 +193,10 @@ TEST_CASE("health: nccl-tests output parser and bandwidth floor", "[health]") {
         "# Avg bus bandwidth    : 370.935 \n";
     CHECK(parse_nccl_tests_busbw(out) == Approx(370.935));
     CHECK_FALSE(parse_nccl_tests_busbw("no summary"));
+    // Found by the fuzzer: "nan" passed any floor (NaN < floor is false); negative is nonsense.
+    CHECK_FALSE(parse_nccl_tests_busbw("# Avg bus bandwidth    : nan\n"));
+    CHECK_FALSE(parse_nccl_tests_busbw("# Avg bus bandwidth    : inf\n"));
+    CHECK_FALSE(parse_nccl_tests_busbw("# Avg bus bandwidth    : -1\n"));
     FakeSysfs fs;
     const auto file = fs.root() / "allreduce.out";
     std::ofstream(file) << out;
