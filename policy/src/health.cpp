@@ -312,8 +312,7 @@ std::optional<double> parse_nccl_tests_busbw(std::string_view output) {
         const double v = std::strtod(value.c_str(), &end);
         // "nan" compared below any floor as false, and so passed the check; a bandwidth is a
         // finite number, never negative.
-        return end != value.c_str() && std::isfinite(v) && v >= 0 ? std::optional(v)
-                                                                   : std::nullopt;
+        return end != value.c_str() && std::isfinite(v) && v >= 0 ? std::optional(v) : std::nullopt;
     }
     return std::nullopt;
 }
