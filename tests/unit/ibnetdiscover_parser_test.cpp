@@ -120,6 +120,43 @@ TEST_CASE("ibnetdiscover_parser: bad input names the line", "[parser]") {
                Catch::StartsWith("t.txt:1: expected '- <CA|SW|RT>"));
 }
 
+TEST_CASE("ibnetdiscover_parser: lines a real capture mixes in are skipped with one warning",
+          "[parser]") {
+    // `ibnetdiscover > f 2>&1`, and the chassis headers of `ibnetdiscover -s` / older releases.
+    const std::string text =
+        "ibwarn: [12345] mad_rpc: _do_madrpc failed; dport (DR path slid 0; dlid 0; 0,1,3)\n"
+        "src/query_smp.c:228; umad (DR path slid 0; dlid 0; 0,1,3) Attr 0x11:0 : Connection "
+        "timed out\n"
+        "Chassis 1 (guid 0x0002c90000000001)\n"
+        "Switch\t2 \"S-1\"\t# \"leaf\" base port 0 lid 1 lmc 0\n"
+        "[1]\t\"H-2\"[1]\t\t# \"node01 mlx5_0\" lid 2 4xHDR\n"
+        "\n"
+        "Non-Chassis Nodes\n"
+        "Ca\t1 \"H-2\"\t\t# \"node01 mlx5_0\"\n"
+        "[1](2)\t\"S-1\"[1]\t\t# lid 2 lmc 0 \"leaf\" lid 1 4xHDR\n";
+    auto g = parse_ibnetdiscover(text, "mixed.txt");
+    REQUIRE(g);
+    CHECK(g->nodes.size() == 2);
+    REQUIRE(g->warnings.size() == 1);
+    CHECK(g->warnings[0].kind == "foreign-lines");
+    CHECK(g->warnings[0].where.line == 1);
+    CHECK_THAT(g->warnings[0].message,
+               Catch::StartsWith("4 lines that are not ibnetdiscover records were skipped"));
+    // The same in a port list, before its first record.
+    auto p = parse_ibnetdiscover(
+        "ibwarn: [1] something\nCA 2 1 0x2 4x HDR - SW 1 1 0x1 ( 'node01 mlx5_0' - 'leaf' )\n"
+        "SW 1 1 0x1 4x HDR - CA 2 1 0x2 ( 'leaf' - 'node01 mlx5_0' )\n",
+        "p.txt");
+    REQUIRE(p);
+    CHECK(p->nodes.size() == 2);
+    REQUIRE(p->warnings.size() == 1);
+    CHECK(p->warnings[0].kind == "foreign-lines");
+    // Truly corrupt input is still refused, and its line shows no raw byte.
+    CHECK(error_of("Switch\t2 \"S-1\"\n\x7f\x45LF\x02\x01\x01\n") ==
+          "t.txt:2: unrecognised line '\\x7fELF\\x02\\x01\\x01'; expected a Switch/Ca/Rt header, a "
+          "[port] line or key=value");
+}
+
 TEST_CASE("ibnetdiscover_parser: dangling, asymmetric and truncated input warn", "[parser]") {
     auto r = parse_ibnetdiscover(
         "Switch\t4 \"S-1\"\n[1]\t\"S-9\"[1]\n[2]\t\"S-2\"[1]\n\nSwitch\t4 \"S-2\"\n[1]\t\"S-1\"[3]",

@@ -140,10 +140,54 @@ Failure error_at(std::string_view source, std::uint32_t line, std::string messag
     return fail(Error::parse(SourceLoc{std::string(source), line, 0}, std::move(message)));
 }
 
+/// A line for a message: at most 120 bytes, and bytes that are not printable ASCII written as
+/// \xNN (a corrupt dump's error line must not carry raw bytes to a terminal or a log).
 std::string quote_line(std::string_view line) {
     constexpr std::size_t kMax = 120;
-    return "'" + std::string(line.substr(0, kMax)) + (line.size() > kMax ? "...'" : "'");
+    std::string out = "'";
+    for (const char ch : line.substr(0, kMax)) {
+        const auto u = static_cast<unsigned char>(ch);
+        if ((u < 0x20 && ch != '\t') || u >= 0x7f) {
+            constexpr const char* kHex = "0123456789abcdef";
+            out += "\\x";
+            out += kHex[u >> 4U];
+            out += kHex[u & 15U];
+        } else {
+            out += ch;
+        }
+    }
+    return out + (line.size() > kMax ? "...'" : "'");
 }
+
+/// Lines a real capture holds that are not part of any record: diagnostics that
+/// `ibnetdiscover > f 2>&1` mixes in ("ibwarn: [...] ...", "src/query_smp.c:...: umad ...
+/// Connection timed out"), and the chassis headers of `ibnetdiscover -s`/`-g` and older
+/// releases ("Chassis 3 (guid 0x...)", "Non-Chassis Nodes").
+bool foreign_line(std::string_view t) {
+    return t.starts_with("ibwarn") || t.starts_with("ibpanic") || t.starts_with("ibdebug") ||
+           t.starts_with("ibnetdiscover:") || t.starts_with("src/") ||
+           t.find(" umad") != std::string_view::npos || t.starts_with("Chassis ") ||
+           t == "Non-Chassis Nodes" || t.starts_with("Non-Chassis Nodes ");
+}
+
+/// Counts the skipped foreign lines and adds one warning for all of them.
+struct ForeignLines {
+    std::uint32_t count = 0;
+    std::uint32_t first = 0;
+    void skip(std::uint32_t line) {
+        first = count++ == 0 ? line : first;
+    }
+    void report(FabricGraph& g, std::string_view source) const {
+        if (count > 0) {
+            g.warnings.push_back(
+                {"foreign-lines", SourceLoc{std::string(source), first, 0},
+                 std::to_string(count) +
+                     " lines that are not ibnetdiscover records were skipped (diagnostics such "
+                     "as ibwarn or umad messages, chassis headers), the first on line " +
+                     std::to_string(first)});
+        }
+    }
+};
 
 /// optional::and_then, which C++20 lacks.
 template <typename F>
@@ -288,6 +332,7 @@ Result<FabricGraph> parse_records(std::string_view text, std::string_view source
     pending.reserve(text.size() / 90 + 16);
     PendingAttrs attrs;
     NodeIndex current = kNoNode;
+    ForeignLines foreign;
     Lines lines(text);
     std::string_view line;
     while (lines.next(line)) {
@@ -297,6 +342,10 @@ Result<FabricGraph> parse_records(std::string_view text, std::string_view source
             continue;
         }
         if (t.front() == '#') {
+            continue;
+        }
+        if (foreign_line(t)) {
+            foreign.skip(lines.number());
             continue;
         }
         const auto n = lines.number();
@@ -394,6 +443,7 @@ Result<FabricGraph> parse_records(std::string_view text, std::string_view source
     }
     resolve_remotes(g, pending, source);
     check_symmetry(g, source);
+    foreign.report(g, source);
     return g;
 }
 
@@ -429,10 +479,15 @@ Result<FabricGraph> parse_port_list(std::string_view text, std::string_view sour
         std::uint32_t line;
     };
     std::vector<Half> halves;
+    ForeignLines foreign;
     Lines lines(text);
     std::string_view t;
     while (lines.next_content(t)) {
         const auto n = lines.number();
+        if (foreign_line(t)) {
+            foreign.skip(n);
+            continue;
+        }
         Cursor c{t};
         const auto kind = then(c.word(), kind_of);
         const auto lid = c.number();
@@ -491,14 +546,17 @@ Result<FabricGraph> parse_port_list(std::string_view text, std::string_view sour
         }
     }
     check_symmetry(g, source);
+    foreign.report(g, source);
     return g;
 }
 
 bool looks_like_port_list(std::string_view text) {
     Lines lines(text);
     std::string_view t;
-    if (lines.next_content(t)) {
-        return t.starts_with("CA ") || t.starts_with("SW ") || t.starts_with("RT ");
+    while (lines.next_content(t)) {
+        if (!foreign_line(t)) {
+            return t.starts_with("CA ") || t.starts_with("SW ") || t.starts_with("RT ");
+        }
     }
     return false;
 }
