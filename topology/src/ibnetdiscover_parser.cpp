@@ -174,9 +174,7 @@ bool foreign_line(std::string_view t) {
 struct ForeignLines {
     std::uint32_t count = 0;
     std::uint32_t first = 0;
-    void skip(std::uint32_t line) {
-        first = count++ == 0 ? line : first;
-    }
+    void skip(std::uint32_t line) { first = count++ == 0 ? line : first; }
     void report(FabricGraph& g, std::string_view source) const {
         if (count > 0) {
             g.warnings.push_back(
