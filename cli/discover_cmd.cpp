@@ -198,7 +198,8 @@ void setup_discover(CLI::App& cmd, Runner& run) {
                    "ibnetdiscover output (default or -p format); - for stdin")
         ->required();
     cmd.add_option("--guid-map", args->guid_map,
-                   "lines '<guid> <host> [<hca>]' naming HCAs whose description names no host");
+                   "lines '<guid> <host> [<hca>]', or '<guid> \"<host> [<hca>]\"' as in a "
+                   "--node-name-map file, naming HCAs whose description names no host");
     cmd.add_option(
         "--compute-hca", args->compute_hca,
         "regular expression of compute HCA names, e.g. 'mlx5_[0-7]'; others are left out");
