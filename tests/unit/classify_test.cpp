@@ -175,6 +175,47 @@ TEST_CASE("classify: dirty CAs are reported and left out; a GUID map places them
     REQUIRE(c.map.find_host("good2") != nullptr);
     CHECK(anomaly_counts(c.map).count("unnamed-hca") == 0);
     CHECK(anomaly_counts(c.map).at("resolved-by-guid-map") == 1);
+    for (const auto& a : c.map.anomalies) {
+        if (a.kind == "resolved-by-guid-map") {  // read "'MT4129 ...' is good2 mlx5_0 by ..."
+            CHECK_THAT(a.detail, Catch::EndsWith(": description 'MT4129 ConnectX7   Mellanox "
+                                                 "Technologies' names no host; the GUID map "
+                                                 "names it good2, HCA mlx5_0"));
+        }
+    }
+    GuidMap host_only{{b.g.nodes[unnamed].guid, {"good2", ""}}};
+    opt.guid_map = &host_only;
+    c = classify(b.g, opt);
+    for (const auto& a : c.map.anomalies) {
+        if (a.kind == "resolved-by-guid-map") {
+            CHECK_THAT(a.detail, Catch::EndsWith("names it good2 (HCA unknown)"));
+        }
+    }
+}
+
+TEST_CASE("classify: an SU whose leaves share no name stem is named by their range", "[classify]") {
+    // Leaves leaf01..leaf04 (two SUs of two rails): no common token, so the SU names came
+    // from a GUID ("su-0c42..."); now from the leaves' range, without brackets (Slurm reads
+    // brackets in topology.conf as a host list).
+    Builder b;
+    auto s1 = b.sw("core1");
+    for (int su = 0; su < 2; ++su) {
+        std::vector<NodeIndex> leaves;
+        for (int r = 0; r < 2; ++r) {
+            leaves.push_back(b.sw("leaf0" + std::to_string(su * 2 + r + 1)));
+            b.link(leaves.back(), s1);
+        }
+        for (int h = 1; h <= 2; ++h) {
+            const auto host = "n" + std::to_string(su) + std::to_string(h);
+            for (int r = 0; r < 2; ++r) {
+                b.link(b.ca(host + " mlx5_" + std::to_string(r)),
+                       leaves[static_cast<std::size_t>(r)]);
+            }
+        }
+    }
+    const auto m = classify(b.g, {}).map;
+    REQUIRE(m.sus.size() == 2);
+    CHECK(su_of(m, "n01") == "leaf01-02");
+    CHECK(su_of(m, "n12") == "leaf03-04");
 }
 
 TEST_CASE("classify: Dragonfly+ groups from spine-to-spine global links", "[classify]") {

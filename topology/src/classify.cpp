@@ -174,8 +174,10 @@ private:
             std::string h =
                 e->hca.empty() ? (factory || hca.empty() ? "unknown" : std::string(hca)) : e->hca;
             if (factory || is_placeholder_host(host)) {
-                anomaly("resolved-by-guid-map", where(ca) + ": '" + node.desc + "' is " + e->host +
-                                                    " " + h + " by the GUID map");
+                anomaly("resolved-by-guid-map",
+                        where(ca) + ": description '" + node.desc + "' names no host; the GUID " +
+                            "map names it " + e->host +
+                            (h == "unknown" ? " (HCA unknown)" : ", HCA " + h));
             }
             return std::pair(e->host, std::move(h));
         }

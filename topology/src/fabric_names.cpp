@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 
+#include "switchyard/common/hostlist.hpp"
+
 namespace switchyard::topology {
 namespace {
 
@@ -101,6 +103,20 @@ std::string common_stem(const std::vector<std::string_view>& names) {
     return std::string(p.substr(0, cut));
 }
 
+/// Names that share no stem but number a run, {"leaf01".."leaf08"} → "leaf01-08" (the hostlist
+/// "leaf[01-08]" without brackets, which Slurm's topology files read as a host list); "" when
+/// the names do not compress to one prefix and one range.
+std::string range_name(const std::vector<std::string_view>& names) {
+    const auto list = compress_hostlist(std::vector<std::string>(names.begin(), names.end()));
+    const auto open = list.find('[');
+    const auto dash = list.find('-', open);
+    if (open == 0 || open == std::string::npos || list.back() != ']' ||
+        list.find_first_of(",[", open + 1) != std::string::npos || dash == std::string::npos) {
+        return {};
+    }
+    return list.substr(0, open) + list.substr(open + 1, list.size() - open - 2);
+}
+
 bool is_guid_name(const MapSwitch& s) {
     return s.name == guid_name("sw-", s.guid);
 }
@@ -184,8 +200,11 @@ void name_sus(FabricMap& map) {
             lowest = std::min(lowest, map.switches[leaf].guid);
             meaningful = meaningful && !is_guid_name(map.switches[leaf]);
         }
-        claim(taken, su.name, meaningful ? common_stem(names) : std::string(),
-              guid_name("su-", lowest));
+        auto wanted = meaningful ? common_stem(names) : std::string();
+        if (wanted.empty() && meaningful) {
+            wanted = range_name(names);
+        }
+        claim(taken, su.name, wanted, guid_name("su-", lowest));
     }
 }
 
