@@ -125,9 +125,41 @@ TEST_CASE("classify: a host missing a rail stays in its SU and is reported", "[c
     bool named = false;
     for (const auto& a : m.anomalies) {
         named = named || (a.kind == "missing-rail" &&
-                          a.detail == "n22 in SU su2 has no mlx5_1 (its SU has 2 rails)");
+                          a.detail ==
+                              "n22 in SU su2 reaches no HCA to leaf su2-rail1 (its SU has "
+                              "2 rails)");
     }
     CHECK(named);
+}
+
+TEST_CASE("classify: rails come from cabling, not HCA names", "[classify]") {
+    // One SU of 2 rail leaves: n1 names its HCAs mlx5_0/1, n2 HCA-1/HCA-2, n3 mlx5_0/1 again,
+    // all on the same leaves; srv has one HCA (HCA-2) on rail 1. Name-based rails reported n1
+    // and n3 as missing HCA-1/HCA-2, n2 as missing mlx5_0/1, and srv as missing three.
+    Builder b;
+    auto spine = b.sw("spine1");
+    auto r0 = b.sw("su1-rail0");
+    auto r1 = b.sw("su1-rail1");
+    b.link(r0, spine);
+    b.link(r1, spine);
+    for (const auto* h : {"n1", "n3"}) {
+        b.link(b.ca(std::string(h) + " mlx5_0"), r0);
+        b.link(b.ca(std::string(h) + " mlx5_1"), r1);
+    }
+    b.link(b.ca("n2 HCA-1"), r0);
+    b.link(b.ca("n2 HCA-2"), r1);
+    b.link(b.ca("srv HCA-2"), r1);
+    const auto m = classify(b.g, {}).map;
+    const auto counts = anomaly_counts(m);
+    CHECK(counts.count("missing-rail") == 0);
+    REQUIRE(counts.count("single-hca-host") == 1);
+    for (const auto& a : m.anomalies) {
+        if (a.kind == "single-hca-host") {
+            CHECK(a.detail ==
+                  "srv in SU su1 has one HCA where its peers reach 2 rails (a storage "
+                  "or management server?)");
+        }
+    }
 }
 
 TEST_CASE("classify: factory switch names classify the same, with GUID names", "[classify]") {

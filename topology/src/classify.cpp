@@ -221,6 +221,9 @@ private:
                 ++non_compute[id->second];
                 id.reset();
             }
+            if (id) {
+                ++hcas_in_dump_[id->first];  // cabled or not: what the server has
+            }
             if (!id || !add_rails(hosts, i, *id)) {
                 ++stats_.excluded_hcas;
                 continue;
@@ -387,36 +390,61 @@ private:
         report_missing_rails();
     }
 
-    /// A host with fewer rails than its SU offers is reported with the rails it lacks.
+    std::map<std::string, std::size_t> hcas_in_dump_;  // host → its compute HCAs in the dump
+
+    /// Rails come from cabling, not from HCA names ("HCA-2" on one server and "mlx5_1" on its
+    /// neighbour are the same rail when both reach the same leaf). A rail of an SU is a leaf
+    /// that most of its hosts reach; a multi-HCA host that does not reach one is missing that
+    /// rail, named by its leaf. A host with one HCA in the whole dump where its peers have
+    /// several (a storage or management server) is reported as such, not as missing rails.
     void report_missing_rails() {
-        std::vector<char> offered(map_.hcas.size());
-        std::vector<char> has(map_.hcas.size());
+        std::map<std::uint32_t, std::size_t> reach;  // leaf → hosts of the SU that reach it
         for (const auto& su : map_.sus) {
-            std::fill(offered.begin(), offered.end(), 0);
+            reach.clear();
             for (const auto hi : su.hosts) {
+                std::set<std::uint32_t> leaves;
                 for (const auto& r : map_.rails_of(map_.hosts[hi])) {
-                    offered[r.hca] = 1;
+                    leaves.insert(r.leaf);
+                }
+                for (const auto leaf : leaves) {
+                    ++reach[leaf];
                 }
             }
-            const auto n_offered = std::count(offered.begin(), offered.end(), 1);
+            std::vector<std::uint32_t> rails;  // leaves more than half the hosts reach
+            for (const auto& [leaf, n] : reach) {
+                if (2 * n > su.hosts.size()) {
+                    rails.push_back(leaf);
+                }
+            }
+            if (rails.size() < 2) {
+                continue;  // a single-rail SU: nothing to miss
+            }
             for (const auto hi : su.hosts) {
-                const auto rails = map_.rails_of(map_.hosts[hi]);
-                if (static_cast<std::ptrdiff_t>(rails.size()) >= n_offered) {
-                    continue;  // rails are distinct per host, so it has them all
+                const auto& host = map_.hosts[hi];
+                std::set<std::uint32_t> has;
+                for (const auto& r : map_.rails_of(host)) {
+                    has.insert(r.leaf);
                 }
-                std::fill(has.begin(), has.end(), 0);
-                for (const auto& r : rails) {
-                    has[r.hca] = 1;
-                }
-                std::vector<std::string> names;
-                for (std::size_t k = 0; k < offered.size(); ++k) {
-                    if (offered[k] != 0 && has[k] == 0) {
-                        names.push_back(map_.hcas[k]);
+                std::vector<std::string> missing;
+                for (const auto leaf : rails) {
+                    if (has.count(leaf) == 0) {
+                        missing.push_back(map_.switches[leaf].name);
                     }
                 }
-                anomaly("missing-rail", map_.hosts[hi].name + " in SU " + su.name + " has no " +
-                                            join(names, ", ") + " (its SU has " +
-                                            std::to_string(n_offered) + " rails)");
+                if (missing.empty()) {
+                    continue;
+                }
+                if (hcas_in_dump_[host.name] <= 1) {
+                    anomaly("single-hca-host", host.name + " in SU " + su.name +
+                                                   " has one HCA where its peers reach " +
+                                                   std::to_string(rails.size()) +
+                                                   " rails (a storage or management server?)");
+                    continue;
+                }
+                anomaly("missing-rail", host.name + " in SU " + su.name +
+                                            " reaches no HCA to leaf " + join(missing, ", ") +
+                                            " (its SU has " + std::to_string(rails.size()) +
+                                            " rails)");
             }
         }
     }
