@@ -162,6 +162,84 @@ TEST_CASE("classify: rails come from cabling, not HCA names", "[classify]") {
     }
 }
 
+TEST_CASE("classify: a spine that carries hosts stays a spine", "[classify]") {
+    // A storage server and a UFM host cabled straight into spine1: spine1 became a leaf in an
+    // SU of its own and the fabric "disconnected". Tiers come from the switch graph now.
+    auto clean = classify(rail_fabric().g, {}).map;
+    auto b = rail_fabric();
+    NodeIndex spine1 = kNoNode;
+    for (NodeIndex i = 0; i < b.g.nodes.size(); ++i) {
+        if (b.g.nodes[i].desc == "MF0;spine1:MQM9700/U1") {
+            spine1 = i;
+        }
+    }
+    REQUIRE(spine1 != kNoNode);
+    b.link(b.ca("storage01 mlx5_0"), spine1);
+    b.link(b.ca("ufm01 mlx5_0"), spine1);
+    const auto m = classify(b.g, {}).map;
+    CHECK(m.kind == FabricKind::FatTree);
+    CHECK(m.tiers == 2);
+    REQUIRE(m.sus.size() == clean.sus.size());
+    for (std::size_t i = 0; i < m.sus.size(); ++i) {
+        CHECK(m.sus[i].name == clean.sus[i].name);
+        CHECK(m.sus[i].leaves.size() == 2);
+    }
+    CHECK(m.find_host("storage01") == nullptr);
+    const auto counts = anomaly_counts(m);
+    CHECK(counts.at("host-on-spine") == 2);
+    CHECK(counts.count("disconnected") == 0);
+    CHECK(counts.count("unreachable-switch") == 0);
+    for (const auto& a : m.anomalies) {
+        if (a.kind == "host-on-spine" && a.detail.starts_with("storage01")) {
+            CHECK(a.detail ==
+                  "storage01 mlx5_0 is cabled to 'spine1', a spine (it joins other "
+                  "leaves), not to a leaf: left out of placement");
+        }
+    }
+}
+
+TEST_CASE("classify: leaves cabled to each other are no tier and no false disconnection",
+          "[classify]") {
+    // Two stacked edge switches, no spine: 2 SUs joined by a leaf-to-leaf cable.
+    Builder b;
+    auto a = b.sw("edge1");
+    auto c = b.sw("edge2");
+    b.link(a, c);
+    for (int h = 1; h <= 3; ++h) {
+        b.link(b.ca("a" + std::to_string(h) + " mlx5_0"), a);
+        b.link(b.ca("c" + std::to_string(h) + " mlx5_0"), c);
+    }
+    const auto m = classify(b.g, {}).map;
+    CHECK(m.tiers == 1);
+    CHECK(m.sus.size() == 2);
+    CHECK(m.groups.size() == 1);
+    CHECK(m.kind == FabricKind::FatTree);
+    const auto counts = anomaly_counts(m);
+    CHECK(counts.count("disconnected") == 0);
+    CHECK(counts.at("leaf-to-leaf") == 1);
+    for (const auto& an : m.anomalies) {
+        if (an.kind == "leaf-to-leaf") {
+            CHECK(an.detail == "'edge1' is cabled to 'edge2', another leaf (not a tier)");
+        }
+    }
+    // In a fabric with spines, a stray leaf-to-leaf cable is reported but joins nothing.
+    auto r = rail_fabric();
+    NodeIndex l1 = kNoNode;
+    NodeIndex l2 = kNoNode;
+    for (NodeIndex i = 0; i < r.g.nodes.size(); ++i) {
+        if (r.g.nodes[i].desc == "MF0;su1-rail0:MQM9700/U1") {
+            l1 = i;
+        } else if (r.g.nodes[i].desc == "MF0;su2-rail0:MQM9700/U1") {
+            l2 = i;
+        }
+    }
+    r.link(l1, l2);
+    const auto rm = classify(r.g, {}).map;
+    CHECK(rm.sus.size() == 2);
+    CHECK(rm.tiers == 2);
+    CHECK(anomaly_counts(rm).at("leaf-to-leaf") == 1);
+}
+
 TEST_CASE("classify: factory switch names classify the same, with GUID names", "[classify]") {
     auto managed = classify(rail_fabric().g, {}).map;
     auto b = rail_fabric();

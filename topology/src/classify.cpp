@@ -90,7 +90,8 @@ public:
         : g_(g), opt_(opt), map_(out.map), stats_(out.stats) {}
 
     void run() {
-        const auto hosts = find_hosts();
+        auto hosts = find_hosts();
+        demote_spines_with_hosts(hosts);
         compute_tiers(hosts);
         build_switches();
         build_hosts_and_sus(hosts);
@@ -287,6 +288,62 @@ private:
         return true;
     }
 
+    /// A switch that serves hosts is a leaf, unless it is a spine that also carries a few
+    /// hosts (storage, UFM, login servers cabled straight into it): one cabled to at least two
+    /// other host-serving switches, and to more of them than it serves hosts. Its hosts' cables
+    /// are reported and left out, so the tiers come from the switch graph. Leaves cabled to one
+    /// another (stacked edge switches) stay leaves.
+    void demote_spines_with_hosts(HostTable& hosts) {
+        std::unordered_map<NodeIndex, std::set<std::string>> served;  // switch → hosts on it
+        for (const auto& [host, rails] : hosts.hosts) {
+            for (const auto& r : rails) {
+                served[r.leaf].insert(host);
+            }
+        }
+        std::set<NodeIndex> spines;
+        for (const auto& [sw, on_it] : served) {
+            std::set<NodeIndex> serving_neighbours;
+            for (const auto& p : g_.nodes[sw].ports) {
+                if (p.remote != kNoNode && p.remote != sw && served.count(p.remote) != 0) {
+                    serving_neighbours.insert(p.remote);
+                }
+            }
+            if (serving_neighbours.size() >= 2 && on_it.size() < serving_neighbours.size()) {
+                spines.insert(sw);
+            }
+        }
+        if (spines.empty()) {
+            return;
+        }
+        for (auto& [host, rails] : hosts.hosts) {
+            for (auto it = rails.begin(); it != rails.end();) {
+                if (spines.count(it->leaf) == 0) {
+                    ++it;
+                    continue;
+                }
+                anomaly("host-on-spine", host + " " + it->hca + " is cabled to '" +
+                                             switch_name(it->leaf) +
+                                             "', a spine (it joins other leaves), not to a "
+                                             "leaf: left out of placement");
+                ++stats_.excluded_hcas;
+                --stats_.compute_hcas;
+                it = rails.erase(it);
+            }
+        }
+        std::erase_if(hosts.hosts, [](const auto& h) { return h.second.empty(); });
+    }
+
+    /// A switch's name for messages before the switches are named: its description's name part.
+    [[nodiscard]] std::string switch_name(NodeIndex sw) const {
+        const auto& d = g_.nodes[sw].desc;
+        const auto semi = d.find(';');
+        const auto colon = d.find(':', semi == std::string::npos ? 0 : semi);
+        if (semi != std::string::npos && colon != std::string::npos && colon > semi + 1) {
+            return d.substr(semi + 1, colon - semi - 1);
+        }
+        return d.empty() ? format_guid(g_.nodes[sw].guid) : d;
+    }
+
     void compute_tiers(const HostTable& hosts) {
         tier_.assign(g_.nodes.size(), 0);
         std::deque<NodeIndex> queue;
@@ -465,6 +522,39 @@ private:
             }
         }
         report_uplinks(uplinks);
+        // Leaves cabled to each other (small fabrics, stacked edge switches): their SUs are
+        // connected, which no tier shows; reported once per pair.
+        std::vector<std::uint32_t> su_of_leaf(map_.switches.size(), kNone);
+        for (std::uint32_t s = 0; s < nsus; ++s) {
+            for (const auto leaf : map_.sus[s].leaves) {
+                su_of_leaf[leaf] = s;
+            }
+        }
+        std::vector<char> has_uplink(nsus, 0);
+        for (const auto& [pair, cables] : uplinks) {
+            has_uplink[su_of_leaf[pair.first]] = 1;
+        }
+        std::set<std::pair<std::uint32_t, std::uint32_t>> leaf_pairs;
+        for (std::uint32_t s = 0; s < nsus; ++s) {
+            for (const auto leaf : map_.sus[s].leaves) {
+                for (const auto& p : g_.nodes[leaf_node(leaf)].ports) {
+                    const auto other = p.remote == kNoNode ? kNone : switch_index_[p.remote];
+                    if (other == kNone || other == leaf || su_of_leaf[other] == kNone) {
+                        continue;
+                    }
+                    leaf_pairs.insert(std::minmax(leaf, other));
+                    // Only where no spine joins them: a stray cable between two groups of a
+                    // Dragonfly+ fabric must not merge the groups.
+                    if (has_uplink[s] == 0 && has_uplink[su_of_leaf[other]] == 0) {
+                        groups.join(s, su_of_leaf[other]);
+                    }
+                }
+            }
+        }
+        for (const auto& [a, b] : leaf_pairs) {
+            anomaly("leaf-to-leaf", "'" + map_.switches[a].name + "' is cabled to '" +
+                                        map_.switches[b].name + "', another leaf (not a tier)");
+        }
         std::vector<std::uint32_t> group_of_root(nsus + map_.switches.size(), kNone);
         for (std::uint32_t s = 0; s < nsus; ++s) {
             const auto root = groups.find(s);
