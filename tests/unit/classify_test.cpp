@@ -240,6 +240,64 @@ TEST_CASE("classify: leaves cabled to each other are no tier and no false discon
     CHECK(anomaly_counts(rm).at("leaf-to-leaf") == 1);
 }
 
+TEST_CASE("classify: director chassis: ASICs named by slot, line cards leaves, spine cards above",
+          "[classify]") {
+    // Three IS5600-class directors, every ASIC described "MF0;<chassis>:IS5600/<slot>/U<n>"
+    // with the chassis' one name: 27 line cards with hosts and 3 empty line cards each, 4
+    // spine-card ASICs (2 slots of 2 units), the spine cards cabled to two core switches.
+    Builder b;
+    const auto core1 = b.sw("core1");
+    const auto core2 = b.sw("core2");
+    for (int d = 1; d <= 3; ++d) {
+        const std::string chassis = "IS5600-" + std::to_string(d);
+        std::vector<NodeIndex> spines;
+        for (int slot = 1; slot <= 2; ++slot) {
+            for (int unit = 1; unit <= 2; ++unit) {
+                spines.push_back(b.add(NodeKind::Switch, "MF0;" + chassis + ":IS5600/S0" +
+                                                             std::to_string(slot) + "/U" +
+                                                             std::to_string(unit)));
+                b.link(spines.back(), core1);
+                b.link(spines.back(), core2);
+            }
+        }
+        for (int l = 1; l <= 30; ++l) {
+            const auto slot = std::string(l < 10 ? "L0" : "L") + std::to_string(l);
+            const auto lc = b.add(NodeKind::Switch, "MF0;" + chassis + ":IS5600/" + slot + "/U1");
+            for (const auto sp : spines) {
+                b.link(lc, sp);
+            }
+            if (l <= 27) {
+                for (int h = 1; h <= 2; ++h) {
+                    b.link(b.ca("d" + std::to_string(d) + "l" + std::to_string(l) + "h" +
+                                std::to_string(h) + " mlx5_0"),
+                           lc);
+                }
+            }
+        }
+    }
+    const auto m = classify(b.g, {}).map;
+    CHECK(m.tiers == 3);
+    CHECK(m.sus.size() == 81);
+    CHECK(m.groups.size() == 3);
+    CHECK(m.kind == FabricKind::FatTree3);
+    CHECK(m.anomalies.empty());  // no duplicate-switch-name, no unreachable empty slots
+    std::set<std::string> names;
+    for (const auto& sw : m.switches) {
+        names.insert(sw.name);
+    }
+    CHECK(names.count("IS5600-1-L15") == 1);
+    CHECK(names.count("IS5600-2-S01-U2") == 1);
+    CHECK(su_of(m, "d3l15h2") == "IS5600-3-L15");
+    for (const auto& sw : m.switches) {
+        if (sw.name == "IS5600-1-L30") {
+            CHECK(sw.tier == 0);  // an empty slot: no tier of its own
+        }
+        if (sw.name == "IS5600-1-S02-U1") {
+            CHECK(sw.tier == 2);
+        }
+    }
+}
+
 TEST_CASE("classify: factory switch names classify the same, with GUID names", "[classify]") {
     auto managed = classify(rail_fabric().g, {}).map;
     auto b = rail_fabric();

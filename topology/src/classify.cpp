@@ -360,12 +360,33 @@ private:
             queue.pop_front();
             for (const auto& p : g_.nodes[s].ports) {
                 if (p.remote != kNoNode && g_.nodes[p.remote].kind == NodeKind::Switch &&
-                    tier_[p.remote] == 0) {
+                    tier_[p.remote] == 0 && !idle_line_card(p.remote)) {
                     tier_[p.remote] = tier_[s] + 1;
                     queue.push_back(p.remote);
                 }
             }
         }
+    }
+
+    /// A director's line card that serves no host and is cabled only to its own chassis' spine
+    /// cards: an empty slot's ASIC, not a tier above the spine cards.
+    [[nodiscard]] bool idle_line_card(NodeIndex sw) const {
+        const auto card = chassis_card(g_.nodes[sw].desc);
+        if (!card || card->spine) {
+            return false;
+        }
+        for (const auto& p : g_.nodes[sw].ports) {
+            if (p.remote == kNoNode) {
+                continue;
+            }
+            const auto& other = g_.nodes[p.remote];
+            const auto oc = chassis_card(other.desc);
+            if (other.kind != NodeKind::Switch || !oc || !oc->spine ||
+                oc->chassis != card->chassis) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /// Every switch, named, sorted by tier (unreachable last) then name.
@@ -394,7 +415,7 @@ private:
                 stats_.switches_per_tier.resize(tier_[n] + 1, 0);
             }
             ++stats_.switches_per_tier[tier_[n]];
-            if (tier_[n] == 0) {
+            if (tier_[n] == 0 && !idle_line_card(n)) {
                 anomaly("unreachable-switch",
                         "'" + names[k] + "' (" + format_guid(g_.nodes[n].guid) +
                             ") has no path to a leaf that serves a compute host");

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "switchyard/common/hostlist.hpp"
+#include "switchyard/common/strings.hpp"
 
 namespace switchyard::topology {
 namespace {
@@ -21,8 +23,42 @@ bool is_separator(char c) {
     return c == '-' || c == '_' || c == '.';
 }
 
+}  // namespace
+
+std::optional<ChassisCard> chassis_card(std::string_view desc) {
+    // "MF0;<chassis>:<model>/L<nn>/U<n>" (line card) or ".../S<nn>/U<n>" (spine card).
+    if (!desc.starts_with("MF0;")) {
+        return std::nullopt;
+    }
+    desc.remove_prefix(4);
+    const auto colon = desc.find(':');
+    if (colon == std::string_view::npos || colon == 0) {
+        return std::nullopt;
+    }
+    const auto parts = split(desc.substr(colon + 1), '/');
+    if (parts.size() != 3 || parts[1].size() < 2 || (parts[1][0] != 'L' && parts[1][0] != 'S') ||
+        parts[2].size() < 2 || parts[2][0] != 'U') {
+        return std::nullopt;
+    }
+    const auto digits = [](std::string_view d) {
+        return !d.empty() &&
+               std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    if (!digits(parts[1].substr(1)) || !digits(parts[2].substr(1))) {
+        return std::nullopt;
+    }
+    return ChassisCard{std::string(desc.substr(0, colon)), std::string(parts[1]),
+                       std::string(parts[2]), parts[1][0] == 'S'};
+}
+
+namespace {
+
 /// The name a switch description gives, or "" when it gives none.
 std::string name_from_desc(std::string_view desc) {
+    if (const auto card = chassis_card(desc)) {
+        // One chassis is many ASICs sharing its name: each is named by its slot.
+        return name_from_desc("MF0;" + card->chassis + ":x") + "-" + card->slot;
+    }
     if (desc.starts_with("MF0;")) {
         desc.remove_prefix(4);
         desc = desc.substr(0, desc.find(':'));
@@ -158,6 +194,16 @@ std::vector<std::string> name_switches(const FabricGraph& g,
     for (const auto n : nodes) {
         names.push_back(name_from_desc(g.nodes[n].desc));
         ++uses[names.back()];
+    }
+    // A chassis slot with several ASICs (U1, U2): each gets its unit.
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        if (const auto card = chassis_card(g.nodes[nodes[i]].desc); card && uses[names[i]] > 1) {
+            names[i] += "-" + card->unit;
+        }
+    }
+    uses.clear();
+    for (const auto& n : names) {
+        ++uses[n];
     }
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const auto guid = g.nodes[nodes[i]].guid;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,17 @@
 #include "switchyard/topology/fabric_map.hpp"
 
 namespace switchyard::topology {
+
+/// One ASIC of a director chassis (IS5600, CS7500/CS8500, modular Quantum), from its
+/// description "MF0;<chassis>:<model>/L<nn>/U<n>" (a line card) or ".../S<nn>/U<n>" (a spine
+/// card); every ASIC of a chassis usually carries the same chassis name.
+struct ChassisCard {
+    std::string chassis;  ///< "IS5600-1"
+    std::string slot;     ///< "L15", "S03"
+    std::string unit;     ///< "U1"
+    bool spine = false;   ///< a spine card (S), else a line card (L)
+};
+[[nodiscard]] std::optional<ChassisCard> chassis_card(std::string_view desc);
 
 /// True when every character is one Slurm and the map file take in a name: [A-Za-z0-9._-].
 [[nodiscard]] bool is_valid_name(std::string_view name);
@@ -21,8 +33,9 @@ namespace switchyard::topology {
 /// "sw-<16 hex>": the name of a switch whose description names nothing.
 [[nodiscard]] std::string guid_name(std::string_view prefix, std::uint64_t guid);
 
-/// Names for the switch nodes `nodes` of `g`: the name in "MF0;<name>:<model>", or a one-word
-/// description, else GUID-derived. Names used twice fall back to GUID names (an anomaly).
+/// Names for the switch nodes `nodes` of `g`: the name in "MF0;<name>:<model>" (a chassis ASIC:
+/// "<chassis>-<slot>", "-<unit>" added when a slot has several), or a one-word description,
+/// else GUID-derived. Names used twice fall back to GUID names (an anomaly).
 [[nodiscard]] std::vector<std::string> name_switches(const FabricGraph& g,
                                                      const std::vector<NodeIndex>& nodes,
                                                      std::vector<Anomaly>& anomalies);
