@@ -111,9 +111,18 @@ void print_text(const topo::NodeTopology& n, const std::string& verbs) {
         }
         std::cout << "\n";
         for (const auto& p : c.ports) {
-            std::cout << "  port " << p.port << ": " << p.state << " " << p.phys_state << " "
-                      << p.rate_gbps << " Gb/s " << p.link_layer << " lid " << p.lid << ", "
-                      << p.gids.size() << " GIDs\n";
+            // Words only for what is known: hwloc XML records no rate or physical state.
+            std::cout << "  port " << p.port << ": " << p.state;
+            if (!p.phys_state.empty()) {
+                std::cout << " " << p.phys_state;
+            }
+            if (p.rate_gbps > 0) {
+                std::cout << " " << p.rate_gbps << " Gb/s";
+            }
+            if (!p.link_layer.empty()) {
+                std::cout << " " << p.link_layer;
+            }
+            std::cout << " lid " << p.lid << ", " << p.gids.size() << " GIDs\n";
         }
     }
     if (!n.gpus.empty() && !n.nics.empty()) {

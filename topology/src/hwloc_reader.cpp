@@ -108,28 +108,71 @@ void add_gpu(hwloc_topology_t topo, hwloc_obj_t pci, NodeTopology& node) {
     node.gpus.push_back(std::move(g));
 }
 
-void add_nic(hwloc_topology_t topo, hwloc_obj_t pci, NodeTopology& node) {
-    std::vector<std::string> rdma;
-    std::vector<std::string> net;
-    for (hwloc_obj_t c = pci->io_first_child; c != nullptr; c = c->next_sibling) {
-        if (c->type != HWLOC_OBJ_OS_DEVICE || c->name == nullptr) {
+/// The ports hwloc recorded for an OpenFabrics OS device (Port<N>State, Port<N>LID,
+/// Port<N>GID<k>), so a node described by XML alone has port states; sysfs replaces them when
+/// it is read. No rate or physical state: hwloc does not record them.
+std::vector<RdmaPort> ports_from_infos(hwloc_obj_t dev, const char* link_layer) {
+    static constexpr const char* kStates[] = {"NOP",   "DOWN",   "INIT",
+                                              "ARMED", "ACTIVE", "ACTIVE_DEFER"};
+    std::vector<RdmaPort> ports;
+    for (std::uint32_t n = 1; n <= 64; ++n) {
+        const auto key = "Port" + std::to_string(n);
+        const char* state = info(dev, (key + "State").c_str());
+        if (state == nullptr) {
             continue;
         }
-        if (osdev_is(c, HWLOC_OBJ_OSDEV_OPENFABRICS)) {
-            rdma.emplace_back(c->name);
-        } else if (osdev_is(c, HWLOC_OBJ_OSDEV_NETWORK)) {
+        RdmaPort p;
+        p.port = n;
+        p.state_code = std::atoi(state);
+        p.state = p.state_code >= 0 && p.state_code <= 5 ? kStates[p.state_code] : "UNKNOWN";
+        p.link_layer = link_layer;
+        if (const char* lid = info(dev, (key + "LID").c_str())) {
+            p.lid = static_cast<std::uint32_t>(std::strtoul(lid, nullptr, 0));
+        }
+        for (int k = 0; k < 256; ++k) {
+            const char* gid = info(dev, (key + "GID" + std::to_string(k)).c_str());
+            if (gid == nullptr) {
+                break;
+            }
+            p.gids.push_back({k, gid, "", ""});
+        }
+        ports.push_back(std::move(p));
+    }
+    return ports;
+}
+
+void add_nic(hwloc_topology_t topo, hwloc_obj_t pci, NodeTopology& node) {
+    std::vector<std::string> net;
+    for (hwloc_obj_t c = pci->io_first_child; c != nullptr; c = c->next_sibling) {
+        if (c->type == HWLOC_OBJ_OS_DEVICE && c->name != nullptr &&
+            osdev_is(c, HWLOC_OBJ_OSDEV_NETWORK)) {
             net.emplace_back(c->name);
         }
     }
-    for (const auto& name : rdma) {
+    // The kind comes from the device, not its netdev's name (sites rename them: hsi0,
+    // ibp12s0): PCI class 0x0207 is an InfiniBand controller, 0x0200 an Ethernet one (RoCE when
+    // it has an RDMA device). Refined from the ports' link layer when sysfs is read.
+    const auto cls = pci->attr->pcidev.class_id;
+    const char* kind = pci->attr->pcidev.vendor_id == 0x1d0f ? "efa"
+                       : cls == 0x0207                       ? "infiniband"
+                       : cls == 0x0200                       ? "roce"
+                                                             : "rdma";
+    for (hwloc_obj_t c = pci->io_first_child; c != nullptr; c = c->next_sibling) {
+        if (c->type != HWLOC_OBJ_OS_DEVICE || c->name == nullptr ||
+            !osdev_is(c, HWLOC_OBJ_OSDEV_OPENFABRICS)) {
+            continue;
+        }
         Nic n;
-        n.name = name;
+        n.name = c->name;
         n.netdevs = net;
-        // Refined from the ports' link layer when sysfs is read.
-        n.kind = pci->attr->pcidev.vendor_id == 0x1d0f           ? "efa"
-                 : !net.empty() && net.front().starts_with("ib") ? "infiniband"
-                                                                 : "rdma";
+        n.kind = kind;
         n.place = place_of(topo, pci);
+        n.ports = ports_from_infos(c, std::string_view(kind) == "infiniband"
+                                          ? "InfiniBand"
+                                          : (std::string_view(kind) == "roce" ? "Ethernet" : ""));
+        if (const char* guid = info(c, "NodeGUID")) {
+            n.node_guid = guid;
+        }
         node.nics.push_back(std::move(n));
     }
 }
