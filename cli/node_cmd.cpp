@@ -145,7 +145,8 @@ void print_text(const topo::NodeTopology& n, const std::string& verbs) {
         std::cout << verbs << "\n";
     }
     for (const auto& w : n.warnings) {
-        std::cout << "warning: " << w.kind << ": " << w.where.source << ": " << w.message << "\n";
+        std::cout << "warning: " << w.kind << ": "
+                  << (w.where.source.empty() ? "" : w.where.source + ": ") << w.message << "\n";
     }
 }
 

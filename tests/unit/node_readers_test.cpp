@@ -10,6 +10,7 @@
 
 #include "catch.hpp"
 #include "fake_sysfs.hpp"
+#include "paths.hpp"
 
 using namespace switchyard::topology;
 using switchyard::test::FakeSysfs;
@@ -362,4 +363,30 @@ TEST_CASE("hwloc xml: only well-formed XML reaches hwloc, which crashes on some 
     const auto node = read_hwloc_xml(deep, "deep.xml");
     REQUIRE_FALSE(node);
     CHECK_THAT(node.error().to_string(), Catch::Contains("nested more than 128"));
+}
+
+TEST_CASE("node: CPU-less NUMA nodes and AMD processing accelerators", "[node]") {
+    // GPU or HBM memory exposed as NUMA (POWER9, Grace, MI300A) is not a socket: the shape
+    // counts NUMA nodes with CPUs only.
+    NodeTopology n;
+    n.numa = {{0, "0-71"}, {1, "72-143"}, {2, ""}, {3, ""}};
+    derive_paths(n);
+    CHECK_THAT(n.shape, Catch::Contains(" numa:2 "));
+    // MI300A/X show PCI class 0x1200 (processing accelerator); only AMD's count as GPUs.
+    CHECK(is_gpu_class(0x1200, 0x1002));
+    CHECK_FALSE(is_gpu_class(0x1200, 0x8086));
+    CHECK(is_gpu_class(0x0302, 0x10de));
+    CHECK_FALSE(is_gpu_class(0x0680, 0x10de));  // NVSwitch
+    // The same read from an hwloc XML: cts1-pascal with its two P100s made MI300-class devices.
+    auto xml = switchyard::test::slurp(switchyard::test::real_fixtures() / "hwloc-xml" /
+                                       "mpibind-cts1-pascal.xml");
+    REQUIRE_FALSE(xml.empty());
+    for (auto at = xml.find("pci_type=\"0302 [10de:15f8]"); at != std::string::npos;
+         at = xml.find("pci_type=\"0302 [10de:15f8]")) {
+        xml.replace(at, 26, "pci_type=\"1200 [1002:74a1]");
+    }
+    const auto node = read_hwloc_xml(xml, "pascal-as-mi300.xml");
+    REQUIRE(node);
+    REQUIRE(node->gpus.size() == 2);
+    CHECK(node->gpus[0].vendor_id == 0x1002);
 }

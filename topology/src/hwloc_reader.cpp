@@ -149,6 +149,21 @@ void add_nic(hwloc_topology_t topo, hwloc_obj_t pci, NodeTopology& node) {
             net.emplace_back(c->name);
         }
     }
+    // HPE Slingshot (Cassini, vendor 0x17db) has no verbs device: NCCL reaches it through the
+    // libfabric plugin. Reported with its own kind, never dropped.
+    if (pci->attr->pcidev.vendor_id == 0x17db && !net.empty()) {
+        Nic n;
+        n.name = net.front();
+        n.netdevs = net;
+        n.kind = "cxi";
+        n.place = place_of(topo, pci);
+        node.nics.push_back(std::move(n));
+        node.warnings.push_back(
+            {"nic-without-rdma", SourceLoc{},
+             net.front() + " is an HPE Slingshot NIC (cxi), with no RDMA verbs device: NCCL "
+                           "reaches it through the libfabric plugin; no NCCL_IB_* is set for it"});
+        return;
+    }
     // The kind comes from the device, not its netdev's name (sites rename them: hsi0,
     // ibp12s0): PCI class 0x0207 is an InfiniBand controller, 0x0200 an Ethernet one (RoCE when
     // it has an RDMA device). Refined from the ports' link layer when sysfs is read.
@@ -182,6 +197,13 @@ Result<NodeTopology> extract(hwloc_topology_t topo) {
     for (hwloc_obj_t n = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, nullptr);
          n != nullptr; n = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, n)) {
         node.numa.push_back({static_cast<int>(n->os_index), cpulist(n->cpuset)});
+        if (node.numa.back().cpus.empty()) {
+            node.warnings.push_back(
+                {"cpuless-numa", SourceLoc{},
+                 "NUMA node " + std::to_string(n->os_index) +
+                     " has no CPUs (GPU or HBM memory exposed as NUMA): not counted in the "
+                     "shape"});
+        }
     }
     for (hwloc_obj_t pci = hwloc_get_next_pcidev(topo, nullptr); pci != nullptr;
          pci = hwloc_get_next_pcidev(topo, pci)) {

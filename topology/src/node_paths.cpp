@@ -45,8 +45,9 @@ std::vector<const PciHop*> switch_chain(const PciPlace& p) {
 }  // namespace
 
 bool is_gpu_class(std::uint64_t pci_class, std::uint64_t vendor) {
-    return (pci_class == 0x0300 || pci_class == 0x0302 || pci_class == 0x0380) &&
-           (vendor == 0x10de || vendor == 0x1002);
+    return ((pci_class == 0x0300 || pci_class == 0x0302 || pci_class == 0x0380) &&
+            (vendor == 0x10de || vendor == 0x1002)) ||
+           (pci_class == 0x1200 && vendor == 0x1002);  // AMD MI300A/X: processing accelerator
 }
 
 std::string_view to_string(PathType p) {
@@ -133,7 +134,11 @@ void derive_paths(NodeTopology& node) {
     if (first) {
         shape += "0";
     }
-    shape += " numa:" + std::to_string(node.numa.size()) + " best:";
+    // NUMA nodes with CPUs: GPU or HBM memory exposed as NUMA (POWER9, Grace, MI300A) is not a
+    // socket, and counting it would split one node type into several shapes.
+    const auto cpu_numa = std::count_if(node.numa.begin(), node.numa.end(),
+                                        [](const NumaNode& n) { return !n.cpus.empty(); });
+    shape += " numa:" + std::to_string(cpu_numa) + " best:";
     first = true;
     for (const auto& [t, n] : best_count) {
         append(std::string(to_string(t)), n, first);
