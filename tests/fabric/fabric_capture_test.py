@@ -38,6 +38,13 @@ CASES = {
                                 "--spines", "8", "--unnamed", "24", "--shuffle", "5"],
     "fat3-factory-unnamed": ["fat3", "--pods", "3", "--leaves", "3", "--hosts-per-leaf", "3",
                              "--factory-names", "--unnamed", "5"],
+    # Fault injection at 1024 hosts: 5 % of leaf-spine cables and 10 % of global cables pulled.
+    "rail4-1024-hosts-pulled-cables": ["rail", "--sus", "32", "--hosts-per-su", "32", "--rails", "4",
+                                       "--spines", "8", "--drop-uplinks", "5", "--drop-seed", "11"],
+    "dragonfly-plus-1024-hosts-pulled-cables": ["dfp", "--groups", "8", "--leaves", "4", "--spines", "4",
+                                                "--hosts-per-leaf", "32", "--global-links", "4",
+                                                "--drop-uplinks", "5", "--drop-global", "10",
+                                                "--drop-seed", "12"],
 }
 
 EXPECTED_KIND = {"fat2": "fat-tree", "rail": "fat-tree", "fat3": "fat-tree-3", "dfp": "dragonfly+"}
@@ -127,6 +134,43 @@ def discover(binary, capture, outdir, extra=()):
     return json.loads(show.stdout)
 
 
+def check_pulled_cables(got, truth, leaf_name):
+    """Every pulled leaf-spine cable is reported with both ends named, and nothing else is; every
+    group pair short of global cables is reported with its count."""
+    dropped = truth["dropped"]
+    uplinks = {(leaf_name(d["a"]), leaf_name(d["b"])) if truth_role(truth, d["a"]) == "leaf"
+               else (leaf_name(d["b"]), leaf_name(d["a"])) for d in dropped if d["kind"] == "uplink"}
+    seen = set()
+    for a in got["anomalies"]:
+        m = re.match(r"^'([^']+)' has no cable to '([^']+)'", a["detail"])
+        if a["kind"] == "missing-uplink" and m:
+            seen.add((m.group(1), m.group(2)))
+    check(seen == uplinks, f"every pulled leaf-spine cable is reported, and only those "
+                           f"({len(uplinks)} pulled, {len(seen)} reported, "
+                           f"{len(uplinks - seen)} missed, {len(seen - uplinks)} extra)")
+    pulled_global = [d for d in dropped if d["kind"] == "global"]
+    if not pulled_global:
+        return
+    group_of = {s["name"]: s.get("group") for s in truth["switches"]}
+    per_pair = truth["params"]["global_links"]
+    short = {}
+    for d in pulled_global:
+        pair = tuple(sorted((group_of[d["a"]], group_of[d["b"]])))
+        short[pair] = short.get(pair, per_pair) - 1
+    reported = {}
+    for a in got["anomalies"]:
+        m = re.match(r"^groups (\S+) and (\S+): (\d+) global cable", a["detail"])
+        if a["kind"] == "thin-global-links" and m:
+            reported[tuple(sorted((m.group(1), m.group(2))))] = int(m.group(3))
+    check(reported == short, f"every group pair short of global cables is reported with its count "
+                             f"({len(pulled_global)} cables pulled over {len(short)} pairs; "
+                             f"reported {len(reported)} pairs)")
+
+
+def truth_role(truth, name):
+    return next(s["role"] for s in truth["switches"] if s["name"] == name)
+
+
 def check_classification(binary, truth, base, shape):
     factory = truth["factory_switch_names"]
     guid_of = {s["name"]: s["guid"] for s in truth["switches"]}
@@ -150,7 +194,13 @@ def check_classification(binary, truth, base, shape):
                  sorted((x["hca"], x["leaf"]) for x in hosts[h]["leaves"])]
     check(not bad_rails, f"every host's leaf per rail equals the truth (wrong: {bad_rails[:3]})")
     kinds = sorted({a["kind"] for a in got["anomalies"]})
-    check(kinds == (["resolved-by-guid-map"] if unnamed else []), f"anomalies: {kinds}")
+    dropped = truth.get("dropped", [])
+    want_kinds = set(["resolved-by-guid-map"] if unnamed else [])
+    want_kinds |= {"missing-uplink" for d in dropped if d["kind"] == "uplink"}
+    want_kinds |= {"thin-global-links" for d in dropped if d["kind"] == "global"}
+    check(kinds == sorted(want_kinds), f"anomalies: {kinds}, expected {sorted(want_kinds)}")
+    if dropped:
+        check_pulled_cables(got, truth, leaf_name)
     # topology.conf: the SU level holds exactly the truth's SUs, and one root.
     conf = open(os.path.join(base + "-map", "topology.conf")).read()
     levels = [dict(kv.split("=", 1) for kv in line.split()) for line in conf.splitlines()

@@ -11,6 +11,9 @@ Shapes (see ../shared/reference/fabric.md section 3):
   rail  rail-optimized: hosts with R HCAs; a scalable unit (SU) has R leaves; HCA r of every SU
         host to leaf r of its SU; every leaf to every spine
 
+Fault injection: --drop-uplinks PCT and --drop-global PCT pull that share of the leaf-to-upper
+and group-to-group cables (--drop-seed chooses which); the truth lists them under "dropped".
+
 Writes <out>.net (ibnetdiscover format as ibsim 0.10 reads it: every link on both ends) and
 <out>.truth.json (hosts, HCA -> leaf/port, SU, pod/group, switch roles, full link list, counts)
 and <out>.topology.conf (the topology/tree file a correct discovery must produce).
@@ -59,6 +62,13 @@ class Fabric:
         self.links.append((a["id"], pa, b["id"], pb))
         return pa, pb
 
+    def unlink(self, link):
+        """Removes a cable (fault injection): both ports become empty."""
+        a, pa, b, pb = link
+        del self.by_id[a]["ports"][pa]
+        del self.by_id[b]["ports"][pb]
+        self.links.remove(link)
+
     def attach(self, host, hca, leaf, **truth):
         ca = self.ca(host, hca)
         _, leaf_port = self.link(leaf, ca)
@@ -91,6 +101,33 @@ class Fabric:
             out.append("")
         return "\n".join(out)
 
+    def drop_cables(self, uplink_pct, global_pct, seed):
+        """Pulls uplink_pct % of leaf-to-upper cables and global_pct % of the global (group to
+        group) cables, chosen with Random(seed); never a leaf's last uplink. Returns the pulled
+        cables as {kind, a, b} with switch names."""
+        import random
+        rng = random.Random(seed)
+        role = {sw["id"]: sw for sw in self.switches}
+        uplinks = [l for l in self.links if l[0] in role and l[2] in role and
+                   "leaf" in (role[l[0]]["role"], role[l[2]]["role"])]
+        globals_ = [l for l in self.links if l[0] in role and l[2] in role and
+                    role[l[0]].get("group") and role[l[2]].get("group") and
+                    role[l[0]]["group"] != role[l[2]]["group"]]
+        dropped = []
+        for kind, pool, pct in (("uplink", uplinks, uplink_pct), ("global", globals_, global_pct)):
+            want = round(len(pool) * pct / 100)
+            for link in rng.sample(pool, len(pool)):
+                if want == 0:
+                    break
+                a, b = role[link[0]], role[link[2]]
+                leaf = a if a["role"] == "leaf" else b
+                if kind == "uplink" and sum(1 for p in leaf["ports"].values() if p[0] in role) <= 1:
+                    continue
+                self.unlink(link)
+                dropped.append({"kind": kind, "a": a["name"], "b": b["name"]})
+                want -= 1
+        return dropped
+
     def truth(self, shape, params):
         switches = [{"name": s["name"], "guid": f"0x{s['guid']:016x}", "role": s["role"],
                      **{k: s[k] for k in ("pod", "group", "su", "plane", "rail") if k in s}}
@@ -102,6 +139,7 @@ class Fabric:
                        "max_switch_ports": max(s["next"] - 1 for s in self.switches)},
             "switches": switches, "hosts": self.hosts,
             "links": [list(link) for link in self.links],
+            "dropped": getattr(self, "dropped", []),
         }
 
 
@@ -231,6 +269,11 @@ def main(argv):
                    help="number hosts in a random (seeded) order, so SUs are not contiguous ranges")
     p.add_argument("--unnamed", type=int, default=0, metavar="N",
                    help="give N HCAs the factory description and write <out>.guidmap naming them")
+    p.add_argument("--drop-uplinks", type=float, default=0.0, metavar="PCT",
+                   help="pull this %% of leaf-to-upper cables (never a leaf's last)")
+    p.add_argument("--drop-global", type=float, default=0.0, metavar="PCT",
+                   help="pull this %% of the global cables between groups (dfp)")
+    p.add_argument("--drop-seed", type=int, default=1, help="which cables are pulled")
     p.add_argument("--host-prefix", default="gpu", help="host names: PREFIX + zero-padded number")
     p.add_argument("--host-digits", type=int, default=4)
     a = p.parse_args(argv)
@@ -250,6 +293,8 @@ def main(argv):
         HOST_NUMBER.update({i + 1: n for i, n in enumerate(order)})
     f = Fabric(a.factory_names)
     {"fat2": build_fat2, "fat3": build_fat3, "dfp": build_dfp, "rail": build_rail}[a.shape](f, a)
+    if a.drop_uplinks or a.drop_global:
+        f.dropped = f.drop_cables(a.drop_uplinks, a.drop_global, a.drop_seed)
     unnamed = f.cas[:: max(1, len(f.cas) // a.unnamed)][: a.unnamed] if a.unnamed else []
     for ca in unnamed:
         ca["unnamed"] = True

@@ -593,9 +593,91 @@ private:
         }
         name_groups(map_, group_of_switch);
         map_.kind = fabric_kind(group_of_switch);
+        report_missing_uplinks(uplinks);
+        if (map_.kind == FabricKind::DragonflyPlus) {
+            report_thin_global_links(group_of_switch);
+        }
         if (map_.kind == FabricKind::Islands) {
             anomaly("disconnected",
                     std::to_string(map_.groups.size()) + " groups with no cable path between them");
+        }
+    }
+
+    /// Cabling validation, as UFM's topology compare does: within each group, an upper switch
+    /// that most of the group's leaves reach is one every leaf should reach; each leaf that has
+    /// no cable to it is reported, both ends named.
+    void report_missing_uplinks(
+        const std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t>& uplinks) {
+        std::map<std::uint32_t, std::set<std::uint32_t>> ups_of_leaf;
+        for (const auto& [pair, cables] : uplinks) {
+            ups_of_leaf[pair.first].insert(pair.second);
+        }
+        for (std::uint32_t gi = 0; gi < map_.groups.size(); ++gi) {
+            std::vector<std::uint32_t> leaves;
+            for (const auto s : map_.groups[gi].sus) {
+                leaves.insert(leaves.end(), map_.sus[s].leaves.begin(), map_.sus[s].leaves.end());
+            }
+            if (leaves.size() < 3) {
+                continue;  // too few leaves to say what "most" cable to
+            }
+            std::map<std::uint32_t, std::size_t> reached_by;
+            for (const auto leaf : leaves) {
+                for (const auto up : ups_of_leaf[leaf]) {
+                    ++reached_by[up];
+                }
+            }
+            for (const auto leaf : leaves) {
+                const auto& mine = ups_of_leaf[leaf];
+                for (const auto& [up, n] : reached_by) {
+                    if (2 * n > leaves.size() && mine.count(up) == 0) {
+                        anomaly("missing-uplink",
+                                "'" + map_.switches[leaf].name + "' has no cable to '" +
+                                    map_.switches[up].name + "' (" + std::to_string(n) + " of " +
+                                    std::to_string(leaves.size()) + " leaves of group " +
+                                    map_.groups[gi].name + " have)");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Dragonfly+: global cables per pair of groups; a pair with fewer than most pairs (or
+    /// none, where most pairs have some) is reported with both groups named.
+    void report_thin_global_links(const std::vector<std::uint32_t>& group_of_switch) {
+        const auto ng = map_.groups.size();
+        std::vector<std::uint32_t> cables(ng * ng, 0);
+        for (std::uint32_t w = 0; w < map_.switches.size(); ++w) {
+            if (map_.switches[w].tier != 2 || group_of_switch[w] == kNone) {
+                continue;
+            }
+            for (const auto& p : g_.nodes[leaf_node(w)].ports) {
+                const auto o = p.remote == kNoNode ? kNone : switch_index_[p.remote];
+                if (o != kNone && map_.switches[o].tier == 2 && group_of_switch[o] != kNone &&
+                    group_of_switch[o] > group_of_switch[w]) {
+                    ++cables[group_of_switch[w] * ng + group_of_switch[o]];
+                }
+            }
+        }
+        std::map<std::uint32_t, std::size_t> histogram;
+        for (std::size_t a = 0; a < ng; ++a) {
+            for (std::size_t b = a + 1; b < ng; ++b) {
+                ++histogram[cables[a * ng + b]];
+            }
+        }
+        const auto mode =
+            std::max_element(histogram.begin(), histogram.end(), [](auto& x, auto& y) {
+                return x.second < y.second;
+            })->first;
+        for (std::size_t a = 0; a < ng; ++a) {
+            for (std::size_t b = a + 1; b < ng; ++b) {
+                const auto n = cables[a * ng + b];
+                if (n < mode) {
+                    anomaly("thin-global-links",
+                            "groups " + map_.groups[a].name + " and " + map_.groups[b].name +
+                                ": " + std::to_string(n) + " global cable(s), most group pairs "
+                                "have " + std::to_string(mode));
+                }
+            }
         }
     }
 
