@@ -672,10 +672,12 @@ private:
             for (std::size_t b = a + 1; b < ng; ++b) {
                 const auto n = cables[a * ng + b];
                 if (n < mode) {
-                    anomaly("thin-global-links",
-                            "groups " + map_.groups[a].name + " and " + map_.groups[b].name +
-                                ": " + std::to_string(n) + " global cable(s), most group pairs "
-                                "have " + std::to_string(mode));
+                    anomaly("thin-global-links", "groups " + map_.groups[a].name + " and " +
+                                                     map_.groups[b].name + ": " +
+                                                     std::to_string(n) +
+                                                     " global cable(s), most group pairs "
+                                                     "have " +
+                                                     std::to_string(mode));
                 }
             }
         }
