@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "io.hpp"
+#include "switchyard/common/hostlist.hpp"
 #include "switchyard/common/strings.hpp"
 #include "switchyard/topology/classify.hpp"
 #include "switchyard/topology/slurm_writers.hpp"
@@ -21,6 +22,7 @@ struct DiscoverArgs {
     std::string input;
     std::string guid_map;
     std::string compute_hca;
+    std::string expect_hosts;
     std::string out_dir;
     std::string topology_plugin = "tree";
 };
@@ -138,6 +140,15 @@ int run_discover(const DiscoverArgs& a) {
         }
     }
     auto c = topo::classify(*graph, opt);
+    if (!a.expect_hosts.empty()) {
+        auto expected = expand_hostlist(a.expect_hosts);
+        if (!expected) {
+            std::cerr << "switchyard discover: --expect-hosts: " << expected.error().message()
+                      << "\n";
+            return kExitUsage;
+        }
+        (void)topo::check_expected_hosts(c.map, *expected);
+    }
     for (const auto& w : graph->warnings) {
         c.map.anomalies.push_back({w.kind, w.where.to_string() + ": " + w.message});
     }
@@ -203,6 +214,9 @@ void setup_discover(CLI::App& cmd, Runner& run) {
     cmd.add_option(
         "--compute-hca", args->compute_hca,
         "regular expression of compute HCA names, e.g. 'mlx5_[0-7]'; others are left out");
+    cmd.add_option("--expect-hosts", args->expect_hosts,
+                   "the hosts the fabric should hold, as a Slurm hostlist (e.g. the NodeName "
+                   "list of slurm.conf): each one without an HCA in the fabric is reported");
     cmd.add_option("-o,--output", args->out_dir, "directory for fabric.map and the Slurm files")
         ->required();
     cmd.add_option("--topology-plugin", args->topology_plugin,

@@ -821,6 +821,22 @@ Result<GuidMap> parse_guid_map(std::string_view text, std::string_view source) {
     return out;
 }
 
+std::size_t check_expected_hosts(FabricMap& map, const std::vector<std::string>& expected) {
+    std::vector<std::string> want(expected);
+    std::sort(want.begin(), want.end());
+    want.erase(std::unique(want.begin(), want.end()), want.end());
+    std::size_t missing = 0;
+    for (const auto& h : want) {
+        if (map.find_host(h) == nullptr) {
+            map.anomalies.push_back(
+                {"expected-host-missing", h + " is expected but has no compute HCA in the fabric "
+                                              "(not cabled, powered off, or named otherwise)"});
+            ++missing;
+        }
+    }
+    return missing;
+}
+
 Classification classify(const FabricGraph& graph, const ClassifyOptions& options) {
     Classification out;
     Classifier(graph, options, out).run();

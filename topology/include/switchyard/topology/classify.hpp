@@ -36,6 +36,11 @@ struct ClassifyOptions {
     std::optional<std::regex> compute_hca;
 };
 
+/// Compares the map with the hosts a site expects (the node names of its slurm.conf, say):
+/// each expected host that has no HCA in the fabric becomes an "expected-host-missing" anomaly
+/// in `map`, sorted by name. Returns how many were missing.
+std::size_t check_expected_hosts(FabricMap& map, const std::vector<std::string>& expected);
+
 /// Facts for the discover summary that the map file does not keep.
 struct ClassifyStats {
     std::vector<std::size_t> switches_per_tier;  ///< [0] = unreachable, [1] = leaves, ...
