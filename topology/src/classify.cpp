@@ -222,9 +222,6 @@ private:
                 ++non_compute[id->second];
                 id.reset();
             }
-            if (id) {
-                ++hcas_in_dump_[id->first];  // cabled or not: what the server has
-            }
             if (!id || !add_rails(hosts, i, *id)) {
                 ++stats_.excluded_hcas;
                 continue;
@@ -276,6 +273,7 @@ private:
             }
         }
         if (by_leaf.empty()) {
+            ++isolated_hcas_[id.first];
             anomaly("isolated-hca",
                     where(ca) + ": " + id.first + " " + id.second + " has no cable to a switch");
             return false;
@@ -294,21 +292,34 @@ private:
     /// are reported and left out, so the tiers come from the switch graph. Leaves cabled to one
     /// another (stacked edge switches) stay leaves.
     void demote_spines_with_hosts(HostTable& hosts) {
-        std::unordered_map<NodeIndex, std::set<std::string>> served;  // switch → hosts on it
-        for (const auto& [host, rails] : hosts.hosts) {
-            for (const auto& r : rails) {
-                served[r.leaf].insert(host);
+        // Hosts per switch (distinct: a host's rails are adjacent), by graph node.
+        std::vector<std::uint32_t> on_switch(g_.nodes.size(), 0);
+        std::vector<std::uint32_t> last_host(g_.nodes.size(), kNone);
+        for (std::uint32_t hi = 0; hi < hosts.hosts.size(); ++hi) {
+            for (const auto& r : hosts.hosts[hi].second) {
+                if (last_host[r.leaf] != hi) {
+                    last_host[r.leaf] = hi;
+                    ++on_switch[r.leaf];
+                }
             }
         }
         std::set<NodeIndex> spines;
-        for (const auto& [sw, on_it] : served) {
-            std::set<NodeIndex> serving_neighbours;
+        std::vector<NodeIndex> neighbours;
+        for (NodeIndex sw = 0; sw < g_.nodes.size(); ++sw) {
+            if (on_switch[sw] == 0) {
+                continue;
+            }
+            neighbours.clear();
             for (const auto& p : g_.nodes[sw].ports) {
-                if (p.remote != kNoNode && p.remote != sw && served.count(p.remote) != 0) {
-                    serving_neighbours.insert(p.remote);
+                if (p.remote != kNoNode && p.remote != sw && on_switch[p.remote] != 0 &&
+                    g_.nodes[p.remote].kind == NodeKind::Switch) {
+                    neighbours.push_back(p.remote);
                 }
             }
-            if (serving_neighbours.size() >= 2 && on_it.size() < serving_neighbours.size()) {
+            std::sort(neighbours.begin(), neighbours.end());
+            const auto distinct = static_cast<std::size_t>(
+                std::unique(neighbours.begin(), neighbours.end()) - neighbours.begin());
+            if (distinct >= 2 && on_switch[sw] < distinct) {
                 spines.insert(sw);
             }
         }
@@ -468,7 +479,7 @@ private:
         report_missing_rails();
     }
 
-    std::map<std::string, std::size_t> hcas_in_dump_;  // host → its compute HCAs in the dump
+    std::unordered_map<std::string, std::uint32_t> isolated_hcas_;  // host → HCAs without cable
 
     /// Rails come from cabling, not from HCA names ("HCA-2" on one server and "mlx5_1" on its
     /// neighbour are the same rail when both reach the same leaf). A rail of an SU is a leaf
@@ -512,7 +523,8 @@ private:
                 if (missing.empty()) {
                     continue;
                 }
-                if (hcas_in_dump_[host.name] <= 1) {
+                const auto iso = isolated_hcas_.find(host.name);
+                if (host.rail_count + (iso == isolated_hcas_.end() ? 0 : iso->second) <= 1) {
                     anomaly("single-hca-host", host.name + " in SU " + su.name +
                                                    " has one HCA where its peers reach " +
                                                    std::to_string(rails.size()) +
@@ -530,46 +542,40 @@ private:
     void build_groups() {
         const auto nsus = map_.sus.size();
         Disjoint groups(nsus + map_.switches.size());  // SUs, then switches shifted by nsus
-        std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> uplinks;
-        for (std::uint32_t s = 0; s < nsus; ++s) {
-            for (const auto leaf : map_.sus[s].leaves) {
-                for (const auto& p : g_.nodes[leaf_node(leaf)].ports) {
-                    const auto up = p.remote == kNoNode ? kNone : switch_index_[p.remote];
-                    if (up != kNone && map_.switches[up].tier == 2) {
-                        groups.join(s, static_cast<std::uint32_t>(nsus + up));
-                        ++uplinks[{leaf, up}];
-                    }
-                }
-            }
-        }
-        report_uplinks(uplinks);
-        // Leaves cabled to each other (small fabrics, stacked edge switches): their SUs are
-        // connected, which no tier shows; reported once per pair.
         std::vector<std::uint32_t> su_of_leaf(map_.switches.size(), kNone);
         for (std::uint32_t s = 0; s < nsus; ++s) {
             for (const auto leaf : map_.sus[s].leaves) {
                 su_of_leaf[leaf] = s;
             }
         }
-        std::vector<char> has_uplink(nsus, 0);
-        for (const auto& [pair, cables] : uplinks) {
-            has_uplink[su_of_leaf[pair.first]] = 1;
-        }
+        // One pass over the leaves' cables: up to tier 2 (uplinks), and to other leaves (small
+        // fabrics, stacked edge switches: their SUs are connected, which no tier shows).
+        std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> uplinks;
         std::set<std::pair<std::uint32_t, std::uint32_t>> leaf_pairs;
+        std::vector<char> has_uplink(nsus, 0);
         for (std::uint32_t s = 0; s < nsus; ++s) {
             for (const auto leaf : map_.sus[s].leaves) {
                 for (const auto& p : g_.nodes[leaf_node(leaf)].ports) {
                     const auto other = p.remote == kNoNode ? kNone : switch_index_[p.remote];
-                    if (other == kNone || other == leaf || su_of_leaf[other] == kNone) {
+                    if (other == kNone || other == leaf) {
                         continue;
                     }
-                    leaf_pairs.insert(std::minmax(leaf, other));
-                    // Only where no spine joins them: a stray cable between two groups of a
-                    // Dragonfly+ fabric must not merge the groups.
-                    if (has_uplink[s] == 0 && has_uplink[su_of_leaf[other]] == 0) {
-                        groups.join(s, su_of_leaf[other]);
+                    if (map_.switches[other].tier == 2) {
+                        groups.join(s, static_cast<std::uint32_t>(nsus + other));
+                        ++uplinks[{leaf, other}];
+                        has_uplink[s] = 1;
+                    } else if (su_of_leaf[other] != kNone) {
+                        leaf_pairs.insert(std::minmax(leaf, other));
                     }
                 }
+            }
+        }
+        report_uplinks(uplinks);
+        // A leaf-to-leaf cable joins SUs only where no spine does: a stray cable between two
+        // groups of a Dragonfly+ fabric must not merge the groups.
+        for (const auto& [a, b] : leaf_pairs) {
+            if (has_uplink[su_of_leaf[a]] == 0 && has_uplink[su_of_leaf[b]] == 0) {
+                groups.join(su_of_leaf[a], su_of_leaf[b]);
             }
         }
         for (const auto& [a, b] : leaf_pairs) {
@@ -608,10 +614,22 @@ private:
     /// no cable to it is reported, both ends named.
     void report_missing_uplinks(
         const std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t>& uplinks) {
-        std::map<std::uint32_t, std::set<std::uint32_t>> ups_of_leaf;
+        // (leaf, upper) pairs in order: each leaf's uppers are one run.
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+        pairs.reserve(uplinks.size());
         for (const auto& [pair, cables] : uplinks) {
-            ups_of_leaf[pair.first].insert(pair.second);
+            pairs.push_back(pair);
         }
+        auto ups_of = [&](std::uint32_t leaf) {
+            const auto lo = std::lower_bound(pairs.begin(), pairs.end(), std::pair(leaf, 0U));
+            auto hi = lo;
+            while (hi != pairs.end() && hi->first == leaf) {
+                ++hi;
+            }
+            return std::pair(lo, hi);
+        };
+        std::vector<std::uint32_t> reached_by(map_.switches.size(), 0);
+        std::vector<std::uint32_t> uppers;
         for (std::uint32_t gi = 0; gi < map_.groups.size(); ++gi) {
             std::vector<std::uint32_t> leaves;
             for (const auto s : map_.groups[gi].sus) {
@@ -620,16 +638,21 @@ private:
             if (leaves.size() < 3) {
                 continue;  // too few leaves to say what "most" cable to
             }
-            std::map<std::uint32_t, std::size_t> reached_by;
+            uppers.clear();
             for (const auto leaf : leaves) {
-                for (const auto up : ups_of_leaf[leaf]) {
-                    ++reached_by[up];
+                const auto [lo, hi] = ups_of(leaf);
+                for (auto it = lo; it != hi; ++it) {
+                    if (reached_by[it->second]++ == 0) {
+                        uppers.push_back(it->second);
+                    }
                 }
             }
+            std::sort(uppers.begin(), uppers.end());
             for (const auto leaf : leaves) {
-                const auto& mine = ups_of_leaf[leaf];
-                for (const auto& [up, n] : reached_by) {
-                    if (2 * n > leaves.size() && mine.count(up) == 0) {
+                const auto [lo, hi] = ups_of(leaf);
+                for (const auto up : uppers) {
+                    const auto n = reached_by[up];
+                    if (2 * n > leaves.size() && !std::binary_search(lo, hi, std::pair(leaf, up))) {
                         anomaly("missing-uplink",
                                 "'" + map_.switches[leaf].name + "' has no cable to '" +
                                     map_.switches[up].name + "' (" + std::to_string(n) + " of " +
@@ -637,6 +660,9 @@ private:
                                     map_.groups[gi].name + " have)");
                     }
                 }
+            }
+            for (const auto up : uppers) {
+                reached_by[up] = 0;
             }
         }
     }
