@@ -84,8 +84,12 @@ void build_tree(std::string_view text) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-    char tmpl[] = "/tmp/switchyard-sysfs-fuzz.XXXXXX";
-    g_root = mkdtemp(tmpl);
+    // In memory when the machine has /dev/shm: a tree is made and removed per input.
+    std::error_code ec;
+    char shm[] = "/dev/shm/switchyard-sysfs-fuzz.XXXXXX";
+    char tmp[] = "/tmp/switchyard-sysfs-fuzz.XXXXXX";
+    const char* made = fs::is_directory("/dev/shm", ec) ? mkdtemp(shm) : nullptr;
+    g_root = made != nullptr ? made : mkdtemp(tmp);
     std::atexit([] {
         std::error_code ec;
         fs::remove_all(g_root, ec);
