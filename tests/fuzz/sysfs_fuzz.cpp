@@ -85,10 +85,10 @@ void build_tree(std::string_view text) {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     // In memory when the machine has /dev/shm: a tree is made and removed per input.
-    std::error_code ec;
+    std::error_code shm_ec;
     char shm[] = "/dev/shm/switchyard-sysfs-fuzz.XXXXXX";
     char tmp[] = "/tmp/switchyard-sysfs-fuzz.XXXXXX";
-    const char* made = fs::is_directory("/dev/shm", ec) ? mkdtemp(shm) : nullptr;
+    const char* made = fs::is_directory("/dev/shm", shm_ec) ? mkdtemp(shm) : nullptr;
     g_root = made != nullptr ? made : mkdtemp(tmp);
     std::atexit([] {
         std::error_code ec;
