@@ -2,7 +2,6 @@
 // The subcommand table of the switchyard command and its dispatch.
 #include "commands.hpp"
 
-#include <iostream>
 #include <string>
 #include <vector>
 
@@ -11,17 +10,16 @@ namespace switchyard::cli {
 const std::vector<Subcommand>& subcommands() {
     static const std::vector<Subcommand> table{
         {"discover", "read ibnetdiscover output; write the fabric map and Slurm topology files",
-         setup_discover, ""},
-        {"fabric", "show the fabric map: scalable units, groups, rails, hosts", setup_fabric, ""},
-        {"node", "show this node: GPUs, NICs, NUMA, GPU-NIC paths, RDMA port state", setup_node,
-         ""},
-        {"nccl-env", "print the NCCL variables a job would get here, and why", setup_nccl_env, ""},
-        {"plan", "plan pipeline stages over a node list and compare with Slurm's order", setup_plan,
-         ""},
-        {"health", "run the node health checks (exit 0 pass, 1 fail)", setup_health, ""},
+         setup_discover},
+        {"fabric", "show the fabric map: scalable units, groups, rails, hosts", setup_fabric},
+        {"node", "show this node: GPUs, NICs, NUMA, GPU-NIC paths, RDMA port state", setup_node},
+        {"nccl-env", "print the NCCL variables a job would get here, and why", setup_nccl_env},
+        {"plan", "plan pipeline stages over a node list and compare with Slurm's order",
+         setup_plan},
+        {"health", "run the node health checks (exit 0 pass, 1 fail)", setup_health},
         {"render", "draw the fabric (and a job's stages, drained nodes) as an SVG picture",
-         setup_render, ""},
-        {"check-config", "validate a policy file and print every problem", setup_check_config, ""},
+         setup_render},
+        {"check-config", "validate a policy file and print every problem", setup_check_config},
     };
     return table;
 }
@@ -46,21 +44,7 @@ std::string subcommand_names() {
 
 void register_subcommands(CLI::App& app, Runner& run) {
     for (const auto& sub : subcommands()) {
-        auto* cmd = app.add_subcommand(std::string(sub.name), std::string(sub.summary));
-        if (sub.setup != nullptr) {
-            sub.setup(*cmd, run);
-            continue;
-        }
-        // Until its issue lands, arguments are accepted so that the "not implemented" message,
-        // not a parse error, is what users see.
-        cmd->allow_extras();
-        cmd->callback([&run, name = sub.name, issue = sub.pending_issue] {
-            run = [name, issue] {
-                std::cerr << "switchyard: '" << name << "' is not implemented in this version yet "
-                          << "(tracked by issue " << issue << ")\n";
-                return kExitUsage;
-            };
-        });
+        sub.setup(*app.add_subcommand(std::string(sub.name), std::string(sub.summary)), run);
     }
 }
 

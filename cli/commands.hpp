@@ -18,12 +18,11 @@ inline constexpr int kExitUsage = 2;
 /// What runs after parsing: set by the chosen subcommand's callback.
 using Runner = std::function<int()>;
 
-/// One subcommand: its name, summary, how it adds its options, or the issue that builds it.
+/// One subcommand: its name, summary and how it adds its options.
 struct Subcommand {
     std::string_view name;
     std::string_view summary;
-    void (*setup)(CLI::App& cmd, Runner& run);  ///< nullptr while not implemented
-    std::string_view pending_issue;
+    void (*setup)(CLI::App& cmd, Runner& run);
 };
 
 /// Every subcommand, in --help order.

@@ -201,7 +201,7 @@ void slurm_error_sink(const char* line) noexcept {
     slurm_error("%s", line);
 }
 
-int option_callback(int val, const char* optarg, int remote) {  // NOLINT: C callback
+int option_callback(int val, const char* optarg, int remote) noexcept {  // NOLINT: C callback
     return guard("option", slurm_error_sink, -1, [&] {
         SlurmLogger log;
         return hooks::option(val, optarg, remote, log);

@@ -42,6 +42,6 @@ public:
 void slurm_error_sink(const char* line) noexcept;
 
 /// The C option callback registered for every option.
-int option_callback(int val, const char* optarg, int remote);
+int option_callback(int val, const char* optarg, int remote) noexcept;
 
 }  // namespace switchyard::spank
