@@ -243,18 +243,43 @@ PlanFacts order_facts(const std::vector<std::string>& order,
     return facts_of(cut(order, stages), Locator(map, order), scope);
 }
 
+namespace {
+
+/// The rail count comes from the map when it knows the nodes: the fewest rails any of them
+/// has (a stage's all-reduce runs at its slowest member's width), else the policy's value.
+CostParams with_map_rails(CostParams p,
+                          const FabricMap* map,
+                          const std::vector<std::string>& nodes) {
+    if (map == nullptr) {
+        return p;
+    }
+    unsigned fewest = 0;
+    for (const auto& n : nodes) {
+        if (const auto* h = map->find_host(n); h != nullptr && h->rail_count > 0) {
+            fewest = fewest == 0 ? h->rail_count : std::min<unsigned>(fewest, h->rail_count);
+        }
+    }
+    if (fewest > 0) {
+        p.rails = fewest;
+    }
+    return p;
+}
+
+}  // namespace
+
 PlanCost order_cost(const std::vector<std::string>& order,
                     const FabricMap* map,
                     unsigned stages,
                     const CostParams& params) {
-    return cost_of(cut(order, stages), Locator(map, order), params);
+    return cost_of(cut(order, stages), Locator(map, order), with_map_rails(params, map, order));
 }
 
 Result<StagePlan> plan_stages(const std::vector<std::string>& nodes,
                               const FabricMap* map,
                               unsigned stages,
                               StageScope scope,
-                              const CostParams& params) {
+                              const CostParams& policy_params) {
+    const auto params = with_map_rails(policy_params, map, nodes);
     if (stages == 0) {
         return fail(Error::invalid_argument("--pipeline-stages: expected at least 1 stage"));
     }

@@ -192,3 +192,26 @@ TEST_CASE("planner: cost model cases of reference/nccl.md 8.5", "[planner][cost]
         CHECK(plan->lower_bound_cost.total <= plan->cost.total);
     }
 }
+
+TEST_CASE("planner: the rail count comes from the map, not a constant", "[planner][cost]") {
+    // The same 16 hosts with one rail each, then with two: the policy says 8 rails either way,
+    // but a one-rail node's all-reduce runs on one port.
+    auto one = make_map(FabricKind::FatTree, 1, 2, 8);
+    auto two = one;
+    two.hcas = {"mlx5_0", "mlx5_1"};
+    two.rails.clear();
+    for (auto& h : two.hosts) {
+        h.rail_begin = static_cast<std::uint32_t>(two.rails.size());
+        h.rail_count = 2;
+        two.rails.push_back({0, h.su, 1});
+        two.rails.push_back({1, h.su, 1});
+    }
+    CostParams p;
+    p.rails = 8;
+    const auto order = interleave_halves(nodes("n[0001-0016]"));
+    const auto c1 = order_cost(order, &one, 1, p);
+    const auto c2 = order_cost(order, &two, 1, p);
+    CHECK(c1.dp > 1.8 * c2.dp);  // bandwidth-bound: half the ports, about twice the time
+    const auto none = order_cost(order, nullptr, 1, p);  // no map: the policy's 8 rails
+    CHECK(none.dp < c2.dp);
+}
