@@ -131,14 +131,14 @@ std::vector<double> flow_bandwidth(const std::vector<std::pair<Place, Place>>& p
     std::vector<double> bw;
     bw.reserve(places.size());
     for (const auto& [pa, pb] : places) {
-        double x = p.link_gbps;
+        double x = p.link_bytes_per_s;
         if (pa.su != pb.su) {
-            const double up = loc.su_ports(pa.su) * p.link_gbps / p.leaf_oversubscription;
-            const double down = loc.su_ports(pb.su) * p.link_gbps / p.leaf_oversubscription;
+            const double up = loc.su_ports(pa.su) * p.link_bytes_per_s / p.leaf_oversubscription;
+            const double down = loc.su_ports(pb.su) * p.link_bytes_per_s / p.leaf_oversubscription;
             x = std::min({x, up / out_of[pa.su], down / into[pb.su]});
         }
         if (pa.group != pb.group && loc.dragonfly()) {
-            x = std::min(x, p.global_links * p.link_gbps / global[{pa.group, pb.group}]);
+            x = std::min(x, p.global_links * p.link_bytes_per_s / global[{pa.group, pb.group}]);
         }
         bw.push_back(x);
     }
@@ -171,7 +171,7 @@ PlanCost cost_of(const std::vector<std::vector<std::string>>& named,
         }
     }
     const auto ring_bw = flow_bandwidth(ring, loc, p);
-    std::vector<double> min_bw(stages.size(), p.link_gbps);
+    std::vector<double> min_bw(stages.size(), p.link_bytes_per_s);
     std::vector<double> sum_alpha(stages.size(), 0.0);
     for (std::size_t e = 0; e < ring.size(); ++e) {
         min_bw[owner[e]] = std::min(min_bw[owner[e]], ring_bw[e]);
@@ -212,10 +212,12 @@ PlanCost lower_bound(unsigned stages, std::size_t k, const CostParams& p) {
     PlanCost c;
     const double n = static_cast<double>(k);
     if (k > 1) {
-        c.dp = 2 * (n - 1) * p.alpha_net + 2 * (n - 1) / n * p.grad_bytes / (p.rails * p.link_gbps);
+        c.dp = 2 * (n - 1) * p.alpha_net +
+               2 * (n - 1) / n * p.grad_bytes / (p.rails * p.link_bytes_per_s);
     }
     if (stages > 1) {
-        c.pp = 2.0 * p.micro_batches * (p.alpha_net + p.activation_bytes / (p.rails * p.link_gbps));
+        c.pp = 2.0 * p.micro_batches *
+               (p.alpha_net + p.activation_bytes / (p.rails * p.link_bytes_per_s));
     }
     c.total = c.dp + c.pp;
     return c;
@@ -225,7 +227,7 @@ PlanCost lower_bound(unsigned stages, std::size_t k, const CostParams& p) {
 
 CostParams cost_params(const PlacementPolicy& p) {
     CostParams c;
-    c.link_gbps = p.link_gbps * 1e9;
+    c.link_bytes_per_s = p.link_gbps * 1e9;
     c.alpha_net = p.alpha_net_us * 1e-6;
     c.alpha_hop = p.alpha_hop_us * 1e-6;
     c.leaf_oversubscription = p.leaf_oversubscription;
@@ -404,7 +406,7 @@ Result<StagePlan> plan_stages(const std::vector<std::string>& nodes,
 }
 
 std::string format_plan(const StagePlan& p) {
-    auto us = [](double s) {
+    auto ms = [](double s) {
         char b[32];
         std::snprintf(b, sizeof b, "%.3f ms", s * 1e3);
         return std::string(b);
@@ -433,9 +435,9 @@ std::string format_plan(const StagePlan& p) {
         out += "  stage " + std::to_string(s.index) + ": " + nodes + "  su " + sus + "  group " +
                groups + "\n";
     }
-    out += "  cost per step: plan " + us(p.cost.total) + " (dp " + us(p.cost.dp) + ", pp " +
-           us(p.cost.pp) + "), Slurm order " + us(p.slurm_cost.total) + ", lower bound " +
-           us(p.lower_bound_cost.total) + "\n";
+    out += "  cost per step: plan " + ms(p.cost.total) + " (dp " + ms(p.cost.dp) + ", pp " +
+           ms(p.cost.pp) + "), Slurm order " + ms(p.slurm_cost.total) + ", lower bound " +
+           ms(p.lower_bound_cost.total) + "\n";
     for (const auto& w : p.warnings) {
         out += "  warning: " + w + "\n";
     }

@@ -52,7 +52,7 @@ struct StagePlan {
 
 /// Cost model parameters (profile-overridable later; defaults from reference/nccl.md 8.3).
 struct CostParams {
-    double link_gbps = 50e9;  ///< bytes/s per rail port (NDR ≈ 50 GB/s per direction)
+    double link_bytes_per_s = 50e9;  ///< per rail port and direction (NDR ≈ 50 GB/s)
     unsigned rails = 8;  ///< rail ports per node; the fabric map's count replaces it when known
     double alpha_net = 5e-6;     ///< per ring step, s
     double alpha_hop = 0.25e-6;  ///< per extra switch hop, s
