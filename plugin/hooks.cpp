@@ -58,6 +58,11 @@ policy::JobFacts job_facts(SpankApi& api) {
         job.hosts = {job.this_host};
     }
     job.tasks_per_node = std::max<std::uint32_t>(1, api.local_task_count());
+    // "0,1,2,3": the GPUs Slurm gave the job on this node (bounded: it is the job's environment).
+    if (const auto gpus = api.getenv("SLURM_JOB_GPUS");
+        gpus && !gpus->empty() && gpus->size() < 4096) {
+        job.gpus_allocated = static_cast<unsigned>(split(*gpus, ',').size());
+    }
     return job;
 }
 

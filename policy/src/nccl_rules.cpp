@@ -228,10 +228,14 @@ private:
 
     void nvls() {
         const bool oversubscribed = !node_.gpus.empty() && job_.tasks_per_node > node_.gpus.size();
-        if (!job_.exclusive || oversubscribed) {
+        const bool part = job_.gpus_allocated && *job_.gpus_allocated < node_.gpus.size();
+        if (!job_.exclusive || part || oversubscribed) {
             set("NCCL_NVLS_ENABLE", "0", "R10 NVLS",
                 !job_.exclusive ? "the node is shared with other jobs"
-                                : "more than one rank per GPU");
+                : part
+                    ? "the job holds " + std::to_string(*job_.gpus_allocated) + " of this node's " +
+                          std::to_string(node_.gpus.size()) + " GPUs: the node is shared"
+                    : "more than one rank per GPU");
         }
     }
 

@@ -145,3 +145,32 @@ TEST_CASE("nccl hooks: task_init sets NCCL_IGNORE_CPU_AFFINITY when the task is 
     CHECK(near.env.count("NCCL_IGNORE_CPU_AFFINITY") == 0);
     release_plugin_state();
 }
+
+TEST_CASE("nccl hooks: a job holding some of a node's GPUs gets NVLS off (the node is shared)",
+          "[nccl-hooks]") {
+    // The plugin never marked a job as sharing its node, so R10 fired only from the CLI.
+    NcclFixture fx;
+    const auto node = std::string("nodes/node001/sys");
+    for (int g = 0; g < 4; ++g) {
+        fx.fs.pci(node + "/devices/pci0000:10/0000:10:0" + std::to_string(g + 1) + ".0/0000:1" +
+                      std::to_string(g + 1) + ":00.0",
+                  "0x10de", "0x2330", "0x030200", 0);
+    }
+    {
+        FakeSpankApi api;
+        CapturingLogger log;
+        api.env["SLURM_JOB_GPUS"] = "0,1";
+        REQUIRE(hooks::user_init(api, log, {fx.config_word}) == 0);
+        REQUIRE(api.env.count("NCCL_NVLS_ENABLE") == 1);
+        CHECK(api.env.at("NCCL_NVLS_ENABLE") == "0");
+        release_plugin_state();
+    }
+    {
+        FakeSpankApi api;  // all four GPUs: the node is the job's
+        CapturingLogger log;
+        api.env["SLURM_JOB_GPUS"] = "0,1,2,3";
+        REQUIRE(hooks::user_init(api, log, {fx.config_word}) == 0);
+        CHECK(api.env.count("NCCL_NVLS_ENABLE") == 0);
+        release_plugin_state();
+    }
+}

@@ -21,6 +21,9 @@ struct JobFacts {
     std::vector<std::string> hosts;  ///< the step's nodes
     bool exclusive = true;           ///< the node is not shared with other jobs
     unsigned tasks_per_node = 1;
+    /// GPUs the job holds on this node (Slurm's SLURM_JOB_GPUS), when Slurm says: fewer than
+    /// the node has means other jobs may hold the rest, i.e. a shared node.
+    std::optional<unsigned> gpus_allocated;
 };
 
 /// One variable to set, with why.
