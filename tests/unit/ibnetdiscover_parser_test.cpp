@@ -151,6 +151,16 @@ TEST_CASE("ibnetdiscover_parser: lines a real capture mixes in are skipped with 
     CHECK(p->nodes.size() == 2);
     REQUIRE(p->warnings.size() == 1);
     CHECK(p->warnings[0].kind == "foreign-lines");
+    // Only lines that could be no record are foreign: a description that says "umad" is data.
+    auto named = parse_ibnetdiscover(
+        "Switch\t2 \"S-1\"\t# \"leaf umad\" base port 0 lid 1 lmc 0\n"
+        "[1]\t\"H-2\"[1]\t\t# \"node01 umad0\" lid 2 4xHDR\n\n"
+        "Ca\t1 \"H-2\"\t\t# \"node01 umad0\"\n"
+        "[1](2)\t\"S-1\"[1]\t\t# lid 2 lmc 0 \"leaf umad\" lid 1 4xHDR\n",
+        "umad.txt");
+    REQUIRE(named);
+    CHECK(named->nodes.size() == 2);
+    CHECK(named->warnings.empty());
     // Truly corrupt input is still refused, and its line shows no raw byte.
     CHECK(error_of("Switch\t2 \"S-1\"\n\x7f\x45LF\x02\x01\x01\n") ==
           "t.txt:2: unrecognised line '\\x7fELF\\x02\\x01\\x01'; expected a Switch/Ca/Rt header, a "

@@ -342,10 +342,6 @@ Result<FabricGraph> parse_records(std::string_view text, std::string_view source
         if (t.front() == '#') {
             continue;
         }
-        if (foreign_line(t)) {
-            foreign.skip(lines.number());
-            continue;
-        }
         const auto n = lines.number();
         if (t.front() == '[') {
             if (current == kNoNode) {
@@ -428,6 +424,10 @@ Result<FabricGraph> parse_records(std::string_view text, std::string_view source
             }
             continue;
         }
+        if (foreign_line(t)) {  // only where no record could be meant
+            foreign.skip(n);
+            continue;
+        }
         return error_at(source, n,
                         "unrecognised line " + quote_line(t) +
                             "; expected a Switch/Ca/Rt header, a [port] line or key=value");
@@ -482,7 +482,8 @@ Result<FabricGraph> parse_port_list(std::string_view text, std::string_view sour
     std::string_view t;
     while (lines.next_content(t)) {
         const auto n = lines.number();
-        if (foreign_line(t)) {
+        if (!t.starts_with("CA ") && !t.starts_with("SW ") && !t.starts_with("RT ") &&
+            foreign_line(t)) {
             foreign.skip(n);
             continue;
         }
