@@ -7,7 +7,9 @@
 
 #include "commands.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_main(int argc, char** argv) {
     namespace cli = switchyard::cli;
     CLI::App app{
         "switchyard: place and wire LLM training jobs on Slurm GPU clusters the way the fabric "
@@ -47,4 +49,19 @@ int main(int argc, char** argv) {
         std::cerr << "switchyard: internal error: " << e.what() << '\n';
         return cli::kExitProblem;
     }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // Nothing escapes: setting up the options can throw too (std::bad_alloc), and an exception
+    // leaving main would abort without a message.
+    try {
+        return run_main(argc, argv);
+    } catch (const std::exception& e) {
+        std::cerr << "switchyard: internal error: " << e.what() << '\n';
+    } catch (...) {
+        std::cerr << "switchyard: internal error\n";
+    }
+    return switchyard::cli::kExitProblem;
 }

@@ -652,7 +652,8 @@ private:
                 const auto [lo, hi] = ups_of(leaf);
                 for (const auto up : uppers) {
                     const auto n = reached_by[up];
-                    if (2 * n > leaves.size() && !std::binary_search(lo, hi, std::pair(leaf, up))) {
+                    if (2 * std::size_t{n} > leaves.size() &&
+                        !std::binary_search(lo, hi, std::pair(leaf, up))) {
                         anomaly("missing-uplink",
                                 "'" + map_.switches[leaf].name + "' has no cable to '" +
                                     map_.switches[up].name + "' (" + std::to_string(n) + " of " +
