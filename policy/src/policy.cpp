@@ -63,13 +63,15 @@ private:
     std::optional<Policy> result_;
 
     void read_root(const YAML::Node& root, Policy& p) {
+        // One list for the check and for the message (the message once named four of six).
+        const std::vector<std::string_view> sections{"version", "fabric",    "node",
+                                                     "nccl",    "placement", "health"};
         if (!root.IsMap()) {
             problem(root, "(top)",
-                    "the file must be a mapping of sections; expected keys version, fabric, node, "
-                    "nccl");
+                    "the file must be a mapping of sections; expected keys " + join_keys(sections));
             return;
         }
-        keys(root, "", {"version", "fabric", "node", "nccl", "placement", "health"});
+        keys(root, "", sections);
         const auto version = root["version"];
         if (!version) {
             problem(root, "version", "missing; expected 'version: 1' at the top of the file");
