@@ -78,7 +78,7 @@ Result<std::string> resume_if_owned(const std::string& node) {
     if (reason->empty()) {
         return std::string();
     }
-    if (!reason->starts_with("switchyard:")) {
+    if (!reason->starts_with(policy::kOwnedReasonPrefix)) {
         return "not resuming " + node + ": held for another reason ('" + *reason + "')";
     }
     const auto r = run_process({"scontrol", "update", "NodeName=" + node, "State=RESUME"}, 15);

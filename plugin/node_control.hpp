@@ -9,11 +9,11 @@
 #include <string_view>
 
 #include "switchyard/common/result.hpp"
+#include "switchyard/policy/health.hpp"
 
 namespace switchyard::spank {
 
-/// Every drain reason Switchyard sets starts with this; others' reasons are never touched.
-inline constexpr std::string_view kOwnedReasonPrefix = "switchyard:";
+using policy::kOwnedReasonPrefix;
 
 class NodeControl {
 public:

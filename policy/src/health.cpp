@@ -107,7 +107,7 @@ HealthPolicy with_node_paths(HealthPolicy p, std::string_view node_name) {
 std::string HealthReport::reason() const {
     for (const auto& c : checks) {
         if (c.status == HealthStatus::Fail) {
-            return "switchyard: " + c.name + ": " + c.detail;
+            return std::string(kOwnedReasonPrefix) + " " + c.name + ": " + c.detail;
         }
     }
     return {};

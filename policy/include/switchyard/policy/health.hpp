@@ -114,6 +114,10 @@ struct HealthSet {
     HealthPolicy checks;
 };
 
+/// Every drain reason Switchyard sets starts with this; others' reasons are never touched (the
+/// prolog gate, `health --resume` and the breaker all recognise their own by it).
+inline constexpr std::string_view kOwnedReasonPrefix = "switchyard:";
+
 /// The result of all checks: the worst status wins.
 struct HealthReport {
     HealthStatus verdict = HealthStatus::Pass;
