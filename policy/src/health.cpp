@@ -40,23 +40,6 @@ std::string read_first_line(const std::filesystem::path& p) {
     return std::string(trim(line));
 }
 
-/// Names (compute HCAs, node shapes, partitions) matching a policy regex whole; all when the
-/// regex is empty.
-class NameFilter {
-public:
-    explicit NameFilter(const std::string& regex) {
-        if (!regex.empty()) {
-            re_.emplace(regex);
-        }
-    }
-    [[nodiscard]] bool matches(const std::string& name) const {
-        return !re_ || std::regex_match(name, *re_);
-    }
-
-private:
-    std::optional<std::regex> re_;
-};
-
 }  // namespace
 
 std::string_view to_string(HealthStatus s) {
@@ -75,14 +58,13 @@ const HealthPolicy& HealthPolicy::for_node(const std::string& node_shape,
                                            const std::string& partition,
                                            std::string* set_name) const {
     for (const auto& s : sets) {
-        const NameFilter partition_re(s.partition);
         const auto parts = split(partition, ',');
         const bool partition_ok =
             s.partition.empty() || std::any_of(parts.begin(), parts.end(), [&](std::string_view p) {
-                return partition_re.matches(std::string(p));
+                return s.partition.matches(p);
             });
         // Shape: found anywhere in the fingerprint, as in NCCL profiles' match.shape.
-        const bool shape_ok = s.shape.empty() || std::regex_search(node_shape, std::regex(s.shape));
+        const bool shape_ok = s.shape.found_in(node_shape);
         if (shape_ok && partition_ok) {
             if (set_name != nullptr) {
                 *set_name = s.name;
@@ -114,7 +96,7 @@ std::string HealthReport::reason() const {
 }
 
 CheckResult check_rdma_ports(const topology::NodeTopology& node, const RdmaPortsCheck& c) {
-    const NameFilter compute(c.hca);
+    const Pattern& compute = c.hca;
     unsigned good = 0;
     std::vector<std::string> bad;
     for (const auto& nic : node.nics) {
@@ -173,7 +155,7 @@ CheckResult check_link_errors(const topology::NodeTopology& node, const LinkErro
             before[key] = value;
         }
     }
-    const NameFilter compute(c.hca);
+    const Pattern& compute = c.hca;
     std::ostringstream snapshot;
     std::vector<std::string> grown;
     std::size_t compared = 0;
@@ -343,13 +325,10 @@ CheckResult check_command(const CommandCheck& c) {
     if (!c.fail_pattern.empty()) {
         // Line by line, each line cut at kMaxPatternText: std::regex recurses per character,
         // and a 200k-character line overflowed the prolog's stack (a signal, not an error).
-        const std::regex re(c.fail_pattern);
         for (auto line : split(r.output, '\n')) {
-            const std::string text(line.substr(0, kMaxPatternText));
-            std::smatch m;
-            if (std::regex_search(text, m, re)) {
+            if (const auto m = c.fail_pattern.first_match(line)) {
                 return result(name, HealthStatus::Fail,
-                              "output matches '" + c.fail_pattern + "': " + m.str());
+                              "output matches '" + c.fail_pattern.text() + "': " + *m);
             }
         }
     }

@@ -69,19 +69,17 @@ private:
 
     /// R1: ACTIVE ports of compute NICs, "=dev:port,...".
     void compute_ports() {
-        std::optional<std::regex> role;
-        if (!policy_.nccl.compute_hca.empty()) {
-            role.emplace(policy_.nccl.compute_hca);
-        }
+        const auto& role = policy_.nccl.compute_hca;
         std::vector<std::string> left_out;
         for (const auto& nic : node_.nics) {
             const bool compute =
-                role ? std::regex_match(nic.name, *role) : node_.gpus.empty() || near_a_gpu(nic);
+                !role.empty() ? role.matches(nic.name) : node_.gpus.empty() || near_a_gpu(nic);
             for (const auto& port : nic.ports) {
                 const Port p{&nic, &port};
                 if (!compute) {
                     left_out.push_back(p.id() + " (" +
-                                       (role ? "not a compute HCA" : "no GPU at PIX/PXB") + ")");
+                                       (!role.empty() ? "not a compute HCA" : "no GPU at PIX/PXB") +
+                                       ")");
                 } else if (port.state_code != 4) {
                     left_out.push_back(p.id() + " (" + port.state + "/" + port.phys_state + ")");
                 } else if (port.link_layer != "InfiniBand" && port.link_layer != "Ethernet") {
@@ -256,7 +254,7 @@ bool profile_matches(const NcclProfile& p,
                      const NodeTopology& node,
                      const topology::FabricMap* map,
                      const JobFacts& job) {
-    if (p.match_shape && !std::regex_search(node.shape, std::regex(*p.match_shape))) {
+    if (!p.match_shape.found_in(node.shape)) {
         return false;
     }
     if (p.match_fabric && (map == nullptr || map->kind != *p.match_fabric)) {

@@ -11,13 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "switchyard/policy/pattern.hpp"
 #include "switchyard/topology/node_topology.hpp"
 
 namespace switchyard::policy {
-
-/// The longest text a policy regex is run on: command output is searched line by line, each
-/// line cut here (std::regex recurses per character matched).
-inline constexpr std::size_t kMaxPatternText = 4096;
 
 enum class HealthStatus { Pass, Warn, Fail };
 [[nodiscard]] std::string_view to_string(HealthStatus s);
@@ -33,13 +30,13 @@ struct RdmaPortsCheck {
     unsigned count = 0;  ///< ACTIVE compute ports expected
     double min_rate_gbps = 0;
     std::string link_layer;  ///< "" = any
-    std::string hca;         ///< compute HCA regex, "" = all
+    Pattern hca;             ///< compute HCA names (whole), empty = all
 };
 
 /// Link flaps: growth of the ports' error counters between two runs of the gate.
 struct LinkErrorsCheck {
     std::uint64_t max_growth = 0;  ///< per counter and port between two runs
-    std::string hca;               ///< compute HCA regex, "" = all
+    Pattern hca;                   ///< compute HCA names (whole), empty = all
     std::string state = "/var/lib/switchyard/link-errors";  ///< this host's last snapshot
 };
 
@@ -66,7 +63,7 @@ struct CommandCheck {
     std::vector<std::string> argv;  ///< no shell
     double timeout_s = 10;
     int ok_exit = 0;
-    std::string fail_pattern;  ///< regex: a match in the output fails the check
+    Pattern fail_pattern;  ///< a match in the output (line by line) fails the check
     std::optional<double>
         min_busbw_gbps;  ///< nccl-tests all_reduce_perf: "Avg bus bandwidth" floor
 };
@@ -108,9 +105,8 @@ struct HealthPolicy {
 
 struct HealthSet {
     std::string name;
-    std::string shape;  ///< regex searched in the shape fingerprint (as NCCL profiles); "" = any
-    std::string
-        partition;  ///< regex matching a whole partition name (any of a comma list); "" = any
+    Pattern shape;      ///< found in the shape fingerprint (as NCCL profiles); empty = any
+    Pattern partition;  ///< matches a whole partition name (any of a comma list); empty = any
     HealthPolicy checks;
 };
 

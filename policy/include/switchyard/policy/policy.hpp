@@ -13,6 +13,7 @@
 
 #include "switchyard/common/error.hpp"
 #include "switchyard/policy/health.hpp"
+#include "switchyard/policy/pattern.hpp"
 #include "switchyard/topology/fabric_map.hpp"
 
 namespace switchyard::policy {
@@ -41,7 +42,7 @@ struct NcclProfile {
     bool user_selectable = false;  ///< --nccl-env=<name> allowed
     bool automatic = false;        ///< applied under --nccl-env=auto when it matches
     bool enforce = false;          ///< overwrite user values (admin workaround profiles only)
-    std::optional<std::string> match_shape;  ///< regular expression over the node shape
+    Pattern match_shape;           ///< found in the node shape; empty: any shape
     std::optional<topology::FabricKind> match_fabric;
     unsigned min_nodes = 0;
     unsigned max_nodes = 0;  ///< 0: no limit
@@ -53,7 +54,7 @@ struct NcclPolicy {
     bool enabled = true;
     NcclVersion min_version{2, 21,
                             0};  ///< floor of the NCCL in use (the version is unknown at launch)
-    std::string compute_hca;     ///< regular expression, empty: NICs nearest a GPU
+    Pattern compute_hca;         ///< compute HCA names (whole); empty: NICs nearest a GPU
     std::string socket_ifname;   ///< NCCL_SOCKET_IFNAME, empty: NCCL's default
     std::optional<bool> rail_optimized;  ///< nullopt: from the fabric map
     unsigned large_job_nodes = 1024;

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// A regular expression from the policy, compiled once: when the policy is loaded (after the
+// loader bounded and validated its text), not again at every use.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <regex>
+#include <string>
+#include <string_view>
+
+namespace switchyard::policy {
+
+/// Most characters of text a pattern is searched in at once: std::regex recurses per character.
+inline constexpr std::size_t kMaxPatternText = 4096;
+
+class Pattern {
+public:
+    Pattern() = default;
+    /// Compiles `text` (ECMAScript); "" is the empty pattern. Throws std::regex_error for text
+    /// the loader would have refused; policy fields are assigned text the loader validated.
+    Pattern(std::string text);  // NOLINT(google-explicit-constructor): fields take text
+    Pattern(const char* text);  // NOLINT(google-explicit-constructor)
+
+    [[nodiscard]] const std::string& text() const { return text_; }
+    [[nodiscard]] bool empty() const { return text_.empty(); }
+    /// The whole of `s` matches; the empty pattern matches everything.
+    [[nodiscard]] bool matches(std::string_view s) const;
+    /// The pattern occurs in `s` (its first kMaxPatternText characters); the empty pattern
+    /// occurs everywhere.
+    [[nodiscard]] bool found_in(std::string_view s) const;
+    /// The first match in `s` (its first kMaxPatternText characters), if any.
+    [[nodiscard]] std::optional<std::string> first_match(std::string_view s) const;
+
+private:
+    std::string text_;
+    std::shared_ptr<const std::regex> re_;
+};
+
+}  // namespace switchyard::policy
