@@ -348,6 +348,12 @@ TEST_CASE("hwloc xml: only well-formed XML reaches hwloc, which crashes on some 
         {"< a/>", "'<' not followed by an element name"},
         {"<a></ a>", "a malformed closing tag"},
         {"   \n", "no element"},
+        // hwloc 2.9 segfaults on an object with a cpuset and no complete_cpuset (fuzzer).
+        {"<topology version=\"2.0\"><object type=\"Machine\" cpuset=\"0x1\"/></topology>",
+         "an <object> with a cpuset but no complete_cpuset"},
+        {"<topology version=\"2.0\"><object type=\"Machine\" nodeset=\"0x1\" cpuset=\"0x1\" "
+         "complete_cpuset=\"0x1\"/></topology>",
+         "an <object> with a nodeset but no complete_nodeset"},
     };
     for (const auto& [xml, expected] : cases) {
         INFO(xml);

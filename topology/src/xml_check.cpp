@@ -127,11 +127,25 @@ private:
         if (tag.empty()) {
             return at(start, "'<' not followed by an element name");
         }
+        unsigned sets = 0;  // bits: cpuset, complete_cpuset, nodeset, complete_nodeset
         while (true) {
             const auto before = i_;
             spaces();
             if (i_ >= s_.size()) {
                 return at(start, "an unclosed <" + std::string(tag) + "> tag");
+            }
+            if (s_.substr(i_, 2) == "/>" || s_[i_] == '>') {
+                // hwloc 2.9 dereferences the complete set of an object that has only the
+                // plain one (a segfault in hwloc_bitmap_compare_first; found by the fuzzer).
+                if (tag == "object" && (((sets & 1U) != 0 && (sets & 2U) == 0) ||
+                                        ((sets & 4U) != 0 && (sets & 8U) == 0))) {
+                    return at(start,
+                              std::string("an <object> with a ") +
+                                  ((sets & 1U) != 0 && (sets & 2U) == 0 ? "cpuset" : "nodeset") +
+                                  " but no complete_" +
+                                  ((sets & 1U) != 0 && (sets & 2U) == 0 ? "cpuset" : "nodeset") +
+                                  " (hwloc would crash on it)");
+                }
             }
             if (s_.substr(i_, 2) == "/>") {
                 i_ += 2;
@@ -151,6 +165,11 @@ private:
                                   ">; expected a space before an attribute, '>' or '/>'");
             }
             const auto attr = name();
+            sets |= attr == "cpuset"             ? 1U
+                    : attr == "complete_cpuset"  ? 2U
+                    : attr == "nodeset"          ? 4U
+                    : attr == "complete_nodeset" ? 8U
+                                                 : 0U;
             if (attr.empty()) {
                 return at(i_, "'" + std::string(1, s_[i_]) + "' in <" + std::string(tag) +
                                   ">; expected an attribute name, '>' or '/>'");
