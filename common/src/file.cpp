@@ -151,11 +151,13 @@ Result<std::string> read_text_file(const std::string& path, const ReadRules& rul
     return data;
 }
 
-Result<void> replace_file(const std::string& path, std::string_view content, unsigned mode) {
+std::string parent_directory(const std::string& path) {
     auto dir = std::filesystem::path(path).parent_path().string();
-    if (dir.empty()) {
-        dir = ".";
-    }
+    return dir.empty() ? "." : dir;
+}
+
+Result<void> replace_file(const std::string& path, std::string_view content, unsigned mode) {
+    const auto dir = parent_directory(path);
     std::string tmpl = dir + "/.switchyard-XXXXXX";
     std::vector<char> name(tmpl.begin(), tmpl.end());
     name.push_back('\0');

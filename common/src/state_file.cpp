@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <vector>
 
 #include "switchyard/common/file.hpp"
@@ -51,11 +50,6 @@ struct Fd {
         return f;
     }
 };
-
-std::string parent_of(const std::string& path) {
-    auto dir = std::filesystem::path(path).parent_path().string();
-    return dir.empty() ? "." : dir;
-}
 
 }  // namespace
 
@@ -112,7 +106,10 @@ Result<std::string> read_owned_file(const std::string& path) {
         if (n < 0 && errno == EINTR) {
             continue;
         }
-        if (n <= 0) {
+        if (n < 0) {  // half a breaker record would undercount recent drains: name the cause
+            return fail(Error::io(path + ": " + std::strerror(errno)));
+        }
+        if (n == 0) {
             break;
         }
         got += static_cast<std::size_t>(n);
@@ -122,14 +119,14 @@ Result<std::string> read_owned_file(const std::string& path) {
 }
 
 Result<void> replace_owned_file(const std::string& path, std::string_view content) {
-    if (auto d = ensure_private_dir(parent_of(path)); !d) {
+    if (auto d = ensure_private_dir(parent_directory(path)); !d) {
         return d;
     }
     return replace_file(path, content, 0600);
 }
 
 Result<int> open_owned_lock(const std::string& path) {
-    if (auto d = ensure_private_dir(parent_of(path)); !d) {
+    if (auto d = ensure_private_dir(parent_directory(path)); !d) {
         return fail(d.error());
     }
     for (int attempt = 0; attempt < 2; ++attempt) {

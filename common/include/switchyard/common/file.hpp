@@ -50,6 +50,9 @@ inline constexpr ReadRules kSmallInput{std::size_t{64} << 20, false};
 /// \return Error::io naming the file or directory, its owner and mode.
 [[nodiscard]] Result<void> check_trusted_when_root(const std::string& path);
 
+/// The directory of `path`, "." for a bare file name.
+[[nodiscard]] std::string parent_directory(const std::string& path);
+
 /// Replaces `path` with `content` without a moment where readers see half a file, and without a
 /// predictable temporary name another user could plant a link at: a mkstemp file in the same
 /// directory, given `mode`, written, then renamed over `path` (a link at `path` is replaced,
