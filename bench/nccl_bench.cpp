@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Benchmark of the plugin's per-step NCCL work on one node: load the policy, read the node's
-// sysfs tree, load the fabric map, decide the variables (what user_init does before setenv).
+// sysfs tree, load the fabric map (through its index, or, third argument 0, the map alone),
+// decide the variables (what user_init does before setenv).
 #include <benchmark/benchmark.h>
 
 #include <fstream>
@@ -9,6 +10,7 @@
 #include "switchyard/policy/nccl_context.hpp"
 #include "switchyard/policy/nccl_rules.hpp"
 #include "switchyard/topology/classify.hpp"
+#include "switchyard/topology/fabric_index.hpp"
 #include "synthetic_fabric.hpp"
 
 namespace {
@@ -44,7 +46,12 @@ void BM_StepNcclWork(benchmark::State& state) {
     auto g = topo::parse_ibnetdiscover(switchyard::bench::synthetic_dragonfly(hosts, rails),
                                        "synthetic");
     const auto map_path = (fs.root() / "fabric.map").string();
-    std::ofstream(map_path) << topo::write_fabric_map(topo::classify(*g, {}).map, "");
+    const auto map = topo::classify(*g, {}).map;
+    const auto map_text = topo::write_fabric_map(map, "");
+    std::ofstream(map_path) << map_text;
+    if (state.range(2) != 0) {
+        std::ofstream(map_path + ".index") << *topo::write_fabric_index(map, map_text);
+    }
     const auto policy_path = (fs.root() / "switchyard.yaml").string();
     std::ofstream(policy_path)
         << "version: 1\nfabric:\n  map: " << map_path
@@ -61,16 +68,18 @@ void BM_StepNcclWork(benchmark::State& state) {
     for (auto _ : state) {
         auto p = pol::load_policy_file(policy_path);
         auto node = pol::load_node(*p, {job.this_host, "", ""});
-        auto map = pol::load_fabric_map_file(p->fabric_map, &job.hosts);
-        auto d = pol::decide_node_env(*p, *node, &*map, job, {}, {});
+        auto m = pol::load_fabric_map_file(p->fabric_map, &job.hosts);
+        auto d = pol::decide_node_env(*p, *node, &*m, job, {}, {});
         benchmark::DoNotOptimize(d.set.data());
     }
 }
 BENCHMARK(BM_StepNcclWork)
-    ->Args({1000, 1})
-    ->Args({10000, 1})
-    ->Args({100000, 1})
-    ->Args({100000, 8})
+    ->Args({1000, 1, 1})
+    ->Args({10000, 1, 1})
+    ->Args({100000, 1, 1})
+    ->Args({100000, 8, 1})
+    ->Args({1000, 1, 0})
+    ->Args({100000, 8, 0})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/common/strings.hpp"
 #include "switchyard/topology/classify.hpp"
+#include "switchyard/topology/fabric_index.hpp"
 #include "switchyard/topology/slurm_writers.hpp"
 
 namespace switchyard::cli {
@@ -168,10 +169,16 @@ int run_discover(const DiscoverArgs& a) {
     const std::string header = "Written by switchyard " SWITCHYARD_VERSION_STRING
                                " discover from " +
                                label + ".\nRegenerate instead of editing: switchyard discover.";
+    const auto map_text = topo::write_fabric_map(
+        c.map, "written by switchyard " SWITCHYARD_VERSION_STRING " discover from " + label);
+    auto index = topo::write_fabric_index(c.map, map_text);
+    if (!index) {
+        std::cerr << "switchyard discover: fabric.map.index: " << index.error().to_string() << "\n";
+        return kExitProblem;
+    }
     const std::pair<const char*, std::string> files[] = {
-        {"fabric.map",
-         topo::write_fabric_map(
-             c.map, "written by switchyard " SWITCHYARD_VERSION_STRING " discover from " + label)},
+        {"fabric.map", map_text},
+        {"fabric.map.index", std::move(*index)},
         {"topology.conf", topo::write_topology_conf(c.map, header)},
         {"topology-block.conf", topo::write_topology_block(c.map, header)},
         {"topology.yaml", topo::write_topology_yaml(c.map, header)},

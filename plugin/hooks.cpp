@@ -145,7 +145,12 @@ Result<void> step_setup(SpankApi& api,
     const auto job = job_facts(api);
     std::optional<topology::FabricMap> map;
     if (!pol->fabric_map.empty()) {
-        if (auto m = policy::load_fabric_map_file(pol->fabric_map, &job.hosts)) {
+        std::vector<std::string> notes;
+        auto m = policy::load_fabric_map_file(pol->fabric_map, &job.hosts, &notes);
+        for (const auto& n : notes) {
+            log.warning(Component::Env, "fabric map: " + n);
+        }
+        if (m) {
             map = std::move(*m);
         } else {
             log.warning(Component::Env, "fabric map: " + m.error().to_string() +

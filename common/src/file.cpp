@@ -7,10 +7,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 #include <vector>
 
 namespace switchyard {
@@ -77,15 +79,12 @@ Result<void> check_trusted_when_root(const std::string& path) {
     return {};
 }
 
-Result<std::string> read_text_file(const std::string& path, const ReadRules& rules) {
-    const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+Result<InputFile> InputFile::open(const std::string& path, const ReadRules& rules) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         return fail(Error::io("cannot read '" + path + "': " + std::strerror(errno)));
     }
-    struct Closer {
-        int fd;
-        ~Closer() { close(fd); }
-    } closer{fd};
+    InputFile file(fd, path, 0, rules.max_bytes);  // closes fd on every return below
     struct stat st {};
     if (fstat(fd, &st) != 0) {
         return fail(Error::io("cannot read '" + path + "': " + std::strerror(errno)));
@@ -104,17 +103,68 @@ Result<std::string> read_text_file(const std::string& path, const ReadRules& rul
                               " bytes, more than the " + std::to_string(rules.max_bytes) +
                               " allowed"));
     }
+    file.size_ = static_cast<std::uint64_t>(st.st_size);
+    return file;
+}
+
+InputFile::InputFile(InputFile&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)),
+      path_(std::move(other.path_)),
+      size_(other.size_),
+      max_bytes_(other.max_bytes_) {}
+
+InputFile& InputFile::operator=(InputFile&& other) noexcept {
+    if (this != &other) {
+        if (fd_ >= 0) {
+            close(fd_);
+        }
+        fd_ = std::exchange(other.fd_, -1);
+        path_ = std::move(other.path_);
+        size_ = other.size_;
+        max_bytes_ = other.max_bytes_;
+    }
+    return *this;
+}
+
+InputFile::~InputFile() {
+    if (fd_ >= 0) {
+        close(fd_);
+    }
+}
+
+Result<std::string> InputFile::read_at(std::uint64_t offset, std::size_t length) const {
+    std::string data(length, '\0');
+    std::size_t got = 0;
+    while (got < length) {
+        const auto n =
+            pread(fd_, data.data() + got, length - got, static_cast<off_t>(offset + got));
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            return fail(Error::io("error while reading '" + path_ + "': " + std::strerror(errno)));
+        }
+        if (n == 0) {
+            break;
+        }
+        got += static_cast<std::size_t>(n);
+    }
+    data.resize(got);
+    return data;
+}
+
+Result<std::string> InputFile::read_all() const {
     // One read when the size is known; /proc files say 0 and are read to their end.
     std::string data;
-    data.resize(st.st_size > 0 ? static_cast<std::size_t>(st.st_size) : 4096);
+    data.resize(size_ > 0 ? static_cast<std::size_t>(size_) : 4096);
     std::size_t got = 0;
     while (true) {
         if (got == data.size()) {
             // A file whose size was known is usually complete now: ask for one byte before
             // doubling the buffer (doubling first made a 300 MB file cost 600 MB).
-            if (st.st_size > 0 && got == static_cast<std::size_t>(st.st_size)) {
+            if (size_ > 0 && got == size_) {
                 char probe = 0;
-                const auto more = read(fd, &probe, 1);
+                const auto more = read(fd_, &probe, 1);
                 if (more == 0) {
                     break;
                 }
@@ -124,23 +174,23 @@ Result<std::string> read_text_file(const std::string& path, const ReadRules& rul
                     continue;
                 }
             }
-            if (data.size() >= rules.max_bytes) {
+            if (data.size() >= max_bytes_) {
                 char probe = 0;  // at the bound: only the end of the file is still allowed
-                const auto more = read(fd, &probe, 1);
+                const auto more = read(fd_, &probe, 1);
                 if (more == 0) {
                     break;
                 }
-                return fail(Error::io("cannot read '" + path + "': more than the " +
-                                      std::to_string(rules.max_bytes) + " bytes allowed"));
+                return fail(Error::io("cannot read '" + path_ + "': more than the " +
+                                      std::to_string(max_bytes_) + " bytes allowed"));
             }
-            data.resize(std::min(rules.max_bytes, data.size() * 2));
+            data.resize(std::min(max_bytes_, data.size() * 2));
         }
-        const auto n = read(fd, data.data() + got, data.size() - got);
+        const auto n = read(fd_, data.data() + got, data.size() - got);
         if (n < 0 && errno == EINTR) {
             continue;
         }
         if (n < 0) {
-            return fail(Error::io("error while reading '" + path + "': " + std::strerror(errno)));
+            return fail(Error::io("error while reading '" + path_ + "': " + std::strerror(errno)));
         }
         if (n == 0) {
             break;
@@ -149,6 +199,48 @@ Result<std::string> read_text_file(const std::string& path, const ReadRules& rul
     }
     data.resize(got);
     return data;
+}
+
+Result<std::string> read_text_file(const std::string& path, const ReadRules& rules) {
+    auto file = InputFile::open(path, rules);
+    if (!file) {
+        return fail(file.error());
+    }
+    return file->read_all();
+}
+
+std::uint64_t content_digest(std::string_view bytes) {
+    // One lane of the xxHash64 round over 8-byte little-endian words, then its avalanche.
+    constexpr std::uint64_t p1 = 0x9E3779B185EBCA87ULL;
+    constexpr std::uint64_t p2 = 0xC2B2AE3D27D4EB4FULL;
+    constexpr std::uint64_t p3 = 0x165667B19E3779F9ULL;
+    const auto rotl = [](std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); };
+    std::uint64_t h = p3 + bytes.size() * p1;
+    std::size_t i = 0;
+    const auto round = [&](std::uint64_t w) {
+        w *= p2;
+        w = rotl(w, 31) * p1;
+        h = rotl(h ^ w, 27) * p1 + p3;
+    };
+    for (; i + 8 <= bytes.size(); i += 8) {
+        std::uint64_t w = 0;
+        std::memcpy(&w, bytes.data() + i, sizeof w);
+        if constexpr (std::endian::native == std::endian::big) {  // the same digest on every host
+            w = __builtin_bswap64(w);
+        }
+        round(w);
+    }
+    std::uint64_t tail = 0;
+    for (std::size_t b = bytes.size(); b > i; --b) {
+        tail = (tail << 8) | static_cast<unsigned char>(bytes[b - 1]);
+    }
+    round(tail);
+    h ^= h >> 33;
+    h *= p2;
+    h ^= h >> 29;
+    h *= p3;
+    h ^= h >> 32;
+    return h;
 }
 
 std::string parent_directory(const std::string& path) {

@@ -55,7 +55,7 @@ public:
     /// Node ports under the SU's leaves (hosts of the SU in the map), for uplink capacity.
     [[nodiscard]] double su_ports(std::uint32_t su) const {
         return map_ != nullptr && su < map_->sus.size()
-                   ? std::max<double>(1.0, static_cast<double>(map_->sus[su].hosts.size()))
+                   ? std::max<double>(1.0, static_cast<double>(map_->sus[su].fabric_hosts()))
                    : 1.0;
     }
     /// Upper bound of the SU and group ids handed out (for dense per-id tables).

@@ -199,3 +199,47 @@ TEST_CASE("plan hooks: the map's SU is kept and a different Slurm leaf is named"
     }
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("plan hooks: the step reads its hosts from the map's index; a stale index is refused",
+          "[plan-hooks]") {
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("switchyard-plan-index-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    const auto golden =
+        std::filesystem::path(SWITCHYARD_SOURCE_DIR) / "tests/golden/discover/dfp16";
+    const auto map = dir / "fabric.map";
+    const auto index = dir / "fabric.map.index";
+    std::filesystem::copy_file(golden / "fabric.map.index.expected", index);
+    // The map's comment changed without its digest: a full read refuses it, so a step that
+    // succeeds has read the index (which checks only the map's first line and size).
+    std::ifstream in(golden / "fabric.map.expected");
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    text.replace(text.find("# written"), 9, "# Written");
+    std::ofstream(map) << text;
+    const auto policy = (dir / "switchyard.yaml").string();
+    std::ofstream(policy) << "version: 1\nfabric:\n  map: " << map.string() << "\n";
+    const std::string config = "config=" + policy;
+    auto run = [&](CapturingLogger& log) {
+        auto api = step("node005", 0);
+        api.env["SLURM_STEP_NODELIST"] = "node[005-008]";
+        api.env["SLURM_STEP_TASKS_PER_NODE"] = "2(x4)";
+        REQUIRE(hooks::user_init(api, log, {config}) == 0);
+        REQUIRE(hooks::task_init(api, log, {config}) == 0);
+        release_plugin_state();
+        return api.env.count("SWITCHYARD_SU") != 0 ? api.env.at("SWITCHYARD_SU") : "";
+    };
+    {
+        CapturingLogger log;
+        CHECK(run(log) == "g1-leaf2");
+        CHECK_FALSE(log.contains(Level::Warning, "fabric map"));
+    }
+    {  // an index made from another map: refused by name, and the (edited) map is read instead
+        std::ofstream(map, std::ios::app) << "# one more line\n";
+        CapturingLogger log;
+        run(log);
+        CHECK(log.contains(Level::Warning, "fabric map: index not used, the map is read instead: " +
+                                               index.string() + " is stale"));
+        CHECK(log.contains(Level::Warning, "does not match the digest on its first line"));
+    }
+    std::filesystem::remove_all(dir);
+}

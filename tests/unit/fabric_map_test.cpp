@@ -2,7 +2,10 @@
 // Tests of the fabric map file: round trip, lookups, validation messages with line numbers.
 #include "switchyard/topology/fabric_map.hpp"
 
+#include <cstdio>
+
 #include "catch.hpp"
+#include "switchyard/common/file.hpp"
 
 using namespace switchyard::topology;
 
@@ -26,6 +29,15 @@ host n04 g2-leaf1
 anomaly missing-rail n03 in SU g2-leaf1 has no mlx5_1
 end 3 switches 2 sus 4 hosts
 )";
+
+/// `text` (a version 2 map) as version 3: its first line carries the digest of the rest.
+std::string as_v3(const std::string& text) {
+    const auto body = text.substr(text.find('\n') + 1);
+    char line[64];
+    std::snprintf(line, sizeof line, "switchyard-fabric-map 3 %016llx\n",
+                  static_cast<unsigned long long>(switchyard::content_digest(body)));
+    return line + body;
+}
 
 std::string error_of(const std::string& text) {
     auto r = read_fabric_map(text, "m.map");
@@ -59,14 +71,39 @@ TEST_CASE("fabric_map: reads every line kind and derives SU hosts and group SUs"
 TEST_CASE("fabric_map: write(read(x)) == x", "[fabric_map]") {
     auto r = read_fabric_map(kMap, "m.map");
     REQUIRE(r);
-    std::string expected = kMap;
-    expected.replace(expected.find("# comment"), 9, "# comment");
-    CHECK(write_fabric_map(*r, "comment") == expected);
+    const auto written = write_fabric_map(*r, "comment");
+    CHECK(written == as_v3(kMap));
+    auto again = read_fabric_map(written, "m.map");
+    REQUIRE(again);
+    CHECK(write_fabric_map(*again, "comment") == written);
+}
+
+TEST_CASE("fabric_map: a version 3 map is refused when its content does not match its digest",
+          "[fabric_map]") {
+    const auto v3 = as_v3(kMap);
+    CHECK(read_fabric_map(v3, "m.map"));
+    CHECK(fabric_map_digest(v3.substr(0, v3.find('\n'))).has_value());
+    CHECK_FALSE(fabric_map_digest("switchyard-fabric-map 2"));
+    CHECK_FALSE(fabric_map_digest("switchyard-fabric-map 3 0123456789ABCDEF"));  // lower case
+    std::string edited = v3;
+    edited.replace(edited.find("host n04"), 8, "host n05");
+    CHECK_THAT(error_of(edited),
+               Catch::StartsWith("m.map:1: the map's content does not match the digest on its "
+                                 "first line: it was changed after 'switchyard discover' wrote "
+                                 "it."));
+    CHECK_THAT(error_of("switchyard-fabric-map 3\n"),
+               Catch::StartsWith("m.map:1: expected 'switchyard-fabric-map 3 <16 hex digits>'"));
+    CHECK_THAT(error_of("switchyard-fabric-map 3 xyz\n"),
+               Catch::StartsWith("m.map:1: expected 'switchyard-fabric-map 3 <16 hex digits>'"));
+    // An edited map whose first line says version 2 is read without a digest.
+    std::string v2 = edited;
+    v2.replace(0, v2.find('\n'), "switchyard-fabric-map 2");
+    CHECK(read_fabric_map(v2, "m.map"));
 }
 
 TEST_CASE("fabric_map: validation names the line and the expected form", "[fabric_map]") {
     CHECK_THAT(error_of("hello\n"),
-               Catch::StartsWith("m.map:1: expected 'switchyard-fabric-map 2'"));
+               Catch::StartsWith("m.map:1: expected 'switchyard-fabric-map 3 <digest>'"));
     CHECK_THAT(error_of("switchyard-fabric-map 1\n"),
                Catch::StartsWith("m.map:1: fabric map version 1 is not supported"));
     CHECK(error_of("switchyard-fabric-map 2\nkind torus\n") ==
@@ -102,6 +139,10 @@ TEST_CASE("fabric_map: reading only a step's hosts keeps SUs and groups whole", 
     CHECK(r->sus.size() == 2);
     CHECK(r->find_host("n01") == nullptr);
     CHECK(r->rails_of(*r->find_host("n03")).size() == 1);
+    // The SUs keep the size they have in the whole fabric (the planner's uplink capacity).
+    CHECK(r->sus[0].fabric_hosts() == 2);
+    CHECK(r->sus[1].fabric_hosts() == 2);
+    CHECK(r->sus[1].hosts.size() == 1);
 }
 
 TEST_CASE("fabric_map: a map cut short or padded is refused; its hcas line is strict",

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "switchyard/common/file.hpp"
 #include "switchyard/topology/fabric_graph.hpp"
 
 namespace switchyard::topology {
@@ -71,6 +73,9 @@ public:
         }
         for (std::uint32_t s = 0; s < map_.sus.size(); ++s) {
             map_.groups[map_.sus[s].group].sus.push_back(s);
+            if (only_) {
+                map_.sus[s].host_total = su_host_lines_[s];
+            }
         }
         return std::move(map_);
     }
@@ -91,7 +96,10 @@ private:
     std::vector<std::string_view> prev_rail_text_;
     bool ended_ = false;
     bool hcas_seen_ = false;
-    std::size_t host_lines_ = 0;  // every host line, kept or not
+    std::size_t host_lines_ = 0;                // every host line, kept or not
+    std::vector<std::uint32_t> su_host_lines_;  // per SU, when filtering: every host line
+    std::string_view last_su_name_;             // of the previous host line, and its index
+    std::uint32_t last_su_ = 0;
 
     bool next(std::string_view& line) {
         if (pos_ >= text_.size()) {
@@ -111,18 +119,39 @@ private:
         return false;
     }
 
+    /// "switchyard-fabric-map 3 <digest>" (the digest checked against the rest of the text), or
+    /// "switchyard-fabric-map 2" (no digest).
     bool check_version(std::string_view line) {
-        std::string_view f[3];
-        const auto n = fields(line, f, 3);
-        if (n != 2 || f[0] != kMagic) {
-            return bad(
-                "expected '" + std::string(kMagic) + " " + std::to_string(kFabricMapVersion) +
-                "' on the first line; is this a fabric map written by 'switchyard discover'?");
+        std::string_view f[4];
+        const auto n = fields(line, f, 4);
+        if (n < 2 || f[0] != kMagic) {
+            return bad("expected '" + std::string(kMagic) + " " +
+                       std::to_string(kFabricMapVersion) +
+                       " <digest>' on the first line; is this a fabric map written by "
+                       "'switchyard discover'?");
+        }
+        if (f[1] == "2" && n == 2) {
+            return true;
         }
         if (f[1] != std::to_string(kFabricMapVersion)) {
             return bad("fabric map version " + std::string(f[1]) +
-                       " is not supported; this switchyard reads version " +
+                       " is not supported; this switchyard reads versions 2 and " +
                        std::to_string(kFabricMapVersion) + " (re-run 'switchyard discover')");
+        }
+        const auto digest = fabric_map_digest(line);
+        if (!digest) {
+            return bad("expected '" + std::string(kMagic) + " " +
+                       std::to_string(kFabricMapVersion) +
+                       " <16 hex digits>' on the first line, got '" +
+                       std::string(line.substr(0, 80)) + "'");
+        }
+        const auto actual = content_digest(text_.substr(std::min(pos_, text_.size())));
+        if (actual != *digest) {
+            return bad(
+                "the map's content does not match the digest on its first line: it was "
+                "changed after 'switchyard discover' wrote it. Re-run discover; for a map "
+                "edited on purpose, make its first line '" +
+                std::string(kMagic) + " 2' (no digest, no index)");
         }
         return true;
     }
@@ -166,7 +195,7 @@ private:
         if (key == "host") {
             ++host_lines_;
             if (only_ && only_->count(rest.substr(0, rest.find(' '))) == 0) {
-                return true;  // not a host of this step
+                return count_skipped(rest);  // not a host of this step
             }
             return host_line(rest);
         }
@@ -303,7 +332,23 @@ private:
         su_rails_.back().second =
             static_cast<std::uint32_t>(map_.rails.size()) - su_rails_.back().first;
         map_.sus.push_back(std::move(su));
+        su_host_lines_.push_back(0);
         return define(su_by_name_, f[0], "su", idx);  // views into the text: stable
+    }
+
+    /// A host line the step does not need still counts for its SU's size.
+    bool count_skipped(std::string_view rest) {
+        std::string_view f[3];
+        if (fields(rest, f, 3) < 2) {
+            return bad("expected 'host <name> <su> [<hca>:<leaf>,...]', got 'host " +
+                       std::string(rest) + "'");
+        }
+        if (f[1] != last_su_name_ && !lookup(su_by_name_, f[1], "su", last_su_)) {
+            return false;
+        }
+        last_su_name_ = f[1];
+        ++su_host_lines_[last_su_];
+        return true;
     }
 
     bool rail_list(std::string_view rails) {
@@ -335,6 +380,9 @@ private:
         }
         if (!lookup(su_by_name_, f[1], "su", h.su)) {
             return false;
+        }
+        if (only_) {
+            ++su_host_lines_[h.su];
         }
         if (n == 2) {
             h.rail_begin = su_rails_[h.su].first;
@@ -434,10 +482,25 @@ const MapHost* FabricMap::find_host(std::string_view name) const {
     return it != hosts.end() && it->name == name ? &*it : nullptr;
 }
 
+std::optional<std::uint64_t> fabric_map_digest(std::string_view first_line) {
+    const auto prefix = std::string(kMagic) + " " + std::to_string(kFabricMapVersion) + " ";
+    if (first_line.size() != prefix.size() + 16 || first_line.substr(0, prefix.size()) != prefix) {
+        return std::nullopt;
+    }
+    const auto hex = first_line.substr(prefix.size());
+    std::uint64_t v = 0;
+    const auto [p, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), v, 16);
+    if (ec != std::errc{} || p != hex.data() + hex.size() ||
+        hex.find_first_not_of("0123456789abcdef") != std::string_view::npos) {
+        return std::nullopt;
+    }
+    return v;
+}
+
 std::string write_fabric_map(const FabricMap& map, std::string_view comment) {
     std::string out;
     out.reserve(64 * (map.hosts.size() + map.switches.size()) + 24 * map.rails.size());
-    out += std::string(kMagic) + " " + std::to_string(kFabricMapVersion) + "\n";
+    // The first line, with the digest of what follows, is put in front at the end.
     if (!comment.empty()) {
         out += "# " + std::string(comment) + "\n";
     }
@@ -498,7 +561,11 @@ std::string write_fabric_map(const FabricMap& map, std::string_view comment) {
     }
     out += "end " + std::to_string(map.switches.size()) + " switches " +
            std::to_string(map.sus.size()) + " sus " + std::to_string(map.hosts.size()) + " hosts\n";
-    return out;
+    char digest[17];
+    std::snprintf(digest, sizeof digest, "%016llx",
+                  static_cast<unsigned long long>(content_digest(out)));
+    return std::string(kMagic) + " " + std::to_string(kFabricMapVersion) + " " + digest + "\n" +
+           out;
 }
 
 Result<FabricMap> read_fabric_map(std::string_view text, std::string_view source) {

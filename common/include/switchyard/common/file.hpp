@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "switchyard/common/result.hpp"
 
@@ -43,6 +45,70 @@ inline constexpr ReadRules kSmallInput{std::size_t{64} << 20, false};
 /// FIFO is never waited on), and so is anything above rules.max_bytes.
 [[nodiscard]] Result<std::string> read_text_file(const std::string& path,
                                                  const ReadRules& rules = {});
+
+/// Bytes read by range: a file, or (tests, fuzzers) a string.
+class ByteSource {
+public:
+    virtual ~ByteSource() = default;
+    /// For messages: the path, or what the bytes are.
+    [[nodiscard]] virtual const std::string& name() const = 0;
+    [[nodiscard]] virtual std::uint64_t size() const = 0;
+    /// Up to `length` bytes at `offset` (fewer only at the end); Error::io on a read error.
+    [[nodiscard]] virtual Result<std::string> read_at(std::uint64_t offset,
+                                                      std::size_t length) const = 0;
+};
+
+/// A string as a ByteSource.
+class StringSource final : public ByteSource {
+public:
+    StringSource(std::string name, std::string_view bytes)
+        : name_(std::move(name)), bytes_(bytes) {}
+    [[nodiscard]] const std::string& name() const override { return name_; }
+    [[nodiscard]] std::uint64_t size() const override { return bytes_.size(); }
+    [[nodiscard]] Result<std::string> read_at(std::uint64_t offset,
+                                              std::size_t length) const override {
+        return offset >= bytes_.size() ? std::string() : std::string(bytes_.substr(offset, length));
+    }
+
+private:
+    std::string name_;
+    std::string_view bytes_;
+};
+
+/// An input file opened under `rules` (O_NONBLOCK, no FIFO waited on, regular files only,
+/// root's trust rule, the size bound), read piece by piece with pread: what a reader needs to
+/// look up a few records of a large file without reading all of it. Never mmap'd: a file
+/// truncated under a mapping raises SIGBUS, which would kill slurmstepd.
+class InputFile final : public ByteSource {
+public:
+    /// \return the open file, or Error::io naming `path` and what is wrong with it.
+    [[nodiscard]] static Result<InputFile> open(const std::string& path, const ReadRules& rules);
+    InputFile(InputFile&& other) noexcept;
+    InputFile& operator=(InputFile&& other) noexcept;
+    InputFile(const InputFile&) = delete;
+    InputFile& operator=(const InputFile&) = delete;
+    ~InputFile() override;
+
+    [[nodiscard]] const std::string& name() const override { return path_; }
+    /// Size when opened (0 for /proc files, which report none).
+    [[nodiscard]] std::uint64_t size() const override { return size_; }
+    [[nodiscard]] Result<std::string> read_at(std::uint64_t offset,
+                                              std::size_t length) const override;
+    /// The whole file, bounded by the rules it was opened with.
+    [[nodiscard]] Result<std::string> read_all() const;
+
+private:
+    InputFile(int fd, std::string path, std::uint64_t size, std::size_t max_bytes)
+        : fd_(fd), path_(std::move(path)), size_(size), max_bytes_(max_bytes) {}
+    int fd_ = -1;
+    std::string path_;
+    std::uint64_t size_ = 0;
+    std::size_t max_bytes_ = 0;
+};
+
+/// A 64-bit digest of `bytes` that changes when any byte does (not a cryptographic hash: it
+/// tells a file from a changed copy, not from a forgery). Stable across builds and hosts.
+[[nodiscard]] std::uint64_t content_digest(std::string_view bytes);
 
 /// For files root loads by name (a library named in the policy): as root, `path` (links
 /// followed, as dlopen follows them) must be a regular file owned by root and writable by no one

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "switchyard/common/result.hpp"
 #include "switchyard/policy/policy.hpp"
@@ -16,9 +17,14 @@ namespace switchyard::policy {
 /// Reads and validates a policy file; the error lists every problem, one per line.
 [[nodiscard]] Result<Policy> load_policy_file(const std::string& path);
 
-/// Reads a fabric map file; with `hosts`, only those hosts' lines (step launch).
+/// Reads a fabric map file; with `hosts`, only what those hosts need (step launch): from the
+/// index beside the map (`<path>.index`) when it was made from this map, which costs a few reads
+/// whatever the fabric's size, else from the map's own lines. Why an index present was not used
+/// (stale, untrusted, damaged) is added to `notes`; a missing one is not a problem.
 [[nodiscard]] Result<topology::FabricMap> load_fabric_map_file(
-    const std::string& path, const std::vector<std::string>* hosts = nullptr);
+    const std::string& path,
+    const std::vector<std::string>* hosts = nullptr,
+    std::vector<std::string>* notes = nullptr);
 
 /// Where the node's facts come from; empty fields fall back to the policy.
 struct NodeSources {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -51,6 +52,13 @@ struct MapSu {
     std::uint32_t group = 0;            ///< index into FabricMap::groups
     std::vector<std::uint32_t> leaves;  ///< switch indices
     std::vector<std::uint32_t> hosts;   ///< host indices (derived; not stored in the file)
+    /// Hosts of the SU in the whole fabric when the map holds only some of them (read for a
+    /// step's hosts); 0 when `hosts` is all of them. Use fabric_hosts().
+    std::uint32_t host_total = 0;
+
+    [[nodiscard]] std::size_t fabric_hosts() const {
+        return host_total != 0 ? host_total : hosts.size();
+    }
 };
 
 /// A Dragonfly+ group or fat-tree pod (the whole fabric for a 2-level fat tree).
@@ -82,11 +90,16 @@ struct FabricMap {
     }
 };
 
-/// Current version of the map file format. 2 added the closing `end` line.
-inline constexpr int kFabricMapVersion = 2;
+/// Current version of the map file format. 2 added the closing `end` line; 3 the digest on the
+/// first line (version 2 maps are still read, without a digest to check or an index to use).
+inline constexpr int kFabricMapVersion = 3;
 
-/// Writes the map file: "switchyard-fabric-map 2", then kind, tiers, hcas, switch, group, su,
-/// host and anomaly lines, one object per line, sorted, so two maps diff meaningfully, and last
+/// The digest a version-3 map names on its first line ("switchyard-fabric-map 3 <16 hex
+/// digits>"): content_digest() of every byte after that line. nullopt for any other line.
+[[nodiscard]] std::optional<std::uint64_t> fabric_map_digest(std::string_view first_line);
+
+/// Writes the map file: "switchyard-fabric-map 3 <digest>", then kind, tiers, hcas, switch, group,
+/// su, host and anomaly lines, one object per line, sorted, so two maps diff meaningfully, and last
 /// "end <n> switches <n> sus <n> hosts", so a map cut short (a full disk, a copy interrupted at
 /// a line boundary) is refused instead of loading fewer hosts. An SU
 /// line carries its hosts' usual rails ("<hca>:<leaf>[*cables],..."); a host line lists rails
@@ -94,7 +107,7 @@ inline constexpr int kFabricMapVersion = 2;
 /// fast to load.
 [[nodiscard]] std::string write_fabric_map(const FabricMap& map, std::string_view comment);
 
-/// Reads a map file. Validates everything: the version line, line shapes, references to
+/// Reads a map file. Validates everything: the version line and digest, line shapes, references to
 /// switches/SUs/groups defined earlier, duplicate names, hosts in sorted order, HCA names, and
 /// the `end` line: present, last, and counting the switch, SU and host lines above it.
 /// \return the map, or Error::parse naming source:line and the expected form.
