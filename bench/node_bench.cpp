@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "switchyard/policy/nccl_context.hpp"
 #include "switchyard/topology/node_readers.hpp"
 #include "typical_node.hpp"
 
@@ -64,5 +65,32 @@ void BM_ReadSysfsNode(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_ReadSysfsNode)->Unit(benchmark::kMillisecond);
+
+/// What a step's user_init pays for the node's facts on the same node: the node read from sysfs
+/// with a step's port detail (argument 0), or the prolog's cache plus live ports (argument 1).
+void BM_StepNodeFacts(benchmark::State& state) {
+    switchyard::test::FakeSysfs fs;
+    switchyard::test::build_typical_gpu_node(fs);
+    switchyard::policy::Policy pol;
+    pol.sysfs_root = fs.root().string();
+    pol.node_cache = state.range(0) != 0 ? (fs.root() / "cache" / "%n.node").string() : "";
+    std::filesystem::create_directory(fs.root() / "cache");
+    std::filesystem::permissions(fs.root() / "cache", std::filesystem::perms::owner_all |
+                                                          std::filesystem::perms::group_read |
+                                                          std::filesystem::perms::group_exec |
+                                                          std::filesystem::perms::others_read |
+                                                          std::filesystem::perms::others_exec);
+    using switchyard::policy::NodeCache;
+    std::vector<std::string> notes;
+    (void)switchyard::policy::load_node(pol, {"n1", "", "", NodeCache::Write, &notes});
+    for (auto _ : state) {
+        auto n = switchyard::policy::load_node(pol, {"n1", "", "", NodeCache::Read, &notes});
+        benchmark::DoNotOptimize(n);
+    }
+    if (!notes.empty()) {
+        state.SkipWithError(notes.front().c_str());
+    }
+}
+BENCHMARK(BM_StepNodeFacts)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace

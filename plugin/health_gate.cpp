@@ -117,7 +117,11 @@ int run_health_gate(const policy::Policy& pol,
                     double now) {
     const auto& h = pol.health;
     const int internal_error_rc = h.fail_closed ? -1 : 0;
-    auto node = policy::load_node(pol, {node_name, "", ""});
+    std::vector<std::string> notes;  // the node's facts are cached for the job's steps
+    auto node = policy::load_node(pol, {node_name, "", "", policy::NodeCache::Write, &notes});
+    for (const auto& n : notes) {
+        log.warning(Component::Health, n);
+    }
     if (!node) {
         log.error(Component::Health, "health gate on " + node_name +
                                          ": node facts: " + node.error().to_string() +

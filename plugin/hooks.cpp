@@ -92,7 +92,11 @@ Result<void> export_nccl(SpankApi& api,
     if (choice.kind == policy::NcclEnvChoice::Kind::Off) {
         return {};
     }
-    auto node = policy::load_node(pol, {job.this_host, "", ""});
+    std::vector<std::string> notes;
+    auto node = policy::load_node(pol, {job.this_host, "", "", policy::NodeCache::Read, &notes});
+    for (const auto& n : notes) {
+        log.warning(Component::Env, n);
+    }
     if (!node) {
         return fail(Error::io("node facts of " + job.this_host + ": " + node.error().to_string()));
     }
@@ -308,10 +312,17 @@ int job_prolog(SpankApi& api, Logger& log, const PluginWords& words, NodeControl
         log.error(Component::Health, "health gate skipped: " + pol.error().message());
         return 0;
     }
+    const auto node = api.node_name();
     if (!pol->health.enabled) {
+        if (!node.empty() && !pol->node_cache.empty()) {  // the steps' node facts, refreshed
+            std::vector<std::string> notes;
+            (void)policy::load_node(*pol, {node, "", "", policy::NodeCache::Write, &notes});
+            for (const auto& n : notes) {
+                log.warning(Component::Plugin, n);
+            }
+        }
         return 0;
     }
-    const auto node = api.node_name();
     if (node.empty()) {
         log.error(Component::Health, "health gate skipped: SLURMD_NODENAME is not set");
         return 0;

@@ -16,13 +16,13 @@
 namespace switchyard {
 namespace {
 
-/// Why an open file is not ours to trust, or "" when it is.
-std::string untrusted(const struct stat& st) {
+/// Why an open file is not `owner`'s to trust, or "" when it is.
+std::string untrusted(const struct stat& st, uid_t owner) {
     if (!S_ISREG(st.st_mode)) {
         return file_kind(st.st_mode);
     }
-    if (st.st_uid != geteuid()) {
-        return "owned by uid " + std::to_string(st.st_uid) + ", not " + std::to_string(geteuid());
+    if (st.st_uid != owner) {
+        return "owned by uid " + std::to_string(st.st_uid) + ", not " + std::to_string(owner);
     }
     if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
         return "writable by others (mode " + file_mode_text(st.st_mode) + ")";
@@ -53,35 +53,43 @@ struct Fd {
 
 }  // namespace
 
-Result<void> ensure_private_dir(const std::string& dir) {
+Result<void> check_owned_dir(const std::string& dir, unsigned owner) {
     struct stat st {};
     if (lstat(dir.c_str(), &st) != 0) {
-        if (errno != ENOENT) {
-            return fail(Error::io("state directory " + dir + ": " + std::strerror(errno)));
-        }
-        // Only the last level: root code never makes a path of directories a config names.
-        if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
-            return fail(
-                Error::io("cannot create state directory " + dir + ": " + std::strerror(errno)));
-        }
-        if (lstat(dir.c_str(), &st) != 0) {
-            return fail(Error::io("state directory " + dir + ": " + std::strerror(errno)));
-        }
+        return fail(Error::io(dir + ": " + std::strerror(errno)));
     }
     if (!S_ISDIR(st.st_mode)) {
-        return fail(Error::io("state directory " + dir + " is " + file_kind(st.st_mode) +
-                              "; expected a directory"));
+        return fail(Error::io(dir + " is " + file_kind(st.st_mode) + "; expected a directory"));
     }
-    if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-        return fail(Error::io("state directory " + dir + " (owner uid " +
-                              std::to_string(st.st_uid) + ", mode " + file_mode_text(st.st_mode) +
-                              ") can be written by others; keep state in a directory only uid " +
-                              std::to_string(geteuid()) + " can write, e.g. /var/lib/switchyard"));
+    if (st.st_uid != owner || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        return fail(Error::io(dir + " (owner uid " + std::to_string(st.st_uid) + ", mode " +
+                              file_mode_text(st.st_mode) + ") can be written by others than uid " +
+                              std::to_string(owner)));
+    }
+    return {};
+}
+
+Result<void> ensure_private_dir(const std::string& dir) {
+    struct stat st {};
+    // Only the last level: root code never makes a path of directories a config names.
+    if (lstat(dir.c_str(), &st) != 0 && errno == ENOENT && mkdir(dir.c_str(), 0700) != 0 &&
+        errno != EEXIST) {
+        return fail(
+            Error::io("cannot create state directory " + dir + ": " + std::strerror(errno)));
+    }
+    if (auto c = check_owned_dir(dir, geteuid()); !c) {
+        return fail(Error::io("state directory " + c.error().message() +
+                              "; keep state in a directory only uid " + std::to_string(geteuid()) +
+                              " can write, e.g. /var/lib/switchyard"));
     }
     return {};
 }
 
 Result<std::string> read_owned_file(const std::string& path) {
+    return read_file_owned_by(path, geteuid());
+}
+
+Result<std::string> read_file_owned_by(const std::string& path, unsigned owner) {
     Fd f(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
     if (f.fd < 0) {
         if (errno == ENOENT) {
@@ -96,7 +104,7 @@ Result<std::string> read_owned_file(const std::string& path) {
     if (fstat(f.fd, &st) != 0) {
         return fail(Error::io(path + ": " + std::strerror(errno)));
     }
-    if (const auto why = untrusted(st); !why.empty()) {
+    if (const auto why = untrusted(st, static_cast<uid_t>(owner)); !why.empty()) {
         return fail(Error::io(path + " is " + why + "; not trusted"));
     }
     std::string text(static_cast<std::size_t>(st.st_size), '\0');
@@ -132,7 +140,7 @@ Result<int> open_owned_lock(const std::string& path) {
     for (int attempt = 0; attempt < 2; ++attempt) {
         Fd f(open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600));
         struct stat st {};
-        if (f.fd >= 0 && fstat(f.fd, &st) == 0 && untrusted(st).empty()) {
+        if (f.fd >= 0 && fstat(f.fd, &st) == 0 && untrusted(st, geteuid()).empty()) {
             return f.release();
         }
         // A link, FIFO, directory or someone else's file in its place: replace it once.

@@ -3,9 +3,14 @@
 #include "switchyard/policy/nccl_context.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include "switchyard/common/file.hpp"
+#include "switchyard/common/state_file.hpp"
 #include "switchyard/topology/fabric_index.hpp"
+#include "switchyard/topology/node_facts.hpp"
 #include "switchyard/topology/node_readers.hpp"
 
 namespace switchyard::policy {
@@ -80,12 +85,82 @@ Result<topology::FabricMap> load_fabric_map_file(const std::string& path,
                             : topology::read_fabric_map(*text, path);
 }
 
+namespace {
+
+void add_note(std::vector<std::string>* notes, const std::string& note) {
+    if (notes != nullptr) {
+        notes->push_back(note);
+    }
+}
+
+/// The facts the prolog cached at `path`, when they are root's (the real uid's: a step's user_init
+/// runs with the user's effective uid) and fresh; nullopt otherwise.
+std::optional<topology::NodeTopology> cached_node(const std::string& path,
+                                                  const std::filesystem::path& root,
+                                                  std::vector<std::string>* notes) {
+    auto text = read_file_owned_by(path, getuid());
+    if (text && text->empty()) {
+        return std::nullopt;  // none yet (or the cache directory does not exist)
+    }
+    auto dir = text ? check_owned_dir(parent_directory(path), getuid()) : Result<void>{};
+    auto node = text && dir
+                    ? topology::read_node_facts(*text, path, topology::node_device_key(root))
+                    : Result<topology::NodeTopology>(fail(Error::internal("")));
+    if (!node) {
+        const auto& e = !text ? text.error() : !dir ? dir.error() : node.error();
+        add_note(notes, "node cache not used, the node is read instead: " + e.to_string());
+        return std::nullopt;
+    }
+    topology::refresh_rdma_ports(*node, root, topology::PortDetail::Step);
+    return std::move(*node);
+}
+
+/// The node's static facts for the steps, when the cache directory exists and is ours alone.
+void write_cache(const std::string& path,
+                 const topology::NodeTopology& node,
+                 std::uint64_t key,
+                 std::vector<std::string>* notes) {
+    const auto dir = parent_directory(path);
+    struct stat st {};
+    if (lstat(dir.c_str(), &st) != 0 && errno == ENOENT) {
+        return;  // no cache on this node
+    }
+    if (auto d = check_owned_dir(dir, geteuid()); !d) {
+        add_note(notes, "node cache not written: " + d.error().message());
+        return;
+    }
+    const auto text = topology::write_node_facts(node, key);
+    if (auto old = read_owned_file(path); old && *old == text) {
+        return;
+    }
+    if (auto w = replace_file(path, text, 0644); !w) {
+        add_note(notes, "node cache not written: " + w.error().message());
+    }
+}
+
+}  // namespace
+
 Result<topology::NodeTopology> load_node(const Policy& policy, const NodeSources& s) {
     const auto xml = !s.hwloc_xml.empty() ? s.hwloc_xml : policy.hwloc_xml;
     const auto root = topology::expand_sysfs_root(
         !s.sysfs_root.empty() ? s.sysfs_root : policy.sysfs_root, s.node_name);
+    const auto detail =
+        s.cache == NodeCache::Read ? topology::PortDetail::Step : topology::PortDetail::Full;
     if (xml.empty()) {
-        return topology::read_sysfs_node(root);
+        const auto cache =
+            s.cache == NodeCache::None || policy.node_cache.empty()
+                ? std::string()
+                : topology::expand_sysfs_root(policy.node_cache, s.node_name).string();
+        if (!cache.empty() && s.cache == NodeCache::Read) {
+            if (auto node = cached_node(cache, root, s.notes)) {
+                return std::move(*node);
+            }
+        }
+        auto node = topology::read_sysfs_node(root, detail);
+        if (node && !cache.empty() && s.cache == NodeCache::Write) {
+            write_cache(cache, *node, topology::node_device_key(root), s.notes);
+        }
+        return node;
     }
     const auto path = topology::expand_sysfs_root(xml, s.node_name).string();
     auto text = read_text_file(path, kFabricInput);
@@ -94,7 +169,7 @@ Result<topology::NodeTopology> load_node(const Policy& policy, const NodeSources
     }
     auto node = topology::read_hwloc_xml(*text, path);
     if (node) {
-        topology::attach_rdma_sysfs(*node, root);
+        topology::attach_rdma_sysfs(*node, root, detail);
     }
     return node;
 }

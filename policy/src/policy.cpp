@@ -81,10 +81,16 @@ private:
         if (auto fabric = section(root, "fabric", {"map"})) {
             p.fabric_map = path((*fabric)["map"], "fabric.map", false);
         }
-        if (auto node = section(root, "node", {"hwloc_xml", "sysfs_root"})) {
+        if (auto node = section(root, "node", {"hwloc_xml", "sysfs_root", "cache"})) {
             p.hwloc_xml = path((*node)["hwloc_xml"], "node.hwloc_xml", true);
             if ((*node)["sysfs_root"]) {
                 p.sysfs_root = path((*node)["sysfs_root"], "node.sysfs_root", true);
+            }
+            if (const auto cache = (*node)["cache"]) {
+                const bool off =
+                    cache.IsScalar() &&
+                    (scalar(cache) == "off" || scalar(cache) == "false" || scalar(cache) == "no");
+                p.node_cache = off ? "" : path(cache, "node.cache", true);
             }
         }
         if (auto nccl = section(root, "nccl",

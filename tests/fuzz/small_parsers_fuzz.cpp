@@ -1,16 +1,44 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: the small readers, each given the whole input — GUID → name maps
 // (discover --guid-map), NCCL versions and version ranges (policy), nccl-tests output (a health
-// command), /proc/meminfo (the memory check), numbers, and %n node-name patterns.
+// command), /proc/meminfo (the memory check), numbers, %n node-name patterns, and the node facts
+// cache (read under the key it names, so that the lines after it are reached; what is accepted
+// must write back to the same text).
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 #include "switchyard/common/strings.hpp"
 #include "switchyard/policy/health.hpp"
 #include "switchyard/policy/policy.hpp"
 #include "switchyard/topology/classify.hpp"
+#include "switchyard/topology/node_facts.hpp"
 #include "switchyard/topology/node_readers.hpp"
+
+namespace {
+
+void node_facts(std::string_view text) {
+    namespace topo = switchyard::topology;
+    const auto at = text.find("\nkey ");
+    unsigned long long key = 0;
+    if (at != std::string_view::npos) {
+        const std::string hex(text.substr(at + 5, 16));
+        std::sscanf(hex.c_str(), "%16llx", &key);
+    }
+    auto node = topo::read_node_facts(text, "fuzz.node", key);
+    if (!node) {
+        return;
+    }
+    const auto once = topo::write_node_facts(*node, key);
+    auto again = topo::read_node_facts(once, "round-trip", key);
+    if (!again || topo::write_node_facts(*again, key) != once) {
+        std::abort();
+    }
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     namespace pol = switchyard::policy;
@@ -28,5 +56,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (size < 512) {
         (void)switchyard::topology::expand_sysfs_root(text, "node%n");
     }
+    node_facts(text);
     return 0;
 }

@@ -50,3 +50,26 @@ TEST_CASE("policy: version ranges hold every bound", "[policy]") {
         CHECK_FALSE(parse_version_range(bad));
     }
 }
+
+TEST_CASE("policy: node.cache is a path with %n, or off", "[policy]") {
+    auto load = [](const std::string& node) {
+        return load_policy("version: 1\nnode:\n" + node, "p.yaml");
+    };
+    auto dflt = load("  sysfs_root: /sys\n");
+    REQUIRE(dflt.policy);
+    CHECK(dflt.policy->node_cache == "/var/cache/switchyard/%n.node");
+    auto set = load("  cache: /run/sy/%n.facts\n");
+    REQUIRE(set.policy);
+    CHECK(set.policy->node_cache == "/run/sy/%n.facts");
+    for (const char* off : {"off", "false", "no"}) {
+        auto o = load(std::string("  cache: ") + off + "\n");
+        REQUIRE(o.policy);
+        CHECK(o.policy->node_cache.empty());
+    }
+    auto relative = load("  cache: cache/%n\n");
+    CHECK_FALSE(relative.policy);
+    REQUIRE(relative.problems.size() == 1);
+    CHECK_THAT(relative.problems[0].to_string(),
+               Catch::Contains("node.cache: expected an absolute path (%n = node name), got "
+                               "'cache/%n'"));
+}

@@ -447,7 +447,6 @@ private:
         for (const auto item : split(*r, ',')) {
             const auto colon = item.find(':');
             const auto star = item.find('*');
-            RailRecord rr;
             const auto hca = number<std::uint64_t>(item.substr(0, colon));
             const auto sw =
                 colon == std::string_view::npos

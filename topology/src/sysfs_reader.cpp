@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // sysfs (under a root that stands for /sys) → RDMA devices and ports, PCI places, GPUs, NUMA.
 // Layout: kernel ABI sysfs-class-infiniband; reference/fabric.md section 5.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
-#include <fstream>
+#include <cstring>
 #include <sstream>
 
+#include "switchyard/common/file.hpp"
 #include "switchyard/common/strings.hpp"
 #include "switchyard/topology/node_readers.hpp"
 
@@ -21,16 +27,29 @@ public:
     [[nodiscard]] const fs::path& root() const { return root_; }
 
     /// The trimmed first line of a file; nullopt (and a warning unless `optional`) when unreadable.
+    /// Plain syscalls (a step reads a few hundred of these), O_NONBLOCK so that a FIFO planted in
+    /// a tree reads as empty instead of blocking.
     std::optional<std::string> read(const fs::path& p, bool optional = false) {
-        std::ifstream in(p);
-        std::string line;
-        if (!in || !std::getline(in, line)) {
+        const int fd = ::open(p.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        char buf[4096];
+        ssize_t n = -1;
+        if (fd >= 0) {
+            struct stat st {};
+            if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+                do {
+                    n = ::read(fd, buf, sizeof buf);
+                } while (n < 0 && errno == EINTR);
+            }
+            ::close(fd);
+        }
+        if (n <= 0) {  // unreadable, not a file, or empty (getline found no line either)
             if (!optional) {
                 warn("unreadable", p, "cannot read");
             }
             return std::nullopt;
         }
-        return std::string(trim(line));
+        std::string_view text(buf, static_cast<std::size_t>(n));
+        return std::string(trim(text.substr(0, text.find('\n'))));
     }
 
     std::optional<std::uint64_t> read_number(const fs::path& p, bool optional = false) {
@@ -134,7 +153,7 @@ std::pair<int, std::string> coded(Sysfs& s, const fs::path& p) {
     return {code, std::string(trim(std::string_view(*text).substr(colon + 1)))};
 }
 
-RdmaPort read_port(Sysfs& s, const fs::path& dir, std::uint32_t number) {
+RdmaPort read_port(Sysfs& s, const fs::path& dir, std::uint32_t number, PortDetail detail) {
     RdmaPort port;
     port.port = number;
     std::tie(port.state_code, port.state) = coded(s, dir / "state");
@@ -152,7 +171,10 @@ RdmaPort read_port(Sysfs& s, const fs::path& dir, std::uint32_t number) {
     }
     port.link_layer = s.read(dir / "link_layer").value_or("");
     port.lid = static_cast<std::uint32_t>(s.read_number(dir / "lid", true).value_or(0));
-    for (const auto& g : s.list(dir / "gids")) {
+    // At step launch only RoCE needs GIDs (NCCL picks its GID index); nobody needs counters.
+    const bool step = detail == PortDetail::Step;
+    for (const auto& g :
+         step&& port.link_layer != "Ethernet" ? std::vector<fs::path>{} : s.list(dir / "gids")) {
         const auto value = s.read(g, true);
         if (!value || value->find_first_not_of("0:") == std::string::npos) {
             continue;  // empty slots of the GID table read as all zeros
@@ -168,6 +190,9 @@ RdmaPort read_port(Sysfs& s, const fs::path& dir, std::uint32_t number) {
     std::sort(port.gids.begin(), port.gids.end(),
               [](const Gid& a, const Gid& b) { return a.index < b.index; });
     for (const char* sub : {"counters", "hw_counters"}) {
+        if (step) {
+            break;
+        }
         for (const auto& c : s.list(dir / sub)) {
             if (auto v = s.read_number(c)) {
                 port.counters[c.filename().string()] = *v;
@@ -177,7 +202,35 @@ RdmaPort read_port(Sysfs& s, const fs::path& dir, std::uint32_t number) {
     return port;
 }
 
-Nic read_device(Sysfs& s, const fs::path& dev) {
+/// The ports of RDMA device `dev`, sorted by number.
+std::vector<RdmaPort> read_ports(Sysfs& s, const fs::path& dev, PortDetail detail) {
+    std::vector<RdmaPort> ports;
+    for (const auto& p : s.list(dev / "ports")) {
+        std::uint32_t number = 0;
+        const auto name = p.filename().string();
+        const auto [ptr, ec] = std::from_chars(name.data(), name.data() + name.size(), number);
+        if (ec != std::errc{} || ptr != name.data() + name.size()) {
+            s.warn("odd-value", p, "port directory is not a number");
+            continue;
+        }
+        ports.push_back(read_port(s, p, number, detail));
+    }
+    std::sort(ports.begin(), ports.end(),
+              [](const RdmaPort& a, const RdmaPort& b) { return a.port < b.port; });
+    return ports;
+}
+
+/// infiniband, roce, efa or rdma, from the ports' link layers (EFA by its PCI vendor).
+std::string nic_kind(const std::vector<RdmaPort>& ports, bool efa) {
+    const bool all_ib = !ports.empty() &&
+                        std::all_of(ports.begin(), ports.end(),
+                                    [](const RdmaPort& p) { return p.link_layer == "InfiniBand"; });
+    const bool any_eth = std::any_of(ports.begin(), ports.end(),
+                                     [](const RdmaPort& p) { return p.link_layer == "Ethernet"; });
+    return efa ? "efa" : all_ib ? "infiniband" : any_eth ? "roce" : "rdma";
+}
+
+Nic read_device(Sysfs& s, const fs::path& dev, PortDetail detail) {
     Nic n;
     n.name = dev.filename().string();
     n.node_guid = s.read(dev / "node_guid", true).value_or("");
@@ -189,25 +242,8 @@ Nic read_device(Sysfs& s, const fs::path& dev) {
             n.netdevs.push_back(net.filename().string());
         }
     }
-    for (const auto& p : s.list(dev / "ports")) {
-        std::uint32_t number = 0;
-        const auto name = p.filename().string();
-        const auto [ptr, ec] = std::from_chars(name.data(), name.data() + name.size(), number);
-        if (ec != std::errc{} || ptr != name.data() + name.size()) {
-            s.warn("odd-value", p, "port directory is not a number");
-            continue;
-        }
-        n.ports.push_back(read_port(s, p, number));
-    }
-    std::sort(n.ports.begin(), n.ports.end(),
-              [](const RdmaPort& a, const RdmaPort& b) { return a.port < b.port; });
-    const bool all_ib = !n.ports.empty() &&
-                        std::all_of(n.ports.begin(), n.ports.end(),
-                                    [](const RdmaPort& p) { return p.link_layer == "InfiniBand"; });
-    const bool any_eth = std::any_of(n.ports.begin(), n.ports.end(),
-                                     [](const RdmaPort& p) { return p.link_layer == "Ethernet"; });
-    const bool efa = s.read(dev / "device" / "vendor", true).value_or("") == "0x1d0f";
-    n.kind = efa ? "efa" : all_ib ? "infiniband" : any_eth ? "roce" : "rdma";
+    n.ports = read_ports(s, dev, detail);
+    n.kind = nic_kind(n.ports, s.read(dev / "device" / "vendor", true).value_or("") == "0x1d0f");
     return n;
 }
 
@@ -227,7 +263,7 @@ fs::path expand_sysfs_root(std::string_view pattern, std::string_view node) {
     return out;
 }
 
-void attach_rdma_sysfs(NodeTopology& node, const fs::path& root) {
+void attach_rdma_sysfs(NodeTopology& node, const fs::path& root, PortDetail detail) {
     Sysfs s(root, node.warnings);
     const auto class_dir = root / "class" / "infiniband";
     std::error_code ec;
@@ -237,7 +273,7 @@ void attach_rdma_sysfs(NodeTopology& node, const fs::path& root) {
     }
     std::vector<std::string> seen;
     for (const auto& dev : s.list(class_dir)) {
-        auto nic = read_device(s, dev);
+        auto nic = read_device(s, dev, detail);
         seen.push_back(nic.name);
         if (auto* existing = node.find_nic(nic.name)) {
             existing->ports = std::move(nic.ports);
@@ -263,7 +299,7 @@ void attach_rdma_sysfs(NodeTopology& node, const fs::path& root) {
     derive_paths(node);
 }
 
-Result<NodeTopology> read_sysfs_node(const fs::path& root) {
+Result<NodeTopology> read_sysfs_node(const fs::path& root, PortDetail detail) {
     std::error_code ec;
     if (!fs::is_directory(root, ec)) {
         return fail(Error::not_found("sysfs root '" + root.string() + "' is not a directory"));
@@ -305,8 +341,49 @@ Result<NodeTopology> read_sysfs_node(const fs::path& root) {
     for (std::size_t i = 0; i < node.gpus.size(); ++i) {
         node.gpus[i].index = static_cast<int>(i);
     }
-    attach_rdma_sysfs(node, root);
+    attach_rdma_sysfs(node, root, detail);
     return node;
+}
+
+void refresh_rdma_ports(NodeTopology& node, const fs::path& root, PortDetail detail) {
+    Sysfs s(root, node.warnings);
+    const auto class_dir = root / "class" / "infiniband";
+    for (auto& nic : node.nics) {
+        const auto dev = class_dir / nic.name;
+        std::error_code ec;
+        if (!fs::is_directory(dev, ec)) {
+            s.warn("missing-rdma-device", dev,
+                   "the node's facts list " + nic.name + " but sysfs has no such RDMA device");
+            nic.ports.clear();
+            continue;
+        }
+        nic.ports = read_ports(s, dev, detail);
+        nic.kind = nic_kind(nic.ports, nic.kind == "efa");
+    }
+    derive_paths(node);
+}
+
+std::uint64_t node_device_key(const fs::path& root) {
+    // What changes when a device comes or goes, or the node reboots: the boot id, and the
+    // entries of the directories the node's facts are read from.
+    std::string key = "switchyard " SWITCHYARD_VERSION_STRING "\n" + root.string() + "\n";
+    if (auto id = read_text_file("/proc/sys/kernel/random/boot_id", {4096, false})) {
+        key += *id;
+    }
+    for (const char* dir :
+         {"bus/pci/devices", "class/infiniband", "class/net", "devices/system/node"}) {
+        key += std::string("[") + dir + "]";
+        std::error_code ec;
+        std::vector<std::string> names;
+        for (fs::directory_iterator it(root / dir, ec), end; !ec && it != end; it.increment(ec)) {
+            names.push_back(it->path().filename().string());
+        }
+        std::sort(names.begin(), names.end());
+        for (const auto& n : names) {
+            key += n + ' ';
+        }
+    }
+    return content_digest(key);
 }
 
 }  // namespace switchyard::topology

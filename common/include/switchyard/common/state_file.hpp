@@ -28,6 +28,14 @@ inline constexpr std::size_t kMaxStateFile = 1u << 20;
 ///         owner, its mode, its size); the caller ignores it and replaces it.
 [[nodiscard]] Result<std::string> read_owned_file(const std::string& path);
 
+/// The same for a file `owner` must own: root's files read by code that runs with the user's
+/// effective uid (a step's user_init, whose real uid is still root: pass getuid()).
+[[nodiscard]] Result<std::string> read_file_owned_by(const std::string& path, unsigned owner);
+
+/// An existing directory (not a link) owned by `owner` that nobody else can write.
+/// \return Error::io naming it, its owner and mode.
+[[nodiscard]] Result<void> check_owned_dir(const std::string& dir, unsigned owner);
+
 /// Replaces `path` with `content`: a mkstemp file (0600) in the same private directory, written
 /// and renamed over the old name. A link at `path` is replaced, never followed.
 [[nodiscard]] Result<void> replace_owned_file(const std::string& path, std::string_view content);

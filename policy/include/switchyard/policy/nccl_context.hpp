@@ -26,15 +26,28 @@ namespace switchyard::policy {
     const std::vector<std::string>* hosts = nullptr,
     std::vector<std::string>* notes = nullptr);
 
+/// What load_node does with the policy's node cache (node.cache).
+enum class NodeCache {
+    None,   ///< read the node, every port in full (the CLI)
+    Read,   ///< a step: the cached facts when fresh, ports read again (no counters)
+    Write,  ///< the prolog: read the node in full and cache its facts for the steps
+};
+
 /// Where the node's facts come from; empty fields fall back to the policy.
 struct NodeSources {
     std::string node_name;   ///< replaces %n
     std::string hwloc_xml;   ///< overrides node.hwloc_xml
     std::string sysfs_root;  ///< overrides node.sysfs_root
+    NodeCache cache = NodeCache::None;
+    /// Why a cache present was not used or could not be written (stale, untrusted, damaged);
+    /// a missing cache or cache directory is not a problem.
+    std::vector<std::string>* notes = nullptr;
 };
 
 /// The node: hwloc XML (+ RDMA ports from sysfs) when configured, else everything from sysfs
-/// (GPUs from bus/pci, NUMA nodes, RDMA devices) — fast enough for every step launch.
+/// (GPUs from bus/pci, NUMA nodes, RDMA devices). With a sysfs node and node.cache, the prolog
+/// caches the static facts (GPUs, NICs, PCI places, NUMA) keyed by node_device_key, and a step
+/// reads them back and only its ports from sysfs.
 [[nodiscard]] Result<topology::NodeTopology> load_node(const Policy& policy,
                                                        const NodeSources& sources);
 

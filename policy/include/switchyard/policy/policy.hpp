@@ -81,6 +81,9 @@ struct Policy {
     std::string fabric_map;           ///< path, empty: none
     std::string hwloc_xml;            ///< path, may contain %n; empty: hwloc of the live node
     std::string sysfs_root = "/sys";  ///< may contain %n
+    /// The node's facts cached by the prolog for the steps (may contain %n); empty: no cache.
+    /// Used only when its directory exists (root's, writable by nobody else).
+    std::string node_cache = "/var/cache/switchyard/%n.node";
     NcclPolicy nccl;
     PlacementPolicy placement;
     HealthPolicy health;
