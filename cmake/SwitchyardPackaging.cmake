@@ -33,6 +33,10 @@ install(FILES docs/admin-guide.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT 
 if(SWITCHYARD_WITH_PLUGIN)
     install(FILES etc/plugstack.conf.d/switchyard.conf
         DESTINATION ${CMAKE_INSTALL_DATADIR}/switchyard/plugstack.conf.d COMPONENT plugin)
+    # node.cache's default directory: root's, 0755 (steps read the cache with the user's uid).
+    install(DIRECTORY DESTINATION /var/cache/switchyard COMPONENT plugin
+        DIRECTORY_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
+                              WORLD_READ WORLD_EXECUTE)
 endif()
 
 set(CPACK_GENERATOR DEB)

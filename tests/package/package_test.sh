@@ -34,7 +34,8 @@ files=$(dpkg-deb -c "$plugin"; dpkg-deb -c "$cli")
 for f in ./usr/lib/x86_64-linux-gnu/slurm-wlm/spank_switchyard.so ./usr/share/switchyard/plugstack.conf.d/switchyard.conf \
          ./usr/bin/switchyard ./usr/share/man/man1/switchyard.1.gz ./usr/share/man/man5/switchyard.yaml.5.gz \
          ./usr/share/man/man8/spank_switchyard.8.gz ./usr/share/doc/switchyard/examples/switchyard.yaml \
-         ./usr/share/doc/switchyard/examples/job_submit.lua ./usr/share/switchyard/healthcheck ./usr/share/doc/switchyard/admin-guide.md; do
+         ./usr/share/doc/switchyard/examples/job_submit.lua ./usr/share/switchyard/healthcheck ./usr/share/doc/switchyard/admin-guide.md \
+         ./var/cache/switchyard/; do
   expect_contains "$files" "$f" "packaged: $f"
 done
 run_capture apt-get -s install "$cli" "$plugin"

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# What the plugin adds to a step, measured side by side on one real Slurm cluster (4 emulated
+# nodes on localhost, each with the fake sysfs tree of a 4-GPU node and the discovered 16-host
+# Dragonfly+ fabric): `srun -N1 true` timed with
+#   none      no plugin (an empty plugstack.conf: srun and slurmstepd load nothing);
+#   live      the plugin, node facts read from sysfs at each step (node.cache: off);
+#   cached    the plugin, node facts from the prolog's cache (the default), ports read live.
+# The three alternate in batches (plugstack.conf and the policy are rewritten between batches;
+# each step's slurmstepd reads them afresh), so drift on the machine hits all three alike.
+# Prints the median and 90th percentile per mode, and each mode's median over `none`.
+#
+# Usage: bench/step-overhead.sh [--steps N] [--rounds R]    (defaults 20 x 5 per mode)
+#        needs build/dev (scripts/test or cmake --build --preset dev)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+steps=20
+rounds=5
+while [ $# -gt 0 ]; do
+  case $1 in
+    --steps) steps=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    *) echo "usage: bench/step-overhead.sh [--steps N] [--rounds R]" >&2; exit 2 ;;
+  esac
+done
+build=${SWITCHYARD_BUILD:-$top/build/dev}
+sy=$build/cli/switchyard
+plugin=$build/plugin/spank_switchyard.so
+[ -x "$sy" ] && [ -f "$plugin" ] || { echo "build $build first" >&2; exit 1; }
+work=$(mktemp -d /tmp/switchyard-overhead.XXXXXX)
+chmod 755 "$work"
+run=$work/cluster
+trap '"$top/tests/integration/slurm-cluster" down "$run" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+"$top/tests/integration/make-fabric16" "$sy" "$work/fabric" >/dev/null
+"$top/tests/integration/make-node-trees" "$work/trees" node001 node002 node003 node004 >/dev/null
+policy() {  # policy FILE CACHE
+  printf 'version: 1\nfabric:\n  map: %s\nnode:\n  sysfs_root: %s\n  cache: %s\nnccl:\n  compute_hca: "mlx5_[0-3]"\n' \
+    "$work/fabric/fabric.map" "$work/trees/%n/sys" "$2" > "$1"
+}
+policy "$work/cached.yaml" "$work/trees/cache/%n.node"
+policy "$work/live.yaml" off
+"$top/tests/integration/slurm-cluster" up "$run" "$plugin" --nodes 4 --port-base 17700 \
+  --topology "$work/fabric/topology.conf" -- config="$work/cached.yaml" 2>/dev/null
+eval "$("$top/tests/integration/slurm-cluster" env "$run")"
+plugstack=$run/etc/plugstack.conf
+with_plugin=$(cat "$plugstack")
+
+set_mode() {
+  case $1 in
+    none) : > "$plugstack" ;;
+    live) sed "s|config=[^ ]*|config=$work/live.yaml|" <<<"$with_plugin" > "$plugstack" ;;
+    cached) printf '%s\n' "$with_plugin" > "$plugstack" ;;
+  esac
+}
+modes=(none live cached)
+for m in "${modes[@]}"; do : > "$work/$m.ms"; done
+srun -N1 -w node001 true  # the first step warms the daemons and writes the cache
+for ((r = 0; r < rounds; r++)); do
+  for m in "${modes[@]}"; do
+    set_mode "$m"
+    srun -N1 -w node001 true  # one untimed step after each switch
+    for ((i = 0; i < steps; i++)); do
+      t0=$(date +%s%N)
+      srun -N1 -w node001 true
+      t1=$(date +%s%N)
+      echo $(((t1 - t0) / 1000)) >> "$work/$m.ms"
+    done
+  done
+done
+set_mode cached
+[ -f "$work/trees/cache/node001.node" ] || { echo "step-overhead: the prolog wrote no cache" >&2; exit 1; }
+
+python3 - "$work" "${modes[@]}" <<'PY'
+import statistics, sys
+work, modes = sys.argv[1], sys.argv[2:]
+us = {m: sorted(int(x) for x in open(f"{work}/{m}.ms")) for m in modes}
+base = statistics.median(us["none"])
+print(f"srun -N1 true on a 4-node Slurm cluster, {len(us['none'])} steps per mode, modes alternating")
+print(f"{'mode':8} {'median ms':>10} {'p90 ms':>8} {'vs none':>9}")
+for m in modes:
+    v = us[m]
+    med = statistics.median(v)
+    p90 = v[int(0.9 * (len(v) - 1))]
+    print(f"{m:8} {med / 1000:10.2f} {p90 / 1000:8.2f} {100 * (med - base) / base:+8.1f}%")
+PY
