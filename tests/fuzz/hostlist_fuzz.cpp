@@ -24,6 +24,9 @@ double rough_names(std::string_view text) {
     bool in = false;
     bool have_lo = false;
     for (const char c : text) {
+        if (in && (c == ' ' || c == '\t' || c == '\r' || c == '\n')) {
+            continue;  // the expander trims these around numbers ("[0-320\t]" is 321 names)
+        }
         if (c >= '0' && c <= '9') {
             cur = cur * 10 + (c - '0');
         } else if (in && c == '-') {
