@@ -5,6 +5,7 @@
 
 #include "switchyard/policy/planner.hpp"
 #include "switchyard/topology/classify.hpp"
+#include "switchyard/topology/fabric_index.hpp"
 #include "switchyard/topology/slurm_writers.hpp"
 #include "synthetic_fabric.hpp"
 
@@ -32,10 +33,11 @@ void BM_DiscoverPipeline(benchmark::State& state) {
         }
         auto c = topo::classify(*g, {});
         const auto map = topo::write_fabric_map(c.map, "");
+        const auto index = topo::write_fabric_index(c.map, map);
         const auto conf = topo::write_topology_conf(c.map, "");
         const auto block = topo::write_topology_block(c.map, "");
         const auto yaml = topo::write_topology_yaml(c.map, "");
-        out_bytes = map.size() + conf.size() + block.size() + yaml.size();
+        out_bytes = map.size() + index->size() + conf.size() + block.size() + yaml.size();
         benchmark::DoNotOptimize(out_bytes);
     }
     state.counters["HCAs"] = static_cast<double>(hosts * rails);
@@ -71,6 +73,25 @@ void BM_Classify(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_Classify)->Args({100000, 1})->Args({100000, 8})->Unit(benchmark::kMillisecond);
+
+/// Writing discover's files from a classified map: the map, its index and the Slurm files.
+void BM_Write(benchmark::State& state) {
+    auto g = topo::parse_ibnetdiscover(
+        switchyard::bench::synthetic_dragonfly(static_cast<std::size_t>(state.range(0)),
+                                               static_cast<std::size_t>(state.range(1))),
+        "synthetic");
+    const auto c = topo::classify(*g, {});
+    for (auto _ : state) {
+        const auto map = topo::write_fabric_map(c.map, "");
+        const auto index = topo::write_fabric_index(c.map, map);
+        const auto conf = topo::write_topology_conf(c.map, "");
+        const auto block = topo::write_topology_block(c.map, "");
+        const auto yaml = topo::write_topology_yaml(c.map, "");
+        benchmark::DoNotOptimize(map.size() + index->size() + conf.size() + block.size() +
+                                 yaml.size());
+    }
+}
+BENCHMARK(BM_Write)->Args({100000, 8})->Unit(benchmark::kMillisecond);
 
 /// What the plugin pays at step launch: reading the fabric map.
 void BM_MapLoad(benchmark::State& state) {

@@ -216,3 +216,38 @@ TEST_CASE("ibnetdiscover_parser: real single-CA GB200 capture parses to one isol
     CHECK(r->nodes[0].desc == "dgx-gb200-n01-c1 HCA-1");
     CHECK(r->nodes[0].ports.empty());
 }
+
+TEST_CASE("ibnetdiscover_parser: ids resolve by their exact text, through the GUID table",
+          "[parser]") {
+    // Canonical ids resolve through the GUID they spell; another letter, other case or another
+    // GUID is a different id (dangling), as in ibnetdiscover, whose ids are exact strings.
+    auto r = parse_ibnetdiscover(
+        "Switch\t4 \"S-0000000000000abc\"\n"
+        "[1]\t\"H-0000000000000def\"[1]\n"
+        "[2]\t\"H-0000000000000abc\"[1]\n"  // the switch's GUID with a CA's letter
+        "[3]\t\"S-0000000000000ABC\"[3]\n"  // upper case: not the switch's id
+        "[4]\t\"S-0000000000000123\"[1]\n"  // no such record
+        "\nCa\t1 \"H-0000000000000def\"\n"
+        "[1]\t\"S-0000000000000abc\"[1]\n",
+        "c.txt");
+    REQUIRE(r);
+    REQUIRE(r->nodes.size() == 2);
+    CHECK(r->nodes[0].ports[0].remote == 1);
+    CHECK(r->nodes[1].ports[0].remote == 0);
+    std::vector<std::string> dangling;
+    for (const auto& w : r->warnings) {
+        if (w.kind == "dangling-link") {
+            dangling.push_back(w.where.to_string());
+        }
+    }
+    CHECK(dangling == std::vector<std::string>{"c.txt:3", "c.txt:4", "c.txt:5"});
+    // With one id that is not canonical in the dump, the text table answers the rest.
+    auto mixed = parse_ibnetdiscover(
+        "Switch\t4 \"S-1\"\n[1]\t\"H-0000000000000def\"[1]\n"
+        "\nCa\t1 \"H-0000000000000def\"\n[1]\t\"S-1\"[1]\n",
+        "m.txt");
+    REQUIRE(mixed);
+    CHECK(mixed->nodes[0].ports[0].remote == 1);
+    CHECK(mixed->nodes[1].ports[0].remote == 0);
+    CHECK(mixed->warnings.empty());
+}
