@@ -28,13 +28,6 @@ pol::HealthPolicy typical_policy(const std::filesystem::path& scratch) {
     return p;
 }
 
-std::string meminfo() {
-    std::ifstream in("/proc/meminfo");
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 /// What the prolog does: read the node from sysfs, run every built-in check.
 void BM_BuiltinChecks(benchmark::State& state) {
     switchyard::test::FakeSysfs fs;
@@ -46,7 +39,8 @@ void BM_BuiltinChecks(benchmark::State& state) {
             state.SkipWithError(node.error().message().c_str());
             return;
         }
-        auto report = pol::run_health_checks(policy, *node, fs.root(), meminfo());
+        pol::SystemProbe probe(*node, fs.root());
+        auto report = pol::run_health_checks(policy, probe);
         if (report.verdict != pol::HealthStatus::Pass) {
             state.SkipWithError(("not healthy: " + report.reason()).c_str());
             return;
@@ -66,9 +60,9 @@ void BM_ChecksOnly(benchmark::State& state) {
         state.SkipWithError(node.error().message().c_str());
         return;
     }
-    const auto mi = meminfo();
+    pol::SystemProbe probe(*node, fs.root());
     for (auto _ : state) {
-        auto report = pol::run_health_checks(policy, *node, fs.root(), mi);
+        auto report = pol::run_health_checks(policy, probe);
         benchmark::DoNotOptimize(report);
     }
 }
@@ -91,8 +85,10 @@ void BM_NvmlFake(benchmark::State& state) {
     c.library = FAKE_NVML;
     c.gpus = 8;
     c.nvlinks = 18;
+    const topo::NodeTopology none;
+    pol::SystemProbe probe(none, "/");
     for (auto _ : state) {
-        auto r = pol::check_nvml(c);
+        auto r = pol::check_nvml(probe, c);
         if (r.status != pol::HealthStatus::Pass) {
             state.SkipWithError(r.detail.c_str());
             return;

@@ -134,14 +134,13 @@ int run_health(HealthArgs a) {
         std::cerr << "ERROR: switchyard: node facts: " << node.error().to_string() << "\n";
         return kExitProblem;
     }
-    const auto root =
-        topology::expand_sysfs_root(!a.sysfs_root.empty() ? a.sysfs_root : pol->sysfs_root, host);
-    const auto meminfo = read_input("/proc/meminfo", kSmallInput);
+    policy::SystemProbe probe(
+        *node,
+        topology::expand_sysfs_root(!a.sysfs_root.empty() ? a.sysfs_root : pol->sysfs_root, host));
     std::string set;
     const auto chosen =
         policy::with_node_paths(pol->health.for_node(node->shape, a.partition, &set), host);
-    const auto report =
-        policy::run_health_checks(chosen, *node, root, meminfo ? *meminfo : std::string());
+    const auto report = policy::run_health_checks(chosen, probe);
     if (!a.prometheus.empty()) {
         if (auto w = write_file_atomic(a.prometheus, prometheus_text(report, host)); !w) {
             std::cerr << "switchyard health: --prometheus: " << w.error().to_string() << "\n";

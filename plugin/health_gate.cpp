@@ -128,16 +128,14 @@ int run_health_gate(const policy::Policy& pol,
                                          (h.fail_closed ? " (fail-closed)" : " (fail-open)"));
         return internal_error_rc;
     }
-    const auto root = topology::expand_sysfs_root(pol.sysfs_root, node_name);
-    const auto meminfo = read_text_file("/proc/meminfo");
+    policy::SystemProbe probe(*node, topology::expand_sysfs_root(pol.sysfs_root, node_name));
     std::string set;
     const auto checks =
         policy::with_node_paths(h.for_node(node->shape, partition, &set), node_name);
     if (!set.empty()) {
         log.info(Component::Health, node_name + ": check set '" + set + "'");
     }
-    const auto report =
-        policy::run_health_checks(checks, *node, root, meminfo ? *meminfo : std::string());
+    const auto report = policy::run_health_checks(checks, probe);
     for (const auto& c : report.checks) {
         if (c.status != policy::HealthStatus::Pass) {
             log.info(Component::Health, node_name + ": " + c.name + " " +

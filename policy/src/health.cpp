@@ -1,43 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
-// Health checks: built-in checks over node facts, and external commands run without a shell.
+// Health checks: each compares facts a NodeProbe gives with the policy; one table runs the
+// configured ones within the gate's time budget.
 #include "switchyard/policy/health.hpp"
 
-#include <sys/statvfs.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
+#include <functional>
 #include <map>
-#include <regex>
 #include <sstream>
 
-#include "switchyard/common/process.hpp"
-#include "switchyard/common/state_file.hpp"
 #include "switchyard/common/strings.hpp"
 #include "switchyard/topology/node_readers.hpp"
 
 namespace switchyard::policy {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
 CheckResult result(std::string name, HealthStatus s, std::string detail) {
     return {std::move(name), s, std::move(detail), 0};
-}
-
-std::string read_first_line(const std::filesystem::path& p) {
-    std::ifstream in(p);
-    std::string line;
-    std::getline(in, line);
-    return std::string(trim(line));
 }
 
 }  // namespace
@@ -95,7 +75,8 @@ std::string HealthReport::reason() const {
     return {};
 }
 
-CheckResult check_rdma_ports(const topology::NodeTopology& node, const RdmaPortsCheck& c) {
+CheckResult check_rdma_ports(NodeProbe& probe, const RdmaPortsCheck& c) {
+    const auto& node = probe.node();
     const Pattern& compute = c.hca;
     unsigned good = 0;
     std::vector<std::string> bad;
@@ -137,12 +118,13 @@ const std::vector<std::string>& link_error_counters() {
     return names;
 }
 
-CheckResult check_link_errors(const topology::NodeTopology& node, const LinkErrorsCheck& c) {
+CheckResult check_link_errors(NodeProbe& probe, const LinkErrorsCheck& c) {
+    const auto& node = probe.node();
     std::map<std::string, std::uint64_t> before;
     // A snapshot someone else planted (zero baselines would drain a healthy node), a link, a
     // directory or a FIFO is ignored and replaced; this run is the baseline then.
     std::string ignored;
-    auto saved = read_owned_file(c.state);
+    auto saved = probe.read_state(c.state);
     if (!saved) {
         ignored = saved.error().message() + "; ignored and replaced";
         saved = std::string();
@@ -183,7 +165,7 @@ CheckResult check_link_errors(const topology::NodeTopology& node, const LinkErro
         }
     }
     std::string write_problem;
-    if (auto w = replace_owned_file(c.state, snapshot.str()); !w) {
+    if (auto w = probe.write_state(c.state, snapshot.str()); !w) {
         write_problem = w.error().message();
     }
     if (!grown.empty()) {
@@ -202,9 +184,8 @@ CheckResult check_link_errors(const topology::NodeTopology& node, const LinkErro
                                 : std::to_string(compared) + " counters steady");
 }
 
-CheckResult check_gpus(const topology::NodeTopology& node,
-                       unsigned expected,
-                       const std::filesystem::path& root) {
+CheckResult check_gpus(NodeProbe& probe, unsigned expected) {
+    const auto& node = probe.node();
     if (node.gpus.size() < expected) {
         return result(
             "gpus", HealthStatus::Fail,
@@ -212,11 +193,10 @@ CheckResult check_gpus(const topology::NodeTopology& node,
     }
     std::vector<std::string> degraded;
     for (const auto& g : node.gpus) {
-        const auto dev = root / "bus" / "pci" / "devices" / g.place.busid;
-        const auto cw = read_first_line(dev / "current_link_width");
-        const auto mw = read_first_line(dev / "max_link_width");
-        const auto cs = read_first_line(dev / "current_link_speed");
-        const auto ms = read_first_line(dev / "max_link_speed");
+        const auto cw = probe.pci_attribute(g.place.busid, "current_link_width");
+        const auto mw = probe.pci_attribute(g.place.busid, "max_link_width");
+        const auto cs = probe.pci_attribute(g.place.busid, "current_link_speed");
+        const auto ms = probe.pci_attribute(g.place.busid, "max_link_speed");
         if ((!cw.empty() && !mw.empty() && cw != mw) || (!cs.empty() && !ms.empty() && cs != ms)) {
             degraded.push_back("gpu" + std::to_string(g.index) + " " + g.place.busid + " x" + cw +
                                " " + cs + " (max x" + mw + " " + ms + ")");
@@ -229,7 +209,8 @@ CheckResult check_gpus(const topology::NodeTopology& node,
                   std::to_string(node.gpus.size()) + " GPUs, links at full width and speed");
 }
 
-CheckResult check_shape(const topology::NodeTopology& node, const std::string& expected) {
+CheckResult check_shape(NodeProbe& probe, const std::string& expected) {
+    const auto& node = probe.node();
     if (node.shape == expected) {
         return result("topology", HealthStatus::Pass, node.shape);
     }
@@ -254,15 +235,13 @@ CheckResult check_memory(std::string_view meminfo, double min_gb) {
     return result("memory", HealthStatus::Fail, "no MemTotal line in /proc/meminfo");
 }
 
-CheckResult check_filesystem(const FilesystemCheck& c) {
+CheckResult check_filesystem(NodeProbe& probe, const FilesystemCheck& c) {
     const auto name = "filesystem:" + c.path;
-    struct statvfs st {};
-    if (statvfs(c.path.c_str(), &st) != 0) {
-        return result(name, HealthStatus::Fail,
-                      std::string("not available: ") + std::strerror(errno));
+    const auto space = probe.filesystem(c.path);
+    if (!space) {
+        return result(name, HealthStatus::Fail, space.error().message());
     }
-    const double free_gb =
-        static_cast<double>(st.f_bavail) * static_cast<double>(st.f_frsize) / 1e9;
+    const double free_gb = space->free_gb;
     if (free_gb < c.min_free_gb) {
         char buf[96];
         std::snprintf(buf, sizeof buf, "%.1f GB free < %.1f GB", free_gb, c.min_free_gb);
@@ -270,7 +249,7 @@ CheckResult check_filesystem(const FilesystemCheck& c) {
     }
     if (c.writable) {
         // An unnamed file: no predictable name in a shared directory to plant a link at.
-        if (auto w = probe_writable(c.path); !w) {
+        if (auto w = probe.writable(c.path); !w) {
             return result(name, HealthStatus::Fail, "not writable: " + w.error().message());
         }
     }
@@ -299,9 +278,9 @@ std::optional<double> parse_nccl_tests_busbw(std::string_view output) {
     return std::nullopt;
 }
 
-CheckResult check_command(const CommandCheck& c) {
+CheckResult check_command(NodeProbe& probe, const CommandCheck& c) {
     const auto name = "command:" + c.name;
-    const auto r = run_process(c.argv, c.timeout_s, &clean_environment());
+    const auto r = probe.run(c.argv, c.timeout_s);
     if (!r.error.empty()) {
         return result(name, HealthStatus::Fail, r.error);
     }
@@ -345,60 +324,157 @@ CheckResult check_command(const CommandCheck& c) {
     return result(name, HealthStatus::Pass, "exit " + std::to_string(r.exit_code));
 }
 
-HealthReport run_health_checks(const HealthPolicy& policy,
-                               const topology::NodeTopology& node,
-                               const std::filesystem::path& sysfs_root,
-                               std::string_view meminfo) {
+CheckResult check_nvml(NodeProbe& probe, const NvmlCheck& c) {
+    const auto facts = probe.nvml(c.library, c.nvlinks.has_value(), c.timeout_s);
+    switch (facts.state) {
+        case NvmlFacts::State::Unavailable:
+            // Expecting GPUs that NVML cannot see (no driver) fails; otherwise only a warning.
+            return result("nvml", c.gpus ? HealthStatus::Fail : HealthStatus::Warn,
+                          "NVML not available (" + facts.why + "); GPU memory not checked");
+        case NvmlFacts::State::Failed:
+        case NvmlFacts::State::TimedOut:
+            return result("nvml", HealthStatus::Fail, facts.why);
+        case NvmlFacts::State::Read:
+            break;
+    }
+    std::vector<std::string> bad;
+    if (c.gpus && facts.gpus.size() < *c.gpus) {
+        bad.push_back("NVML sees " + std::to_string(facts.gpus.size()) + " of " +
+                      std::to_string(*c.gpus) + " GPUs");
+    }
+    for (const auto& g : facts.gpus) {
+        if (!g.error.empty()) {
+            bad.push_back("GPU " + std::to_string(g.index) + ": " + g.error);
+            continue;
+        }
+        std::vector<std::string> problems;
+        if (g.retired_sbe && g.retired_dbe &&
+            *g.retired_sbe + *g.retired_dbe > c.max_retired_pages) {
+            problems.push_back(std::to_string(*g.retired_sbe + *g.retired_dbe) +
+                               " retired pages (" + std::to_string(*g.retired_dbe) +
+                               " double-bit) > " + std::to_string(c.max_retired_pages));
+        }
+        if (g.retirement_pending) {
+            problems.emplace_back("page retirement pending (reset the GPU)");
+        }
+        if (g.remap_failed) {
+            problems.emplace_back("row remapping failed (" + std::to_string(g.uncorrectable_rows) +
+                                  " uncorrectable rows): replace the GPU");
+        } else if (g.remap_pending) {
+            problems.emplace_back("row remapping pending (reset the GPU)");
+        }
+        if (g.uncorrected_ecc && *g.uncorrected_ecc > c.max_uncorrected_ecc) {
+            problems.push_back(std::to_string(*g.uncorrected_ecc) +
+                               " uncorrected ECC errors since the driver loaded");
+        }
+        if (c.nvlinks && g.nvlinks_active && *g.nvlinks_active < *c.nvlinks) {
+            problems.push_back(std::to_string(*g.nvlinks_active) + " of " +
+                               std::to_string(*c.nvlinks) + " NVLinks active");
+        }
+        if (!problems.empty()) {
+            bad.push_back("GPU " + std::to_string(g.index) +
+                          (g.uuid.empty() ? "" : " (" + g.uuid + ")") + ": " +
+                          join(problems, ", "));
+        }
+    }
+    if (!bad.empty()) {
+        return result("nvml", HealthStatus::Fail, join(bad, "; "));
+    }
+    return result("nvml", HealthStatus::Pass, std::to_string(facts.gpus.size()) + " GPUs healthy");
+}
+
+namespace {
+
+/// One configured check: its name in the report, and how to run it given the seconds the
+/// gate's budget still allows (a check that can wait, a command or NVML, stops by then).
+struct PlannedCheck {
+    std::string name;
+    std::function<CheckResult(NodeProbe&, double seconds_left)> run;
+};
+using CheckKind = void (*)(const HealthPolicy&, std::vector<PlannedCheck>&);
+
+/// The kinds of check, one row each, in the order they run and report. A new check is a spec
+/// in HealthPolicy, a check_ function over the probe's facts, and one row here.
+const CheckKind kCheckKinds[] = {
+    [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+        if (p.rdma_ports) {
+            out.push_back({"rdma-ports", [c = *p.rdma_ports](NodeProbe& probe, double) {
+                               return check_rdma_ports(probe, c);
+                           }});
+        }
+    },
+    [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+        if (p.link_errors) {
+            out.push_back({"link-errors", [c = *p.link_errors](NodeProbe& probe, double) {
+                               return check_link_errors(probe, c);
+                           }});
+        }
+    },
+    [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+        if (p.gpus) {
+            out.push_back(
+                {"gpus", [n = *p.gpus](NodeProbe& probe, double) { return check_gpus(probe, n); }});
+        }
+    },
+    [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+        if (p.nvml) {
+            out.push_back({"nvml", [c = *p.nvml](NodeProbe& probe, double left) {
+                               auto bounded = c;
+                               bounded.timeout_s = std::min(c.timeout_s, left);
+                               return check_nvml(probe, bounded);
+                           }});
+        }
+    },
+    [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+        if (p.shape) {
+            out.push_back({"topology", [s = *p.shape](NodeProbe& probe, double) {
+                               return check_shape(probe, s);
+                           }});
+        }
+    },
+    [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+        if (p.min_memory_gb) {
+            out.push_back({"memory", [gb = *p.min_memory_gb](NodeProbe& probe, double) {
+                               return check_memory(probe.meminfo(), gb);
+                           }});
+        }
+    },
+    [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+        for (const auto& f : p.filesystems) {
+            out.push_back({"filesystem:" + f.path,
+                           [f](NodeProbe& probe, double) { return check_filesystem(probe, f); }});
+        }
+    },
+    [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+        for (const auto& c : p.commands) {
+            out.push_back({"command:" + c.name, [c](NodeProbe& probe, double left) {
+                               auto bounded = c;
+                               bounded.timeout_s = std::min(c.timeout_s, left);
+                               return check_command(probe, bounded);
+                           }});
+        }
+    },
+};
+
+}  // namespace
+
+HealthReport run_health_checks(const HealthPolicy& policy, NodeProbe& probe) {
+    std::vector<PlannedCheck> planned;
+    for (const auto kind : kCheckKinds) {
+        kind(policy, planned);
+    }
     HealthReport report;
-    const auto start = Clock::now();
-    const auto budget = std::chrono::duration<double>(policy.budget_s);
-    auto timed = [&](const std::string& name, auto&& check) {
-        const auto t0 = Clock::now();
+    const double start = probe.seconds();
+    for (const auto& check : planned) {
+        const double t0 = probe.seconds();
+        const double left = policy.budget_s - (t0 - start);
         // Less than 50 ms left is spent: a check could not do anything useful in it.
-        const bool spent = Clock::now() - start > budget - std::chrono::milliseconds(50);
-        CheckResult r =
-            spent ? result(name, HealthStatus::Fail, "not run: the gate's time budget is spent")
-                  : check();
-        r.duration_ms = ms_since(t0);
+        CheckResult r = left < 0.05 ? result(check.name, HealthStatus::Fail,
+                                             "not run: the gate's time budget is spent")
+                                    : check.run(probe, std::max(0.1, left));
+        r.duration_ms = (probe.seconds() - t0) * 1000.0;
         report.verdict = std::max(report.verdict, r.status);
         report.checks.push_back(std::move(r));
-    };
-    // What a check that can wait (a command, NVML) may still spend; at least 0.1 s.
-    auto seconds_left = [&] {
-        return std::max(0.1,
-                        std::chrono::duration<double>(budget - (Clock::now() - start)).count());
-    };
-    if (policy.rdma_ports) {
-        timed("rdma-ports", [&] { return check_rdma_ports(node, *policy.rdma_ports); });
-    }
-    if (policy.link_errors) {
-        timed("link-errors", [&] { return check_link_errors(node, *policy.link_errors); });
-    }
-    if (policy.gpus) {
-        timed("gpus", [&] { return check_gpus(node, *policy.gpus, sysfs_root); });
-    }
-    if (policy.nvml) {
-        timed("nvml", [&] {
-            auto bounded = *policy.nvml;
-            bounded.timeout_s = std::min(bounded.timeout_s, seconds_left());
-            return check_nvml(bounded);
-        });
-    }
-    if (policy.shape) {
-        timed("topology", [&] { return check_shape(node, *policy.shape); });
-    }
-    if (policy.min_memory_gb) {
-        timed("memory", [&] { return check_memory(meminfo, *policy.min_memory_gb); });
-    }
-    for (const auto& f : policy.filesystems) {
-        timed("filesystem:" + f.path, [&] { return check_filesystem(f); });
-    }
-    for (const auto& c : policy.commands) {
-        timed("command:" + c.name, [&] {
-            CommandCheck bounded = c;
-            bounded.timeout_s = std::min(c.timeout_s, seconds_left());
-            return check_command(bounded);
-        });
     }
     return report;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Node health checks for the prolog gate and `switchyard health`: each check reads facts (ports
-// from sysfs, GPUs on PCI, memory, filesystems, external commands with a timeout) and says
-// pass / warn / fail with a detail that names what is wrong.
+// Node health checks for the prolog gate and `switchyard health`: each check compares what a
+// NodeProbe reports (ports and counters, GPUs on PCI, NVML, memory, filesystems, external
+// commands with a timeout, state files) with the policy and says pass / warn / fail with a
+// detail that names what is wrong.
 #pragma once
 
 #include <chrono>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "switchyard/policy/node_probe.hpp"
 #include "switchyard/policy/pattern.hpp"
 #include "switchyard/topology/node_topology.hpp"
 
@@ -123,8 +125,7 @@ struct HealthReport {
 };
 
 /// RDMA ports: ACTIVE compute ports, rate, link layer.
-[[nodiscard]] CheckResult check_rdma_ports(const topology::NodeTopology& node,
-                                           const RdmaPortsCheck& c);
+[[nodiscard]] CheckResult check_rdma_ports(NodeProbe& probe, const RdmaPortsCheck& c);
 
 /// Counters watched by the link-errors check (counters/ files of each port).
 [[nodiscard]] const std::vector<std::string>& link_error_counters();
@@ -132,40 +133,33 @@ struct HealthReport {
 /// Compares the ports' error counters with the snapshot in `c.state` (then replaces it): a
 /// counter grown by more than max_growth fails. The first run, and counters that went back
 /// (a reset or a reboot), only record the baseline.
-[[nodiscard]] CheckResult check_link_errors(const topology::NodeTopology& node,
-                                            const LinkErrorsCheck& c);
+[[nodiscard]] CheckResult check_link_errors(NodeProbe& probe, const LinkErrorsCheck& c);
 
-/// GPUs present on PCI and their PCIe links not degraded (current vs max width/speed under root).
-[[nodiscard]] CheckResult check_gpus(const topology::NodeTopology& node,
-                                     unsigned expected,
-                                     const std::filesystem::path& sysfs_root);
+/// GPUs present on PCI and their PCIe links not degraded (current vs max width and speed).
+[[nodiscard]] CheckResult check_gpus(NodeProbe& probe, unsigned expected);
 
-/// NVML's view of the GPUs (see NvmlCheck). Runs in its own thread: an NVML call that does not
-/// return within c.timeout_s fails the check and is left behind (never joined, never unloaded).
-[[nodiscard]] CheckResult check_nvml(const NvmlCheck& c);
+/// NVML's view of the GPUs (see NvmlCheck). An NVML that does not answer within c.timeout_s
+/// fails the check (SystemProbe leaves its thread behind, never joined, never unloaded).
+[[nodiscard]] CheckResult check_nvml(NodeProbe& probe, const NvmlCheck& c);
 
 /// The node's shape fingerprint against the one the policy expects.
-[[nodiscard]] CheckResult check_shape(const topology::NodeTopology& node,
-                                      const std::string& expected);
+[[nodiscard]] CheckResult check_shape(NodeProbe& probe, const std::string& expected);
 
 /// MemTotal of `meminfo` text (/proc/meminfo) against a floor.
 [[nodiscard]] CheckResult check_memory(std::string_view meminfo, double min_gb);
 
 /// Mounted (exists), free space, writable.
-[[nodiscard]] CheckResult check_filesystem(const FilesystemCheck& c);
+[[nodiscard]] CheckResult check_filesystem(NodeProbe& probe, const FilesystemCheck& c);
 
 /// Runs argv without a shell, kills it at the timeout (counted as failed), checks exit code,
 /// a failure pattern and, for nccl-tests output, the average bus bandwidth.
-[[nodiscard]] CheckResult check_command(const CommandCheck& c);
+[[nodiscard]] CheckResult check_command(NodeProbe& probe, const CommandCheck& c);
 
 /// Parses nccl-tests output: the "# Avg bus bandwidth : X" line (GB/s), if present.
 [[nodiscard]] std::optional<double> parse_nccl_tests_busbw(std::string_view output);
 
 /// Runs every configured check within the policy's time budget (checks left when it runs out
-/// fail as "not run: time budget").
-[[nodiscard]] HealthReport run_health_checks(const HealthPolicy& policy,
-                                             const topology::NodeTopology& node,
-                                             const std::filesystem::path& sysfs_root,
-                                             std::string_view meminfo);
+/// fail as "not run: time budget"), in the order of the table of check kinds.
+[[nodiscard]] HealthReport run_health_checks(const HealthPolicy& policy, NodeProbe& probe);
 
 }  // namespace switchyard::policy

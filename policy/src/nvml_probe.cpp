@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The NVML health check: libnvidia-ml is dlopen()ed at run time (no header, no build
-// dependency); the few entry points used are declared here with NVML's C ABI.
+// NVML's view of the GPUs for the health check: libnvidia-ml is dlopen()ed at run time (no
+// header, no build dependency); the few entry points used are declared here with NVML's C ABI.
+// This file only reads; health.cpp judges.
+#include "nvml_probe.hpp"
+
 #include <dlfcn.h>
 
 #include <chrono>
@@ -12,7 +15,6 @@
 
 #include "switchyard/common/file.hpp"
 #include "switchyard/common/strings.hpp"
-#include "switchyard/policy/health.hpp"
 
 namespace switchyard::policy {
 namespace {
@@ -87,9 +89,13 @@ std::string nvml_error(const Nvml& n, int rc) {
     return s != nullptr ? std::string(s) : "NVML error " + std::to_string(rc);
 }
 
-/// Problems of one GPU, empty when healthy.
-std::vector<std::string> gpu_problems(const Nvml& n, NvmlDevice d, const NvmlCheck& c) {
-    std::vector<std::string> out;
+/// What NVML gives of one GPU.
+NvmlGpu read_gpu(const Nvml& n, NvmlDevice d, unsigned index, bool nvlinks) {
+    NvmlGpu g;
+    g.index = index;
+    if (char uuid[96] = {}; n.uuid != nullptr && n.uuid(d, uuid, sizeof uuid) == kNvmlSuccess) {
+        g.uuid = uuid;
+    }
     if (n.retired_pages != nullptr) {
         unsigned sbe = 0;
         unsigned dbe = 0;
@@ -97,15 +103,14 @@ std::vector<std::string> gpu_problems(const Nvml& n, NvmlDevice d, const NvmlChe
             const int rc = n.retired_pages(d, cause, &pages, nullptr);
             return rc == kNvmlSuccess || rc == kNvmlInsufficientSize;
         };
-        if (count_pages(kCauseMultipleSbe, sbe) && count_pages(kCauseDbe, dbe) &&
-            sbe + dbe > c.max_retired_pages) {
-            out.push_back(std::to_string(sbe + dbe) + " retired pages (" + std::to_string(dbe) +
-                          " double-bit) > " + std::to_string(c.max_retired_pages));
+        if (count_pages(kCauseMultipleSbe, sbe) && count_pages(kCauseDbe, dbe)) {
+            g.retired_sbe = sbe;
+            g.retired_dbe = dbe;
         }
     }
     if (int pending = 0; n.retired_pending != nullptr &&
                          n.retired_pending(d, &pending) == kNvmlSuccess && pending != 0) {
-        out.emplace_back("page retirement pending (reset the GPU)");
+        g.retirement_pending = true;
     }
     if (n.remapped_rows != nullptr) {
         unsigned corr = 0;
@@ -113,20 +118,16 @@ std::vector<std::string> gpu_problems(const Nvml& n, NvmlDevice d, const NvmlChe
         unsigned pending = 0;
         unsigned failed = 0;
         if (n.remapped_rows(d, &corr, &unc, &pending, &failed) == kNvmlSuccess) {
-            if (failed != 0) {
-                out.emplace_back("row remapping failed (" + std::to_string(unc) +
-                                 " uncorrectable rows): replace the GPU");
-            } else if (pending != 0) {
-                out.emplace_back("row remapping pending (reset the GPU)");
-            }
+            g.remap_failed = failed != 0;
+            g.remap_pending = pending != 0;
+            g.uncorrectable_rows = unc;
         }
     }
-    if (unsigned long long ecc = 0; n.ecc_total != nullptr &&
-                                    n.ecc_total(d, kUncorrected, kVolatile, &ecc) == kNvmlSuccess &&
-                                    ecc > c.max_uncorrected_ecc) {
-        out.push_back(std::to_string(ecc) + " uncorrected ECC errors since the driver loaded");
+    if (unsigned long long ecc = 0;
+        n.ecc_total != nullptr && n.ecc_total(d, kUncorrected, kVolatile, &ecc) == kNvmlSuccess) {
+        g.uncorrected_ecc = ecc;
     }
-    if (c.nvlinks && n.nvlink_state != nullptr) {
+    if (nvlinks && n.nvlink_state != nullptr) {
         unsigned active = 0;
         for (unsigned link = 0; link < kMaxNvLinks; ++link) {
             int on = 0;
@@ -137,91 +138,85 @@ std::vector<std::string> gpu_problems(const Nvml& n, NvmlDevice d, const NvmlChe
                 break;  // past the GPU's last link
             }
         }
-        if (active < *c.nvlinks) {
-            out.push_back(std::to_string(active) + " of " + std::to_string(*c.nvlinks) +
-                          " NVLinks active");
-        }
+        g.nvlinks_active = active;
     }
-    return out;
+    return g;
 }
 
-CheckResult query(const NvmlCheck& c) {
-    std::string why;
-    const auto n = load(c.library, why);
+NvmlFacts query(const std::string& library, bool nvlinks) {
+    NvmlFacts f;
+    const auto n = load(library, f.why);
     if (!n) {
-        // Expecting GPUs that NVML cannot see (no driver) fails; otherwise only a warning.
-        return {"nvml", c.gpus ? HealthStatus::Fail : HealthStatus::Warn,
-                "NVML not available (" + why + "); GPU memory not checked", 0};
+        return f;
     }
+    f.state = NvmlFacts::State::Failed;
     if (const int rc = n->init(); rc != kNvmlSuccess) {
-        return {"nvml", HealthStatus::Fail, "nvmlInit: " + nvml_error(*n, rc), 0};
+        f.why = "nvmlInit: " + nvml_error(*n, rc);
+        return f;
     }
     unsigned count = 0;
     if (const int rc = n->count(&count); rc != kNvmlSuccess) {
         n->shutdown();
-        return {"nvml", HealthStatus::Fail, "nvmlDeviceGetCount: " + nvml_error(*n, rc), 0};
+        f.why = "nvmlDeviceGetCount: " + nvml_error(*n, rc);
+        return f;
     }
-    std::vector<std::string> bad;
     for (unsigned i = 0; i < count; ++i) {
         NvmlDevice d = nullptr;
         if (const int rc = n->handle(i, &d); rc != kNvmlSuccess) {
-            bad.push_back("GPU " + std::to_string(i) + ": " + nvml_error(*n, rc));
+            NvmlGpu g;
+            g.index = i;
+            g.error = nvml_error(*n, rc);
+            f.gpus.push_back(std::move(g));
             continue;
         }
-        const auto problems = gpu_problems(*n, d, c);
-        if (problems.empty()) {
-            continue;
-        }
-        std::string id = "GPU " + std::to_string(i);
-        if (char uuid[96] = {};
-            n->uuid != nullptr && n->uuid(d, uuid, sizeof uuid) == kNvmlSuccess) {
-            id += " (" + std::string(uuid) + ")";
-        }
-        bad.push_back(id + ": " + join(problems, ", "));
+        f.gpus.push_back(read_gpu(*n, d, i, nvlinks));
     }
     n->shutdown();
-    if (c.gpus && count < *c.gpus) {
-        bad.insert(bad.begin(), "NVML sees " + std::to_string(count) + " of " +
-                                    std::to_string(*c.gpus) + " GPUs");
-    }
-    if (!bad.empty()) {
-        return {"nvml", HealthStatus::Fail, join(bad, "; "), 0};
-    }
-    return {"nvml", HealthStatus::Pass, std::to_string(count) + " GPUs healthy", 0};
+    f.state = NvmlFacts::State::Read;
+    return f;
 }
 
 }  // namespace
 
-CheckResult check_nvml(const NvmlCheck& c) {
+NvmlFacts read_nvml(const std::string& library, bool nvlinks, double timeout_s) {
     struct Shared {
         std::mutex m;
         std::condition_variable cv;
-        std::optional<CheckResult> r;
+        std::optional<NvmlFacts> facts;
     };
     auto shared = std::make_shared<Shared>();
+    auto failed = [](std::string why) {
+        NvmlFacts f;
+        f.state = NvmlFacts::State::Failed;
+        f.why = std::move(why);
+        return f;
+    };
     try {
-        std::thread([shared, c] {
-            CheckResult r;
+        std::thread([shared, library, nvlinks, failed] {
+            NvmlFacts f;
             try {
-                r = query(c);
+                f = query(library, nvlinks);
             } catch (const std::exception& e) {
-                r = {"nvml", HealthStatus::Fail, std::string("internal error: ") + e.what(), 0};
+                f = failed(std::string("internal error: ") + e.what());
             }
             const std::lock_guard lock(shared->m);
-            shared->r = std::move(r);
+            shared->facts = std::move(f);
             shared->cv.notify_all();
         }).detach();
     } catch (const std::system_error& e) {
-        return {"nvml", HealthStatus::Fail, std::string("cannot start a thread: ") + e.what(), 0};
+        return failed(std::string("cannot start a thread: ") + e.what());
     }
     std::unique_lock lock(shared->m);
-    if (!shared->cv.wait_for(lock, std::chrono::duration<double>(c.timeout_s),
-                             [&] { return shared->r.has_value(); })) {
+    if (!shared->cv.wait_for(lock, std::chrono::duration<double>(timeout_s),
+                             [&] { return shared->facts.has_value(); })) {
+        NvmlFacts f;
+        f.state = NvmlFacts::State::TimedOut;
         std::ostringstream d;
-        d << "NVML did not answer within " << c.timeout_s << " s (driver or GPU hung)";
-        return {"nvml", HealthStatus::Fail, d.str(), 0};
+        d << "NVML did not answer within " << timeout_s << " s (driver or GPU hung)";
+        f.why = d.str();
+        return f;
     }
-    return *shared->r;
+    return std::move(*shared->facts);
 }
 
 }  // namespace switchyard::policy

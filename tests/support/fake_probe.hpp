@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+// A NodeProbe whose every fact is set by the test: no sysfs, no /proc, no process, no NVML,
+// state files in memory, a clock that moves only when told.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "switchyard/policy/node_probe.hpp"
+
+namespace switchyard::test {
+
+class FakeProbe final : public policy::NodeProbe {
+public:
+    topology::NodeTopology facts;
+    std::map<std::string, std::string> pci;  ///< "<busid>/<attribute>" → first line
+    std::string meminfo_text;
+    std::map<std::string, double> free_gb;          ///< path → free GB; absent: not mounted
+    std::map<std::string, std::string> unwritable;  ///< dir → why
+    std::map<std::string, ProcessRun> commands;     ///< argv[0] → what it does
+    policy::NvmlFacts nvml_facts;
+    std::map<std::string, std::string> state;  ///< path → content
+    double clock = 0;
+    double seconds_per_command = 0;  ///< how long each command "runs"
+    std::vector<std::string> ran;    ///< argv[0] of each command run, in order
+
+    [[nodiscard]] const topology::NodeTopology& node() const override { return facts; }
+    [[nodiscard]] std::string pci_attribute(const std::string& busid,
+                                            const std::string& attribute) override {
+        const auto it = pci.find(busid + "/" + attribute);
+        return it == pci.end() ? std::string() : it->second;
+    }
+    [[nodiscard]] std::string meminfo() override { return meminfo_text; }
+    [[nodiscard]] Result<policy::FsSpace> filesystem(const std::string& path) override {
+        const auto it = free_gb.find(path);
+        if (it == free_gb.end()) {
+            return fail(Error::io("not available: No such file or directory"));
+        }
+        return policy::FsSpace{it->second};
+    }
+    [[nodiscard]] Result<void> writable(const std::string& dir) override {
+        const auto it = unwritable.find(dir);
+        if (it != unwritable.end()) {
+            return fail(Error::io(dir + ": " + it->second));
+        }
+        return {};
+    }
+    [[nodiscard]] ProcessRun run(const std::vector<std::string>& argv, double timeout_s) override {
+        ran.push_back(argv.front());
+        clock += std::min(seconds_per_command, timeout_s);
+        const auto it = commands.find(argv.front());
+        if (it == commands.end()) {
+            return {"", 127, false, ""};
+        }
+        auto r = it->second;
+        r.timed_out = r.timed_out || seconds_per_command > timeout_s;
+        return r;
+    }
+    [[nodiscard]] policy::NvmlFacts nvml(const std::string& /*library*/,
+                                         bool /*nvlinks*/,
+                                         double /*timeout_s*/) override {
+        return nvml_facts;
+    }
+    [[nodiscard]] Result<std::string> read_state(const std::string& path) override {
+        const auto it = state.find(path);
+        return it == state.end() ? std::string() : it->second;
+    }
+    [[nodiscard]] Result<void> write_state(const std::string& path,
+                                           std::string_view content) override {
+        state[path] = std::string(content);
+        return {};
+    }
+    [[nodiscard]] double seconds() override { return clock; }
+};
+
+}  // namespace switchyard::test
