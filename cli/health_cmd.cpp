@@ -10,6 +10,7 @@
 #include "io.hpp"
 #include "switchyard/common/process.hpp"
 #include "switchyard/common/strings.hpp"
+#include "switchyard/policy/drain.hpp"
 #include "switchyard/policy/nccl_context.hpp"
 #include "switchyard/topology/node_readers.hpp"
 
@@ -75,18 +76,16 @@ Result<std::string> resume_if_owned(const std::string& node) {
     if (!reason) {
         return fail(reason.error());
     }
-    if (reason->empty()) {
-        return std::string();
-    }
-    if (!reason->starts_with(policy::kOwnedReasonPrefix)) {
-        return "not resuming " + node + ": held for another reason ('" + *reason + "')";
+    const auto decision = policy::decide_resume(node, *reason);
+    if (!decision.resume) {
+        return decision.message;
     }
     const auto r = run_process({"scontrol", "update", "NodeName=" + node, "State=RESUME"}, 15);
     if (r.exit_code != 0) {
         return fail(Error::io("scontrol update NodeName=" + node +
                               " State=RESUME: " + scontrol_problem(r)));
     }
-    return "resumed " + node + " (was: " + *reason + ")";
+    return decision.message;
 }
 
 std::string prometheus_text(const policy::HealthReport& r, const std::string& host) {

@@ -6,15 +6,12 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <iomanip>
-#include <set>
-#include <sstream>
 
 #include "switchyard/common/file.hpp"
 #include "switchyard/common/state_file.hpp"
+#include "switchyard/policy/drain.hpp"
 #include "switchyard/policy/nccl_context.hpp"
 #include "switchyard/topology/node_readers.hpp"
 
@@ -32,35 +29,17 @@ struct Fd {
     }
 };
 
-struct BreakerLimit {
-    unsigned nodes;
-    std::string why;
-};
-
-/// The fewer of health.breaker.max_nodes and max_percent of the node's (smallest) partition,
-/// never below one node; the node count alone when the partition size is unknown.
-BreakerLimit breaker_limit(const policy::HealthPolicy& h,
-                           NodeControl& control,
-                           const std::string& node,
-                           Logger& log) {
-    BreakerLimit out{h.breaker_max_nodes, "max_nodes " + std::to_string(h.breaker_max_nodes)};
+/// The breaker's limit for `node`: its partition's size from slurmctld (0 when unknown).
+policy::BreakerLimit breaker_limit(const policy::HealthPolicy& h,
+                                   NodeControl& control,
+                                   const std::string& node,
+                                   Logger& log) {
     auto size = control.partition_size(node);
     if (!size) {
         log.info(Component::Health,
                  "circuit breaker: " + size.error().message() + "; using max_nodes alone");
-        return out;
     }
-    if (*size == 0) {
-        return out;
-    }
-    const auto by_percent = std::max(
-        1U, static_cast<unsigned>(static_cast<double>(*size) * h.breaker_max_percent / 100.0));
-    if (by_percent < out.nodes) {
-        std::ostringstream why;
-        why << h.breaker_max_percent << "% of a " << *size << "-node partition";
-        out = {by_percent, why.str()};
-    }
-    return out;
+    return policy::breaker_limit(h, size ? *size : 0);
 }
 
 }  // namespace
@@ -84,26 +63,12 @@ Result<bool> DrainBreaker::try_record(const std::string& node,
         ignored_ = text.error().message() + "; ignored and replaced";
         text = std::string();
     }
-    // Whole seconds in fixed notation: a default-formatted epoch time ("1.79646e+09") loses
-    // up to an hour and made recent drains look expired.
-    std::ostringstream kept;
-    kept << std::fixed << std::setprecision(0);
-    std::set<std::string> recent;
-    std::istringstream in(*text);
-    double when = 0;
-    std::string who;
-    while (in >> when >> who) {
-        if (now - when <= window_s_) {
-            kept << when << ' ' << who << '\n';
-            recent.insert(who);
-        }
-    }
-    const bool allowed = recent.count(node) != 0 ||
-                         std::max<std::size_t>(recent.size(), cluster_recent) < max_nodes_;
+    auto record = policy::BreakerRecord::parse(*text, now, window_s_);
+    const bool allowed = record.allows(node, cluster_recent, max_nodes_);
     if (allowed) {
-        kept << now << ' ' << node << '\n';
+        record.add(node, now);
     }
-    if (auto w = replace_owned_file(path_, kept.str()); !w) {
+    if (auto w = replace_owned_file(path_, record.text()); !w) {
         return fail(Error::io("circuit-breaker state: " + w.error().message()));
     }
     return allowed;
@@ -146,16 +111,14 @@ int run_health_gate(const policy::Policy& pol,
     if (report.verdict != policy::HealthStatus::Fail) {
         return 0;
     }
-    const auto reason = report.reason();
     auto current = control.reason(node_name);
     if (!current) {
         log.error(Component::Health, current.error().message());
         return internal_error_rc;
     }
-    if (!current->empty() && !current->starts_with(kOwnedReasonPrefix)) {
-        log.error(Component::Health, node_name + " fails (" + reason +
-                                         ") but is held for another reason ('" + *current +
-                                         "'); not touching it");
+    auto decision = policy::decide_drain(node_name, report, *current);
+    if (decision.action == policy::DrainDecision::Action::HeldElsewhere) {
+        log.error(Component::Health, decision.message);
         return -1;
     }
     const auto limit = breaker_limit(h, control, node_name, log);
@@ -173,19 +136,16 @@ int run_health_gate(const policy::Policy& pol,
         log.error(Component::Health, allowed.error().message());
         return internal_error_rc;
     }
-    if (!*allowed) {
-        log.error(Component::Health, "CIRCUIT BREAKER OPEN: " + std::to_string(limit.nodes) +
-                                         " nodes were drained in the last " +
-                                         std::to_string(static_cast<int>(h.breaker_window_s)) +
-                                         " s (limit: " + limit.why + "); not draining " +
-                                         node_name + " (" + reason + ") — check the health policy");
+    decision = policy::apply_breaker(decision, *allowed, limit, h.breaker_window_s);
+    if (decision.action == policy::DrainDecision::Action::BreakerOpen) {
+        log.error(Component::Health, decision.message);
         return 0;
     }
-    if (auto d = control.drain(node_name, reason); !d) {
+    if (auto d = control.drain(node_name, decision.reason); !d) {
         log.error(Component::Health, d.error().message());
         return internal_error_rc;
     }
-    log.error(Component::Health, "drained " + node_name + ": " + reason);
+    log.error(Component::Health, decision.message);
     return -1;
 }
 

@@ -13,8 +13,6 @@
 
 namespace switchyard::spank {
 
-using policy::kOwnedReasonPrefix;
-
 class NodeControl {
 public:
     virtual ~NodeControl() = default;
