@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: Apache-2.0
+// The policy's health section: the checks (in the section and in each check set), the breaker,
+// the sets.
+#include "policy_sections.hpp"
+
+namespace switchyard::policy {
+namespace {
+
+class HealthReader : public YamlReader {
+public:
+    using YamlReader::YamlReader;
+
+    void read_health(const YAML::Node& n, HealthPolicy& out) {
+        out.enabled = n["enabled"] ? boolean(n["enabled"], "health.enabled").value_or(false) : true;
+        if (auto v = n["on_error"]) {
+            if (scalar(v) != "open" && scalar(v) != "closed") {
+                problem(v, "health.on_error", "expected open or closed, got '" + scalar(v) + "'");
+            }
+            out.fail_closed = scalar(v) == "closed";
+        }
+        if (auto v = n["budget_s"]) {
+            out.budget_s = positive(v, "health.budget_s", 3600).value_or(out.budget_s);
+        }
+        read_health_checks(n, "health.", out);
+        if (auto b = n["breaker"];
+            b && keys(b, "health.breaker.", {"max_nodes", "max_percent", "window_s", "state"})) {
+            if (b["max_nodes"]) {
+                out.breaker_max_nodes =
+                    number(b["max_nodes"], "health.breaker.max_nodes", 1, 100000).value_or(2);
+            }
+            if (b["max_percent"]) {
+                out.breaker_max_percent =
+                    positive(b["max_percent"], "health.breaker.max_percent", 100).value_or(10);
+            }
+            if (b["window_s"]) {
+                out.breaker_window_s =
+                    positive(b["window_s"], "health.breaker.window_s", 86400 * 7).value_or(600);
+            }
+            if (b["state"]) {
+                out.breaker_state = path(b["state"], "health.breaker.state", true);
+            }
+        }
+        if (auto list = n["sets"]) {
+            if (!list.IsSequence()) {
+                problem(list, "health.sets",
+                        "expected a list of check sets, each with a name, a match and checks");
+            }
+            for (std::size_t i = 0; list.IsSequence() && i < list.size(); ++i) {
+                read_health_set(list[i], "health.sets[" + std::to_string(i) + "]", out);
+            }
+        }
+    }
+
+    /// The checks of the health section, or of one of its sets (key prefix `k`): a set starts
+    /// from the general checks and replaces those it names.
+    void read_health_checks(const YAML::Node& n, const std::string& k, HealthPolicy& out) {
+        if (auto r = n["rdma_ports"];
+            r && keys(r, k + "rdma_ports.", {"count", "min_rate_gbps", "link_layer", "hca"})) {
+            RdmaPortsCheck c;
+            c.count =
+                r["count"] ? number(r["count"], k + "rdma_ports.count", 0, 64).value_or(0) : 0;
+            if (r["min_rate_gbps"]) {
+                c.min_rate_gbps =
+                    positive(r["min_rate_gbps"], k + "rdma_ports.min_rate_gbps", 10000).value_or(0);
+            }
+            if (auto ll = r["link_layer"]) {
+                c.link_layer = scalar(ll);
+                if (c.link_layer != "InfiniBand" && c.link_layer != "Ethernet") {
+                    problem(ll, k + "rdma_ports.link_layer",
+                            "expected InfiniBand or Ethernet, got '" + c.link_layer + "'");
+                }
+            }
+            if (auto h = r["hca"]; h && regex_ok(h, k + "rdma_ports.hca")) {
+                c.hca = scalar(h);
+            }
+            out.rdma_ports = c;
+        }
+        if (auto r = n["link_errors"];
+            r && keys(r, k + "link_errors.", {"max_growth", "hca", "state"})) {
+            LinkErrorsCheck c;
+            if (r["max_growth"]) {
+                c.max_growth = static_cast<std::uint64_t>(
+                    number(r["max_growth"], k + "link_errors.max_growth", 0, 1000000).value_or(0));
+            }
+            if (auto h = r["hca"]; h && regex_ok(h, k + "link_errors.hca")) {
+                c.hca = scalar(h);
+            }
+            if (r["state"]) {
+                c.state = path(r["state"], k + "link_errors.state", true);
+            }
+            out.link_errors = c;
+        }
+        if (auto v = n["gpus"]) {
+            out.gpus = number(v, k + "gpus", 0, 64);
+        }
+        if (auto r = n["nvml"]; r && keys(r, k + "nvml.",
+                                          {"library", "gpus", "max_retired_pages",
+                                           "max_uncorrected_ecc", "nvlinks", "timeout_s"})) {
+            NvmlCheck c;
+            if (auto v = r["library"]) {
+                c.library = text(v, k + "nvml.library", "a library name or path");
+                if (c.library.empty() && v.IsScalar()) {
+                    problem(v, k + "nvml.library",
+                            "expected a library name or path, e.g. libnvidia-ml.so.1");
+                }
+            }
+            if (auto v = r["gpus"]) {
+                c.gpus = number(v, k + "nvml.gpus", 1, 64);
+            }
+            if (auto v = r["max_retired_pages"]) {
+                c.max_retired_pages = number(v, k + "nvml.max_retired_pages", 0, 1000).value_or(60);
+            }
+            if (auto v = r["max_uncorrected_ecc"]) {
+                c.max_uncorrected_ecc =
+                    number(v, k + "nvml.max_uncorrected_ecc", 0, 1000000).value_or(0);
+            }
+            if (auto v = r["nvlinks"]) {
+                c.nvlinks = number(v, k + "nvml.nvlinks", 1, 18);
+            }
+            if (auto v = r["timeout_s"]) {
+                c.timeout_s = positive(v, k + "nvml.timeout_s", 600).value_or(10);
+            }
+            out.nvml = c;
+        }
+        if (auto v = n["min_memory_gb"]) {
+            out.min_memory_gb = positive(v, k + "min_memory_gb", 1e6);
+        }
+        if (auto v = n["shape"]) {
+            if (!v.IsScalar() || scalar(v).empty()) {
+                problem(v, k + "shape",
+                        "expected the node's shape fingerprint as `switchyard node` prints it, "
+                        "e.g. 'gpu:8x10de:2330 nic:8xinfiniband numa:2 best:8xPIX'");
+            } else {
+                out.shape = scalar(v);
+            }
+        }
+        if (auto list = n["filesystems"];
+            list && list_of(list, k + "filesystems", "filesystems ('- path: /...')")) {
+            out.filesystems.clear();  // a set's list replaces the general one
+            for (std::size_t i = 0; i < list.size(); ++i) {
+                const auto f = list[i];
+                const auto key = k + "filesystems[" + std::to_string(i) + "]";
+                if (!keys(f, key + ".", {"path", "min_free_gb", "writable"})) {
+                    continue;
+                }
+                FilesystemCheck c;
+                c.path = path(f["path"], key + ".path", false);
+                if (f["min_free_gb"]) {
+                    c.min_free_gb =
+                        positive(f["min_free_gb"], key + ".min_free_gb", 1e9).value_or(0);
+                }
+                c.writable =
+                    f["writable"] && boolean(f["writable"], key + ".writable").value_or(false);
+                out.filesystems.push_back(c);
+            }
+        }
+        if (auto list = n["commands"];
+            list && list_of(list, k + "commands", "commands ('- name: ...' with argv)")) {
+            out.commands.clear();
+            for (std::size_t i = 0; i < list.size(); ++i) {
+                read_command(list[i], k + "commands[" + std::to_string(i) + "]", out);
+            }
+        }
+    }
+
+    void read_health_set(const YAML::Node& s, const std::string& key, HealthPolicy& out) {
+        if (!keys(s, key + ".", health_keys({"name", "match"}, {}))) {
+            return;
+        }
+        HealthSet set;
+        set.name = s["name"] ? text(s["name"], key + ".name", "a name") : "";
+        if (set.name.empty() && !(s["name"] && !s["name"].IsScalar())) {
+            problem(s, key + ".name", "missing; every check set needs a name (used in messages)");
+        }
+        const auto m = s["match"];
+        if (!m || !m.IsMap() || m.size() == 0) {
+            problem(m ? m : s, key + ".match",
+                    "expected shape and/or partition regexes, e.g. {partition: 'h100.*'}");
+        } else {
+            keys(m, key + ".match.", {"shape", "partition"});
+            if (auto v = m["shape"]; v && regex_ok(v, key + ".match.shape")) {
+                set.shape = scalar(v);
+            }
+            if (auto v = m["partition"]; v && regex_ok(v, key + ".match.partition")) {
+                set.partition = scalar(v);
+            }
+        }
+        set.checks = out;
+        set.checks.sets.clear();
+        read_health_checks(s, key + ".", set.checks);
+        out.sets.push_back(std::move(set));
+    }
+
+    void read_command(const YAML::Node& c, const std::string& key, HealthPolicy& out) {
+        if (!keys(c, key + ".",
+                  {"name", "argv", "timeout_s", "ok_exit", "fail_pattern", "min_busbw_gbps"})) {
+            return;
+        }
+        CommandCheck cmd;
+        cmd.name = c["name"] ? text(c["name"], key + ".name", "a name") : "";
+        if (cmd.name.empty() && !(c["name"] && !c["name"].IsScalar())) {
+            problem(c, key + ".name", "missing; every command check needs a name");
+        }
+        const auto argv = c["argv"];
+        if (!argv || !argv.IsSequence() || argv.size() == 0) {
+            problem(argv ? argv : c, key + ".argv",
+                    "expected a non-empty list: the program and its arguments (no shell)");
+        } else {
+            for (std::size_t j = 0; j < argv.size(); ++j) {
+                cmd.argv.push_back(text(argv[j], key + ".argv[" + std::to_string(j) + "]",
+                                        "a word (one program argument)"));
+            }
+            // Run as root from the prolog: no PATH lookup decides which program that is.
+            if (argv[0].IsScalar() && !cmd.argv.front().starts_with('/')) {
+                problem(argv[0], key + ".argv[0]",
+                        "expected an absolute path (the prolog runs it as root, without a PATH "
+                        "lookup), got '" +
+                            cmd.argv.front() + "'");
+            }
+        }
+        if (c["timeout_s"]) {
+            cmd.timeout_s = positive(c["timeout_s"], key + ".timeout_s", 3600).value_or(10);
+        }
+        if (c["ok_exit"]) {
+            cmd.ok_exit =
+                static_cast<int>(number(c["ok_exit"], key + ".ok_exit", 0, 255).value_or(0));
+        }
+        if (auto f = c["fail_pattern"]; f && regex_ok(f, key + ".fail_pattern")) {
+            cmd.fail_pattern = scalar(f);
+        }
+        if (auto b = c["min_busbw_gbps"]) {
+            cmd.min_busbw_gbps = positive(b, key + ".min_busbw_gbps", 1e5);
+        }
+        out.commands.push_back(cmd);
+    }
+};
+
+}  // namespace
+
+/// `before`, the check keys (read by read_health_checks, allowed in the section and in each
+/// set), then `after`.
+std::vector<std::string_view> health_keys(std::vector<std::string_view> before,
+                                          std::initializer_list<std::string_view> after) {
+    for (const auto* k : {"rdma_ports", "link_errors", "gpus", "nvml", "min_memory_gb", "shape",
+                          "filesystems", "commands"}) {
+        before.emplace_back(k);
+    }
+    before.insert(before.end(), after.begin(), after.end());
+    return before;
+}
+
+void read_health_section(const std::string& source,
+                         std::vector<ConfigProblem>& problems,
+                         const YAML::Node& n,
+                         HealthPolicy& out) {
+    HealthReader(source, problems).read_health(n, out);
+}
+
+}  // namespace switchyard::policy
