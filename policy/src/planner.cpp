@@ -1,81 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// Pipeline-stage planner and α–β cost model.
+// Pipeline-stage planner: whole stages from each SU, then each group's leftovers, then the
+// stages that must cross groups (the cost model is cost_model.cpp, the report plan_report.cpp).
 //
 // Optimality: a stage lies inside one SU only if all its k nodes come from that SU, so no plan
 // beats Σ_su ⌊c_su/k⌋ such stages; taking whole stages from each SU reaches it. Per group the
 // bound is ⌊n_g/k⌋ = Σ_{su∈g} ⌊c_su/k⌋ + ⌊r_g/k⌋ (r_g = the SUs' leftovers), which chunking each
 // group's leftovers together also reaches — both bounds at once.
-#include "switchyard/policy/planner.hpp"
-
 #include <algorithm>
-#include <cmath>
 #include <map>
-#include <numeric>
 #include <set>
-#include <unordered_map>
+
+#include "placement_model.hpp"
 
 namespace switchyard::policy {
-namespace {
-
-using topology::FabricKind;
-using topology::FabricMap;
-
-/// Where a node sits: SU and group indices (unknown hosts get their own, past the map's).
-struct Place {
-    std::uint32_t su;
-    std::uint32_t group;
-};
-
-class Locator {
-public:
-    Locator(const FabricMap* map, const std::vector<std::string>& nodes) : map_(map) {
-        const std::uint32_t sus = map != nullptr ? static_cast<std::uint32_t>(map->sus.size()) : 0;
-        const std::uint32_t groups =
-            map != nullptr ? static_cast<std::uint32_t>(map->groups.size()) : 0;
-        std::uint32_t unknown = 0;
-        places_.reserve(nodes.size() * 2);
-        for (const auto& n : nodes) {
-            const auto* h = map != nullptr ? map->find_host(n) : nullptr;
-            if (h != nullptr) {
-                places_[n] = {h->su, map->sus[h->su].group};
-            } else {
-                places_[n] = {sus + unknown, groups + unknown};
-                ++unknown;
-                unknown_.push_back(n);
-            }
-        }
-    }
-    [[nodiscard]] Place at(const std::string& n) const { return places_.at(n); }
-    [[nodiscard]] std::string su_name(std::uint32_t su) const {
-        return map_ != nullptr && su < map_->sus.size() ? map_->sus[su].name : "?";
-    }
-    [[nodiscard]] std::string group_name(std::uint32_t g) const {
-        return map_ != nullptr && g < map_->groups.size() ? map_->groups[g].name : "?";
-    }
-    /// Node ports under the SU's leaves (hosts of the SU in the map), for uplink capacity.
-    [[nodiscard]] double su_ports(std::uint32_t su) const {
-        return map_ != nullptr && su < map_->sus.size()
-                   ? std::max<double>(1.0, static_cast<double>(map_->sus[su].fabric_hosts()))
-                   : 1.0;
-    }
-    /// Upper bound of the SU and group ids handed out (for dense per-id tables).
-    [[nodiscard]] std::uint32_t id_limit() const {
-        const std::uint32_t sus =
-            map_ != nullptr ? static_cast<std::uint32_t>(map_->sus.size()) : 0;
-        const std::uint32_t groups =
-            map_ != nullptr ? static_cast<std::uint32_t>(map_->groups.size()) : 0;
-        return std::max(sus, groups) + static_cast<std::uint32_t>(unknown_.size()) + 1;
-    }
-    [[nodiscard]] bool dragonfly() const {
-        return map_ != nullptr && map_->kind == FabricKind::DragonflyPlus;
-    }
-    [[nodiscard]] const std::vector<std::string>& unknown() const { return unknown_; }
-
-private:
-    const FabricMap* map_;
-    std::unordered_map<std::string, Place> places_;
-    std::vector<std::string> unknown_;
-};
 
 PlanFacts facts_of(const std::vector<std::vector<std::string>>& stages,
                    const Locator& loc,
@@ -111,169 +48,11 @@ std::vector<std::vector<std::string>> cut(const std::vector<std::string>& order,
     return out;
 }
 
-/// Directed flows (from, to) sharing links; bandwidth per flow after SU uplinks and Dragonfly+
-/// global bundles are divided among the flows that cross them.
-std::vector<double> flow_bandwidth(const std::vector<std::pair<Place, Place>>& places,
-                                   const Locator& loc,
-                                   const CostParams& p) {
-    std::vector<double> out_of(loc.id_limit(), 0.0);
-    std::vector<double> into(loc.id_limit(), 0.0);
-    std::map<std::pair<std::uint32_t, std::uint32_t>, double> global;
-    for (const auto& [pa, pb] : places) {
-        if (pa.su != pb.su) {
-            out_of[pa.su] += 1;
-            into[pb.su] += 1;
-        }
-        if (pa.group != pb.group) {
-            global[{pa.group, pb.group}] += 1;
-        }
-    }
-    std::vector<double> bw;
-    bw.reserve(places.size());
-    for (const auto& [pa, pb] : places) {
-        double x = p.link_bytes_per_s;
-        if (pa.su != pb.su) {
-            const double up = loc.su_ports(pa.su) * p.link_bytes_per_s / p.leaf_oversubscription;
-            const double down = loc.su_ports(pb.su) * p.link_bytes_per_s / p.leaf_oversubscription;
-            x = std::min({x, up / out_of[pa.su], down / into[pb.su]});
-        }
-        if (pa.group != pb.group && loc.dragonfly()) {
-            x = std::min(x, p.global_links * p.link_bytes_per_s / global[{pa.group, pb.group}]);
-        }
-        bw.push_back(x);
-    }
-    return bw;
-}
-
-double alpha(const Place& pa, const Place& pb, const Locator& loc, const CostParams& p) {
-    const int hops = pa.su == pb.su ? 1 : pa.group == pb.group ? 3 : (loc.dragonfly() ? 4 : 5);
-    return p.alpha_net + (hops - 1) * p.alpha_hop;
-}
-
-PlanCost cost_of(const std::vector<std::vector<std::string>>& named,
-                 const Locator& loc,
-                 const CostParams& p) {
-    std::vector<std::vector<Place>> stages(named.size());
-    for (std::size_t s = 0; s < named.size(); ++s) {
-        for (const auto& n : named[s]) {
-            stages[s].push_back(loc.at(n));
-        }
-    }
-    PlanCost c;
-    // DP: every stage's ring at once (the all-reduces run together at the end of the step).
-    std::vector<std::pair<Place, Place>> ring;
-    std::vector<std::size_t> owner;
-    for (std::size_t s = 0; s < stages.size(); ++s) {
-        const auto& st = stages[s];
-        for (std::size_t i = 0; st.size() > 1 && i < st.size(); ++i) {
-            ring.emplace_back(st[i], st[(i + 1) % st.size()]);
-            owner.push_back(s);
-        }
-    }
-    const auto ring_bw = flow_bandwidth(ring, loc, p);
-    std::vector<double> min_bw(stages.size(), p.link_bytes_per_s);
-    std::vector<double> sum_alpha(stages.size(), 0.0);
-    for (std::size_t e = 0; e < ring.size(); ++e) {
-        min_bw[owner[e]] = std::min(min_bw[owner[e]], ring_bw[e]);
-        sum_alpha[owner[e]] += alpha(ring[e].first, ring[e].second, loc, p);
-    }
-    for (std::size_t s = 0; s < stages.size(); ++s) {
-        const double n = static_cast<double>(stages[s].size());
-        if (n >= 2) {
-            const double t = 2 * (n - 1) * (sum_alpha[s] / n) +
-                             2 * (n - 1) / n * p.grad_bytes / (p.rails * min_bw[s]);
-            c.dp = std::max(c.dp, t);
-        }
-    }
-    // PP: node i of stage k sends to node i of stage k+1, all boundaries at once.
-    std::vector<std::pair<Place, Place>> p2p;
-    std::vector<std::size_t> boundary;
-    for (std::size_t s = 0; s + 1 < stages.size(); ++s) {
-        for (std::size_t i = 0; i < stages[s].size(); ++i) {
-            p2p.emplace_back(stages[s][i], stages[s + 1][i]);
-            boundary.push_back(s);
-        }
-    }
-    const auto p2p_bw = flow_bandwidth(p2p, loc, p);
-    std::vector<double> worst(stages.size(), 0.0);
-    for (std::size_t e = 0; e < p2p.size(); ++e) {
-        worst[boundary[e]] =
-            std::max(worst[boundary[e]], alpha(p2p[e].first, p2p[e].second, loc, p) +
-                                             p.activation_bytes / (p.rails * p2p_bw[e]));
-    }
-    for (const double w : worst) {
-        c.pp = std::max(c.pp, 2.0 * p.micro_batches * w);
-    }
-    c.total = c.dp + c.pp;
-    return c;
-}
-
-PlanCost lower_bound(unsigned stages, std::size_t k, const CostParams& p) {
-    PlanCost c;
-    const double n = static_cast<double>(k);
-    if (k > 1) {
-        c.dp = 2 * (n - 1) * p.alpha_net +
-               2 * (n - 1) / n * p.grad_bytes / (p.rails * p.link_bytes_per_s);
-    }
-    if (stages > 1) {
-        c.pp = 2.0 * p.micro_batches *
-               (p.alpha_net + p.activation_bytes / (p.rails * p.link_bytes_per_s));
-    }
-    c.total = c.dp + c.pp;
-    return c;
-}
-
-}  // namespace
-
-CostParams cost_params(const PlacementPolicy& p) {
-    CostParams c;
-    c.link_bytes_per_s = p.link_gbps * 1e9;
-    c.alpha_net = p.alpha_net_us * 1e-6;
-    c.alpha_hop = p.alpha_hop_us * 1e-6;
-    c.leaf_oversubscription = p.leaf_oversubscription;
-    c.global_links = p.global_links;
-    c.grad_bytes = p.grad_gbytes * 1e9;
-    c.activation_bytes = p.activation_mbytes * 1e6;
-    c.micro_batches = p.micro_batches;
-    return c;
-}
-
 PlanFacts order_facts(const std::vector<std::string>& order,
                       const FabricMap* map,
                       unsigned stages,
                       StageScope scope) {
     return facts_of(cut(order, stages), Locator(map, order), scope);
-}
-
-namespace {
-
-/// The rail count comes from the map when it knows the nodes: the fewest rails any of them
-/// has (a stage's all-reduce runs at its slowest member's width), else the policy's value.
-CostParams with_map_rails(CostParams p,
-                          const FabricMap* map,
-                          const std::vector<std::string>& nodes) {
-    if (map == nullptr) {
-        return p;
-    }
-    unsigned fewest = 0;
-    for (const auto& n : nodes) {
-        if (const auto* h = map->find_host(n); h != nullptr && h->rail_count > 0) {
-            fewest = fewest == 0 ? h->rail_count : std::min<unsigned>(fewest, h->rail_count);
-        }
-    }
-    if (fewest > 0) {
-        p.rails = fewest;
-    }
-    return p;
-}
-
-}  // namespace
-
-PlanCost order_cost(const std::vector<std::string>& order,
-                    const FabricMap* map,
-                    unsigned stages,
-                    const CostParams& params) {
-    return cost_of(cut(order, stages), Locator(map, order), with_map_rails(params, map, order));
 }
 
 Result<StagePlan> plan_stages(const std::vector<std::string>& nodes,
@@ -401,45 +180,6 @@ Result<StagePlan> plan_stages(const std::vector<std::string>& nodes,
         out.warnings.push_back(std::to_string(out.facts.outside_scope) +
                                " stage(s) cannot fit the requested scope (" +
                                std::string(to_string(scope)) + ") with these nodes");
-    }
-    return out;
-}
-
-std::string format_plan(const StagePlan& p) {
-    auto ms = [](double s) {
-        char b[32];
-        std::snprintf(b, sizeof b, "%.3f ms", s * 1e3);
-        return std::string(b);
-    };
-    std::string out = "stage plan: " + std::to_string(p.stages) + " stages x " +
-                      std::to_string(p.nodes_per_stage) + " nodes; in one SU " +
-                      std::to_string(p.facts.stages_in_one_su) + "/" + std::to_string(p.stages) +
-                      " (best " + std::to_string(p.bound.stages_in_one_su) + ", Slurm order " +
-                      std::to_string(p.slurm_facts.stages_in_one_su) + "), in one group " +
-                      std::to_string(p.facts.stages_in_one_group) + "/" + std::to_string(p.stages) +
-                      " (best " + std::to_string(p.bound.stages_in_one_group) + ", Slurm order " +
-                      std::to_string(p.slurm_facts.stages_in_one_group) + ")\n";
-    for (const auto& s : p.plan) {
-        std::string nodes;
-        for (const auto& n : s.nodes) {
-            nodes += (nodes.empty() ? "" : ",") + n;
-        }
-        std::string sus;
-        for (const auto& x : s.sus) {
-            sus += (sus.empty() ? "" : ",") + x;
-        }
-        std::string groups;
-        for (const auto& x : s.groups) {
-            groups += (groups.empty() ? "" : ",") + x;
-        }
-        out += "  stage " + std::to_string(s.index) + ": " + nodes + "  su " + sus + "  group " +
-               groups + "\n";
-    }
-    out += "  cost per step: plan " + ms(p.cost.total) + " (dp " + ms(p.cost.dp) + ", pp " +
-           ms(p.cost.pp) + "), Slurm order " + ms(p.slurm_cost.total) + ", lower bound " +
-           ms(p.lower_bound_cost.total) + "\n";
-    for (const auto& w : p.warnings) {
-        out += "  warning: " + w + "\n";
     }
     return out;
 }
