@@ -10,77 +10,16 @@
 #include <optional>
 #include <unordered_map>
 
+#include "fabric_index_format.hpp"
+#include "switchyard/common/strings.hpp"
 #include "switchyard/topology/fabric_graph.hpp"
 
 namespace switchyard::topology {
 namespace {
 
-constexpr std::string_view kMagic = "switchyard-fabric-index";
-/// Table order in the file, and their names on the header's `table` lines.
-constexpr std::string_view kTables[] = {"hosts", "sus", "groups", "railsets", "switches"};
-constexpr std::size_t kHosts = 0;
-constexpr std::size_t kSus = 1;
-constexpr std::size_t kGroups = 2;
-constexpr std::size_t kRailsets = 3;
-constexpr std::size_t kSwitches = 4;
-constexpr std::size_t kTableCount = 5;
+using namespace index_format;
+
 constexpr std::uint64_t kBlock = 16384;
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-    std::vector<std::string_view> out;
-    while (true) {
-        const auto p = s.find(sep);
-        out.push_back(s.substr(0, p));
-        if (p == std::string_view::npos) {
-            return out;
-        }
-        s.remove_prefix(p + 1);
-    }
-}
-
-template <typename T>
-std::optional<T> number(std::string_view s, int base = 10) {
-    T v{};
-    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-    if (s.empty() || ec != std::errc{} || p != s.data() + s.size()) {
-        return std::nullopt;
-    }
-    return v;
-}
-
-std::string hex16(std::uint64_t v) {
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-    return buf;
-}
-
-/// Lays records out at one width (the longest + its newline), padded with spaces, and adds
-/// the table's line to `header`.
-Result<std::string> table(const std::vector<std::string>& records,
-                          std::string_view name,
-                          std::string& header) {
-    std::size_t width = 2;
-    for (const auto& r : records) {
-        width = std::max(width, r.size() + 1);
-    }
-    if (width > kMaxIndexRecord || records.size() > kMaxIndexRecords) {
-        return fail(Error::invalid_argument(
-            "the index's " + std::string(name) + " table would hold " +
-            std::to_string(records.size()) + " records of " + std::to_string(width) +
-            " bytes; the limits are " + std::to_string(kMaxIndexRecords) + " and " +
-            std::to_string(kMaxIndexRecord)));
-    }
-    header += "table " + std::string(name) + " " + std::to_string(records.size()) + " " +
-              std::to_string(width) + "\n";
-    std::string out;
-    out.reserve(records.size() * width);
-    for (const auto& r : records) {
-        out += r;
-        out.append(width - 1 - r.size(), ' ');
-        out += '\n';
-    }
-    return out;
-}
 
 class IndexReader {
 public:
@@ -266,9 +205,9 @@ private:
         }
         const auto m = split(lines[1], ' ');
         const auto digest = m.size() == 3 && m[0] == "map" && m[1].size() == 16
-                                ? number<std::uint64_t>(m[1], 16)
+                                ? parse_number<std::uint64_t>(m[1], 16)
                                 : std::nullopt;
-        const auto bytes = m.size() == 3 ? number<std::uint64_t>(m[2]) : std::nullopt;
+        const auto bytes = m.size() == 3 ? parse_number<std::uint64_t>(m[2]) : std::nullopt;
         if (!digest || !bytes) {
             return fail(error_at(2, "expected 'map <16 hex digits> <bytes>'"));
         }
@@ -287,7 +226,7 @@ private:
         }
         map_.kind = *kind;
         const auto tiers = lines[3].substr(0, 6) == "tiers "
-                               ? number<std::uint32_t>(lines[3].substr(6))
+                               ? parse_number<std::uint32_t>(lines[3].substr(6))
                                : std::nullopt;
         if (!tiers) {
             return fail(error_at(4, "expected 'tiers <number>'"));
@@ -307,8 +246,8 @@ private:
         std::uint64_t line = 5 + kTableCount + 1;
         for (std::size_t t = 0; t < kTableCount; ++t) {
             const auto f = split(lines[5 + t], ' ');
-            const auto count = f.size() == 4 ? number<std::uint64_t>(f[2]) : std::nullopt;
-            const auto width = f.size() == 4 ? number<std::uint64_t>(f[3]) : std::nullopt;
+            const auto count = f.size() == 4 ? parse_number<std::uint64_t>(f[2]) : std::nullopt;
+            const auto width = f.size() == 4 ? parse_number<std::uint64_t>(f[3]) : std::nullopt;
             if (f.size() != 4 || f[0] != "table" || f[1] != kTables[t] || !count || !width ||
                 *count > kMaxIndexRecords || *width < 2 || *width > kMaxIndexRecord) {
                 return fail(error_at(6 + t, "expected 'table " + std::string(kTables[t]) +
@@ -402,8 +341,8 @@ private:
         if (f[0] != name) {
             return std::optional<std::pair<std::uint64_t, std::array<std::uint64_t, 2>>>{};
         }
-        const auto su = f.size() == 3 ? number<std::uint64_t>(f[1]) : std::nullopt;
-        const auto rs = f.size() == 3 ? number<std::uint64_t>(f[2]) : std::nullopt;
+        const auto su = f.size() == 3 ? parse_number<std::uint64_t>(f[1]) : std::nullopt;
+        const auto rs = f.size() == 3 ? parse_number<std::uint64_t>(f[2]) : std::nullopt;
         if (!su || !rs || *su >= tables_[kSus].count || *rs >= tables_[kRailsets].count) {
             return fail(bad(kHosts, lo, "expected '<name> <su record> <railset record>'"));
         }
@@ -416,8 +355,8 @@ private:
             return fail(r.error());
         }
         const auto f = split(*r, ' ');
-        const auto group = f.size() == 4 ? number<std::uint64_t>(f[1]) : std::nullopt;
-        const auto total = f.size() == 4 ? number<std::uint32_t>(f[2]) : std::nullopt;
+        const auto group = f.size() == 4 ? parse_number<std::uint64_t>(f[1]) : std::nullopt;
+        const auto total = f.size() == 4 ? parse_number<std::uint32_t>(f[2]) : std::nullopt;
         SuRecord su;
         if (!group || !total || f[0].empty() || *group >= tables_[kGroups].count) {
             return fail(bad(kSus, id, "expected '<name> <group record> <hosts> <switch>,...'"));
@@ -426,7 +365,7 @@ private:
         su.group = *group;
         su.total = *total;
         for (const auto l : split(f[3], ',')) {
-            const auto sw = number<std::uint64_t>(l);
+            const auto sw = parse_number<std::uint64_t>(l);
             if (!sw || *sw >= tables_[kSwitches].count) {
                 return fail(bad(kSus, id, "leaf '" + std::string(l) + "' is not a switch record"));
             }
@@ -447,16 +386,16 @@ private:
         for (const auto item : split(*r, ',')) {
             const auto colon = item.find(':');
             const auto star = item.find('*');
-            const auto hca = number<std::uint64_t>(item.substr(0, colon));
+            const auto hca = parse_number<std::uint64_t>(item.substr(0, colon));
             const auto sw =
                 colon == std::string_view::npos
                     ? std::nullopt
-                    : number<std::uint64_t>(item.substr(colon + 1, star == std::string_view::npos
-                                                                       ? std::string_view::npos
-                                                                       : star - colon - 1));
+                    : parse_number<std::uint64_t>(item.substr(
+                          colon + 1, star == std::string_view::npos ? std::string_view::npos
+                                                                    : star - colon - 1));
             const auto cables = star == std::string_view::npos
                                     ? std::optional<std::uint64_t>(1)
-                                    : number<std::uint64_t>(item.substr(star + 1));
+                                    : parse_number<std::uint64_t>(item.substr(star + 1));
             if (!hca || !sw || !cables || *hca >= map_.hcas.size() ||
                 *sw >= tables_[kSwitches].count || *cables == 0 || *cables > UINT32_MAX) {
                 return fail(bad(kRailsets, id,
@@ -476,7 +415,7 @@ private:
         }
         const auto f = split(*r, ' ');
         const auto guid = f.size() == 3 ? parse_guid(f[1]) : std::nullopt;
-        const auto tier = f.size() == 3 ? number<std::uint32_t>(f[2]) : std::nullopt;
+        const auto tier = f.size() == 3 ? parse_number<std::uint32_t>(f[2]) : std::nullopt;
         if (!guid || !tier || f[0].empty()) {
             return fail(bad(kSwitches, id, "expected '<name> <guid> <tier>'"));
         }
@@ -485,79 +424,6 @@ private:
 };
 
 }  // namespace
-
-Result<std::string> write_fabric_index(const FabricMap& map, std::string_view map_text) {
-    const auto digest = fabric_map_digest(map_text.substr(0, map_text.find('\n')));
-    if (!digest) {
-        return fail(Error::invalid_argument(
-            "the map has no digest on its first line (a version 2 map); an index needs one"));
-    }
-    std::vector<std::string> hosts;
-    std::vector<std::string> railsets;
-    std::unordered_map<std::string, std::size_t> railset_ids;
-    hosts.reserve(map.hosts.size());
-    for (const auto& h : map.hosts) {
-        std::string rails;
-        for (const auto& r : map.rails_of(h)) {
-            rails +=
-                (rails.empty() ? "" : ",") + std::to_string(r.hca) + ':' + std::to_string(r.leaf);
-            if (r.cables != 1) {
-                rails += '*' + std::to_string(r.cables);
-            }
-        }
-        if (rails.empty()) {
-            rails = "-";
-        }
-        const auto [it, added] = railset_ids.emplace(rails, railsets.size());
-        if (added) {
-            railsets.push_back(rails);
-        }
-        hosts.push_back(h.name + ' ' + std::to_string(h.su) + ' ' + std::to_string(it->second));
-    }
-    std::vector<std::string> sus;
-    for (const auto& su : map.sus) {
-        std::string leaves;
-        for (const auto l : su.leaves) {
-            leaves += (leaves.empty() ? "" : ",") + std::to_string(l);
-        }
-        sus.push_back(su.name + ' ' + std::to_string(su.group) + ' ' +
-                      std::to_string(su.fabric_hosts()) + ' ' + leaves);
-    }
-    std::vector<std::string> groups;
-    for (const auto& g : map.groups) {
-        groups.push_back(g.name);
-    }
-    std::vector<std::string> switches;
-    for (const auto& s : map.switches) {
-        switches.push_back(s.name + ' ' + format_guid(s.guid) + ' ' + std::to_string(s.tier));
-    }
-    std::string header = std::string(kMagic) + " " + std::to_string(kFabricIndexVersion) +
-                         "\nmap " + hex16(*digest) + " " + std::to_string(map_text.size()) +
-                         "\nkind " + std::string(to_string(map.kind)) + "\ntiers " +
-                         std::to_string(map.tiers) + "\nhcas";
-    for (const auto& h : map.hcas) {
-        header += ' ' + h;
-    }
-    header += '\n';
-    std::string body;
-    const std::vector<std::string>* in_order[kTableCount] = {&hosts, &sus, &groups, &railsets,
-                                                             &switches};
-    for (std::size_t t = 0; t < kTableCount; ++t) {
-        auto part = table(*in_order[t], kTables[t], header);
-        if (!part) {
-            return fail(part.error());
-        }
-        body += *part;
-    }
-    if (header.size() > kMaxIndexHeader) {
-        return fail(Error::invalid_argument("the index header would be " +
-                                            std::to_string(header.size()) +
-                                            " bytes (the HCA names "
-                                            "are too many or too long); the limit is " +
-                                            std::to_string(kMaxIndexHeader)));
-    }
-    return header + body;
-}
 
 Result<FabricMap> read_fabric_index_for(const ByteSource& index,
                                         const MapStamp& stamp,

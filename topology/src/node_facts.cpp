@@ -7,6 +7,8 @@
 #include <optional>
 #include <vector>
 
+#include "switchyard/common/strings.hpp"
+
 namespace switchyard::topology {
 namespace {
 
@@ -76,29 +78,6 @@ std::string place(const PciPlace& p) {
     return out;
 }
 
-std::vector<std::string_view> words(std::string_view line) {
-    std::vector<std::string_view> out;
-    while (!line.empty()) {
-        const auto sp = line.find(' ');
-        out.push_back(line.substr(0, sp));
-        if (sp == std::string_view::npos) {
-            break;
-        }
-        line.remove_prefix(sp + 1);
-    }
-    return out;
-}
-
-template <typename T>
-std::optional<T> number(std::string_view s, int base = 10) {
-    T v{};
-    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-    if (s.empty() || ec != std::errc{} || p != s.data() + s.size()) {
-        return std::nullopt;
-    }
-    return v;
-}
-
 class Reader {
 public:
     Reader(std::string_view text, std::string_view source, std::uint64_t key)
@@ -111,7 +90,7 @@ public:
             if (ended) {
                 return fail(bad("a line after the 'end' line"));
             }
-            const auto w = words(line);
+            const auto w = split(line, ' ');
             if (line_no_ == 1) {
                 if (line != std::string(kMagic) + " " + std::to_string(kNodeFactsVersion)) {
                     return fail(bad("expected '" + std::string(kMagic) + " " +
@@ -121,7 +100,7 @@ public:
             }
             if (line_no_ == 2) {
                 const auto k = w.size() == 2 && w[0] == "key" && w[1].size() == 16
-                                   ? number<std::uint64_t>(w[1], 16)
+                                   ? parse_number<std::uint64_t>(w[1], 16)
                                    : std::nullopt;
                 if (!k) {
                     return fail(bad("expected 'key <16 hex digits>'"));
@@ -134,9 +113,7 @@ public:
                 continue;
             }
             Result<void> r;
-            if (w.empty()) {
-                r = fail(bad("an empty line; expected numa, gpu, nic or end"));
-            } else if (w[0] == "numa") {
+            if (w[0] == "numa") {
                 r = numa_line(w);
             } else if (w[0] == "gpu") {
                 r = gpu_line(w);
@@ -183,7 +160,7 @@ private:
     }
 
     Result<void> numa_line(const std::vector<std::string_view>& w) {
-        const auto index = w.size() == 3 ? number<int>(w[1]) : std::nullopt;
+        const auto index = w.size() == 3 ? parse_number<int>(w[1]) : std::nullopt;
         const auto cpus = w.size() == 3 ? unescape(w[2]) : std::nullopt;
         if (!index || !cpus || node_.numa.size() >= kMaxNodeFactsItems) {
             return fail(bad("expected 'numa <index> <cpus>' (at most " +
@@ -220,7 +197,7 @@ private:
         PciPlace p;
         auto busid = unescape(w[at]);
         auto bridge = unescape(w[at + 1]);
-        const auto numa = number<int>(w[at + 2]);
+        const auto numa = parse_number<int>(w[at + 2]);
         if (!busid || !bridge || !numa) {
             return std::nullopt;
         }
@@ -239,7 +216,7 @@ private:
             std::uint16_t v[4];
             for (int k = 0; k < 4; ++k) {
                 const auto n =
-                    number<std::uint16_t>(ids.substr(static_cast<std::size_t>(k) * 5, 4), 16);
+                    parse_number<std::uint16_t>(ids.substr(static_cast<std::size_t>(k) * 5, 4), 16);
                 if (!n) {
                     return std::nullopt;
                 }
@@ -260,10 +237,10 @@ private:
             return expected();
         }
         Gpu g;
-        const auto index = number<int>(w[1]);
+        const auto index = parse_number<int>(w[1]);
         auto vendor = unescape(w[2]);
-        const auto vid = number<std::uint16_t>(w[3], 16);
-        const auto did = number<std::uint16_t>(w[4], 16);
+        const auto vid = parse_number<std::uint16_t>(w[3], 16);
+        const auto did = parse_number<std::uint16_t>(w[4], 16);
         auto model = unescape(w[5]);
         auto osdevs = items(w[6]);
         auto p = read_place(w, 7);
@@ -313,9 +290,9 @@ private:
     }
 
     Result<void> end_line(const std::vector<std::string_view>& w) {
-        const auto numa = w.size() == 4 ? number<std::size_t>(w[1]) : std::nullopt;
-        const auto gpus = w.size() == 4 ? number<std::size_t>(w[2]) : std::nullopt;
-        const auto nics = w.size() == 4 ? number<std::size_t>(w[3]) : std::nullopt;
+        const auto numa = w.size() == 4 ? parse_number<std::size_t>(w[1]) : std::nullopt;
+        const auto gpus = w.size() == 4 ? parse_number<std::size_t>(w[2]) : std::nullopt;
+        const auto nics = w.size() == 4 ? parse_number<std::size_t>(w[3]) : std::nullopt;
         if (!numa || !gpus || !nics) {
             return fail(bad("expected 'end <numa> <gpus> <nics>'"));
         }

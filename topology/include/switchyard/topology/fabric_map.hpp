@@ -90,6 +90,9 @@ struct FabricMap {
     }
 };
 
+/// The first word of a map file.
+inline constexpr std::string_view kFabricMapMagic = "switchyard-fabric-map";
+
 /// Current version of the map file format. 2 added the closing `end` line; 3 the digest on the
 /// first line (version 2 maps are still read, without a digest to check or an index to use).
 inline constexpr int kFabricMapVersion = 3;

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// The fabric index's layout, shared by its writer and reader (internal to the topology library).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+namespace switchyard::topology::index_format {
+
+inline constexpr std::string_view kMagic = "switchyard-fabric-index";
+/// Table order in the file, and their names on the header's `table` lines.
+inline constexpr std::string_view kTables[] = {"hosts", "sus", "groups", "railsets", "switches"};
+inline constexpr std::size_t kHosts = 0;
+inline constexpr std::size_t kSus = 1;
+inline constexpr std::size_t kGroups = 2;
+inline constexpr std::size_t kRailsets = 3;
+inline constexpr std::size_t kSwitches = 4;
+inline constexpr std::size_t kTableCount = 5;
+/// 16 lower-case hex digits.
+inline std::string hex16(std::uint64_t v) {
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+    return buf;
+}
+
+}  // namespace switchyard::topology::index_format
