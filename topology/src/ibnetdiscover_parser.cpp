@@ -9,194 +9,45 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "switchyard/common/strings.hpp"
-#include "switchyard/topology/fabric_graph.hpp"
+#include "ibnetdiscover_text.hpp"
 
 namespace switchyard::topology {
-namespace {
+namespace ibnet {
 
-/// Line-by-line reader that knows its line number.
-class Lines {
-public:
-    explicit Lines(std::string_view text) : text_(text) {}
-    bool next(std::string_view& line) {
-        if (pos_ >= text_.size()) {
-            return false;
+void check_symmetry(FabricGraph& g, std::string_view source) {
+    const auto by_port = [](const FabricPort& a, const FabricPort& b) { return a.port < b.port; };
+    for (auto& n : g.nodes) {
+        if (!std::is_sorted(n.ports.begin(), n.ports.end(), by_port)) {  // dumps list them in order
+            std::sort(n.ports.begin(), n.ports.end(), by_port);
         }
-        const auto* start = text_.data() + pos_;
-        const auto* nl = static_cast<const char*>(std::memchr(start, '\n', text_.size() - pos_));
-        const std::size_t len =
-            nl != nullptr ? static_cast<std::size_t>(nl - start) : text_.size() - pos_;
-        line = std::string_view(start, len);
-        if (!line.empty() && line.back() == '\r') {
-            line.remove_suffix(1);
-        }
-        pos_ += len + 1;
-        ++number_;
-        return true;
     }
-    /// The next line that is neither blank nor a '#' comment, trimmed.
-    bool next_content(std::string_view& line) {
-        while (next(line)) {
-            line = trim(line);
-            if (!line.empty() && line.front() != '#') {
-                return true;
+    for (NodeIndex i = 0; i < g.nodes.size(); ++i) {
+        for (const auto& p : g.nodes[i].ports) {
+            if (p.remote == kNoNode) {
+                continue;
+            }
+            const auto& rports = g.nodes[p.remote].ports;
+            const auto it =
+                std::lower_bound(rports.begin(), rports.end(), p.remote_port,
+                                 [](const FabricPort& a, std::uint32_t v) { return a.port < v; });
+            const bool back = it != rports.end() && it->port == p.remote_port && it->remote == i &&
+                              it->remote_port == p.port;
+            if (!back) {
+                g.warnings.push_back({"asymmetric-link", SourceLoc{std::string(source), p.line, 0},
+                                      "'" + g.nodes[i].id + "'[" + std::to_string(p.port) +
+                                          "] → '" + g.nodes[p.remote].id + "'[" +
+                                          std::to_string(p.remote_port) +
+                                          "], but that port does not lead back"});
             }
         }
-        return false;
     }
-    [[nodiscard]] std::uint32_t number() const { return number_; }
-
-private:
-    std::string_view text_;
-    std::size_t pos_ = 0;
-    std::uint32_t number_ = 0;
-};
-
-/// A cursor over one line with the small token readers the grammar needs.
-struct Cursor {
-    std::string_view s;
-    void skip_blanks() {
-        while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-            s.remove_prefix(1);
-        }
-    }
-    bool eat(char c) {
-        skip_blanks();
-        if (s.empty() || s.front() != c) {
-            return false;
-        }
-        s.remove_prefix(1);
-        return true;
-    }
-    std::optional<std::string_view> word() {
-        skip_blanks();
-        std::size_t n = 0;
-        while (n < s.size() && s[n] != ' ' && s[n] != '\t') {
-            ++n;
-        }
-        if (n == 0) {
-            return std::nullopt;
-        }
-        auto w = s.substr(0, n);
-        s.remove_prefix(n);
-        return w;
-    }
-    std::optional<std::uint32_t> number() {
-        skip_blanks();
-        std::uint32_t v = 0;
-        const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-        if (ec != std::errc{} || p == s.data()) {
-            return std::nullopt;
-        }
-        s.remove_prefix(static_cast<std::size_t>(p - s.data()));
-        return v;
-    }
-    /// Reads text between `q` quotes.
-    std::optional<std::string_view> quoted(char q = '"') {
-        if (!eat(q)) {
-            return std::nullopt;
-        }
-        const auto close = s.find(q);
-        if (close == std::string_view::npos) {
-            return std::nullopt;
-        }
-        auto t = s.substr(0, close);
-        s.remove_prefix(close + 1);
-        return t;
-    }
-    /// Reads "[n]" and an optional "[ext n]" after it.
-    std::optional<std::uint32_t> bracket_port() {
-        if (!eat('[')) {
-            return std::nullopt;
-        }
-        auto n = number();
-        if (!n || !eat(']')) {
-            return std::nullopt;
-        }
-        auto rest = s;
-        if (eat('[') && s.starts_with("ext ")) {
-            const auto close = s.find(']');
-            s.remove_prefix(close == std::string_view::npos ? s.size() : close + 1);
-        } else {
-            s = rest;
-        }
-        return n;
-    }
-    /// Reads "(hex)".
-    std::optional<std::uint64_t> paren_guid() {
-        if (!eat('(')) {
-            return std::nullopt;
-        }
-        const auto close = s.find(')');
-        if (close == std::string_view::npos) {
-            return std::nullopt;
-        }
-        auto g = parse_guid(s.substr(0, close));
-        s.remove_prefix(close + 1);
-        return g;
-    }
-};
-
-Failure error_at(std::string_view source, std::uint32_t line, std::string message) {
-    return fail(Error::parse(SourceLoc{std::string(source), line, 0}, std::move(message)));
 }
 
-/// A line for a message: at most 120 bytes, and bytes that are not printable ASCII written as
-/// \xNN (a corrupt dump's error line must not carry raw bytes to a terminal or a log).
-std::string quote_line(std::string_view line) {
-    constexpr std::size_t kMax = 120;
-    std::string out = "'";
-    for (const char ch : line.substr(0, kMax)) {
-        const auto u = static_cast<unsigned char>(ch);
-        if ((u < 0x20 && ch != '\t') || u >= 0x7f) {
-            constexpr const char* kHex = "0123456789abcdef";
-            out += "\\x";
-            out += kHex[u >> 4U];
-            out += kHex[u & 15U];
-        } else {
-            out += ch;
-        }
-    }
-    return out + (line.size() > kMax ? "...'" : "'");
-}
+}  // namespace ibnet
 
-/// Lines a real capture holds that are not part of any record: diagnostics that
-/// `ibnetdiscover > f 2>&1` mixes in ("ibwarn: [...] ...", "src/query_smp.c:...: umad ...
-/// Connection timed out"), and the chassis headers of `ibnetdiscover -s`/`-g` and older
-/// releases ("Chassis 3 (guid 0x...)", "Non-Chassis Nodes").
-bool foreign_line(std::string_view t) {
-    return t.starts_with("ibwarn") || t.starts_with("ibpanic") || t.starts_with("ibdebug") ||
-           t.starts_with("ibnetdiscover:") || t.starts_with("src/") ||
-           t.find(" umad") != std::string_view::npos || t.starts_with("Chassis ") ||
-           t == "Non-Chassis Nodes" || t.starts_with("Non-Chassis Nodes ");
-}
+namespace {
 
-/// Counts the skipped foreign lines and adds one warning for all of them.
-struct ForeignLines {
-    std::uint32_t count = 0;
-    std::uint32_t first = 0;
-    void skip(std::uint32_t line) { first = count++ == 0 ? line : first; }
-    void report(FabricGraph& g, std::string_view source) const {
-        if (count > 0) {
-            g.warnings.push_back(
-                {"foreign-lines", SourceLoc{std::string(source), first, 0},
-                 std::to_string(count) +
-                     " lines that are not ibnetdiscover records were skipped (diagnostics such "
-                     "as ibwarn or umad messages, chassis headers), the first on line " +
-                     std::to_string(first)});
-        }
-    }
-};
-
-/// optional::and_then, which C++20 lacks.
-template <typename F>
-auto then(std::optional<std::string_view> v, F f) -> decltype(f(std::string_view{})) {
-    if (!v) {
-        return std::nullopt;
-    }
-    return f(*v);
-}
+using namespace ibnet;
 
 /// A port line whose remote end is resolved after all records are read.
 struct PendingPort {
@@ -204,18 +55,6 @@ struct PendingPort {
     std::size_t port_index;
     std::string_view remote_id;
 };
-
-/// The node kind a word names, given the format's spelling of switch, CA and router.
-std::optional<NodeKind> kind_named(std::string_view word,
-                                   std::array<std::string_view, 3> spelling) {
-    constexpr NodeKind kKinds[] = {NodeKind::Switch, NodeKind::Ca, NodeKind::Router};
-    for (std::size_t i = 0; i < spelling.size(); ++i) {
-        if (word == spelling[i]) {
-            return kKinds[i];
-        }
-    }
-    return std::nullopt;
-}
 
 std::optional<NodeKind> header_kind(std::string_view word) {
     return kind_named(word, {"Switch", "Ca", "Rt"});
@@ -357,36 +196,6 @@ void resolve_remotes(FabricGraph& g,
             continue;
         }
         port.remote = remote;
-    }
-}
-
-/// Warns about cables whose two ends disagree (A[1]→B[2] but B[2] missing or elsewhere).
-void check_symmetry(FabricGraph& g, std::string_view source) {
-    const auto by_port = [](const FabricPort& a, const FabricPort& b) { return a.port < b.port; };
-    for (auto& n : g.nodes) {
-        if (!std::is_sorted(n.ports.begin(), n.ports.end(), by_port)) {  // dumps list them in order
-            std::sort(n.ports.begin(), n.ports.end(), by_port);
-        }
-    }
-    for (NodeIndex i = 0; i < g.nodes.size(); ++i) {
-        for (const auto& p : g.nodes[i].ports) {
-            if (p.remote == kNoNode) {
-                continue;
-            }
-            const auto& rports = g.nodes[p.remote].ports;
-            const auto it =
-                std::lower_bound(rports.begin(), rports.end(), p.remote_port,
-                                 [](const FabricPort& a, std::uint32_t v) { return a.port < v; });
-            const bool back = it != rports.end() && it->port == p.remote_port && it->remote == i &&
-                              it->remote_port == p.port;
-            if (!back) {
-                g.warnings.push_back({"asymmetric-link", SourceLoc{std::string(source), p.line, 0},
-                                      "'" + g.nodes[i].id + "'[" + std::to_string(p.port) +
-                                          "] → '" + g.nodes[p.remote].id + "'[" +
-                                          std::to_string(p.remote_port) +
-                                          "], but that port does not lead back"});
-            }
-        }
     }
 }
 
@@ -537,121 +346,6 @@ Result<FabricGraph> parse_records(std::string_view text, std::string_view source
     check_symmetry(g, source);
     foreign.report(g, source);
     return g;
-}
-
-/// `ibnetdiscover -p`: one line per port, "CA lid port guid width speed - SW lid port guid (...)".
-Result<FabricGraph> parse_port_list(std::string_view text, std::string_view source) {
-    FabricGraph g;
-    std::unordered_map<std::uint64_t, NodeIndex> by_guid;
-    auto node_for = [&](NodeKind kind, std::uint64_t guid, std::string_view desc,
-                        std::uint32_t line) -> NodeIndex {
-        auto [it, inserted] = by_guid.try_emplace(guid, static_cast<NodeIndex>(g.nodes.size()));
-        if (inserted) {
-            FabricNode node;
-            node.kind = kind;
-            node.guid = guid;
-            node.id = std::string(kind == NodeKind::Switch ? "S-"
-                                  : kind == NodeKind::Ca   ? "H-"
-                                                           : "R-") +
-                      format_guid(guid).substr(2);
-            node.desc = std::string(desc);
-            node.line = line;
-            g.nodes.push_back(std::move(node));
-        } else if (g.nodes[it->second].desc.empty()) {
-            g.nodes[it->second].desc = std::string(desc);
-        }
-        return it->second;
-    };
-    auto kind_of = [](std::string_view w) { return kind_named(w, {"SW", "CA", "RT"}); };
-    struct Half {
-        NodeIndex node;
-        std::uint32_t port;
-        std::uint64_t remote_guid;
-        std::uint32_t remote_port;
-        std::uint32_t line;
-    };
-    std::vector<Half> halves;
-    ForeignLines foreign;
-    Lines lines(text);
-    std::string_view t;
-    while (lines.next_content(t)) {
-        const auto n = lines.number();
-        if (!t.starts_with("CA ") && !t.starts_with("SW ") && !t.starts_with("RT ") &&
-            foreign_line(t)) {
-            foreign.skip(n);
-            continue;
-        }
-        Cursor c{t};
-        const auto kind = then(c.word(), kind_of);
-        const auto lid = c.number();
-        const auto port = c.number();
-        const auto guid = then(c.word(), [](std::string_view w) { return parse_guid(w); });
-        const auto width = c.word();
-        const auto speed = c.word();
-        if (!kind || !lid || !port || !guid || !width || !speed) {
-            return error_at(source, n,
-                            "expected '<CA|SW|RT> <lid> <port> <guid> <width> <speed> ...', got " +
-                                quote_line(t));
-        }
-        if (c.eat('-')) {
-            const auto rkind = then(c.word(), kind_of);
-            const auto rlid = c.number();
-            const auto rport = c.number();
-            const auto rguid = then(c.word(), [](std::string_view w) { return parse_guid(w); });
-            std::string_view ldesc;
-            std::string_view rdesc;
-            if (c.eat('(')) {
-                ldesc = c.quoted('\'').value_or("");
-                c.eat('-');
-                rdesc = c.quoted('\'').value_or("");
-            }
-            if (!rkind || !rlid || !rport || !rguid) {
-                return error_at(source, n,
-                                "expected '- <CA|SW|RT> <lid> <port> <guid>' after the "
-                                "local port, got " +
-                                    quote_line(t));
-            }
-            const auto local = node_for(*kind, *guid, ldesc, n);
-            node_for(*rkind, *rguid, rdesc, n);
-            halves.push_back({local, *port, *rguid, *rport, n});
-        } else {
-            node_for(*kind, *guid, c.quoted('\'').value_or(""), n);  // unconnected port
-        }
-    }
-    if (g.nodes.empty()) {
-        return error_at(source, lines.number(),
-                        "no port lines found; is this 'ibnetdiscover -p' output?");
-    }
-    for (const auto& h : halves) {
-        auto& node = g.nodes[h.node];
-        for (const auto& p : node.ports) {
-            if (p.port == h.port) {
-                return error_at(source, h.line,
-                                "port " + std::to_string(h.port) + " of " + format_guid(node.guid) +
-                                    " already listed on line " + std::to_string(p.line));
-            }
-        }
-        node.ports.push_back({h.port, by_guid.at(h.remote_guid), h.remote_port, 0, h.line});
-    }
-    for (auto& node : g.nodes) {
-        for (const auto& p : node.ports) {
-            node.nports = std::max(node.nports, p.port);
-        }
-    }
-    check_symmetry(g, source);
-    foreign.report(g, source);
-    return g;
-}
-
-bool looks_like_port_list(std::string_view text) {
-    Lines lines(text);
-    std::string_view t;
-    while (lines.next_content(t)) {
-        if (!foreign_line(t)) {
-            return t.starts_with("CA ") || t.starts_with("SW ") || t.starts_with("RT ");
-        }
-    }
-    return false;
 }
 
 }  // namespace
