@@ -3,850 +3,449 @@
 // (leaves sharing hosts), pods/groups (SUs sharing the switches above their leaves).
 #include "switchyard/topology/classify.hpp"
 
-#include <algorithm>
-#include <deque>
-#include <limits>
-#include <map>
-#include <numeric>
-#include <set>
-#include <unordered_map>
-
-#include "fabric_names.hpp"
-#include "switchyard/common/strings.hpp"
+#include "classifier.hpp"
 
 namespace switchyard::topology {
-namespace {
+namespace detail {
 
-constexpr std::uint32_t kSharpDevid = 0xcf09;
-constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
-
-/// Union-find over dense indices; the smallest index represents its set.
-class Disjoint {
-public:
-    explicit Disjoint(std::size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0U); }
-    std::uint32_t find(std::uint32_t x) {
-        while (parent_[x] != x) {
-            parent_[x] = parent_[parent_[x]];
-            x = parent_[x];
-        }
-        return x;
-    }
-    void join(std::uint32_t a, std::uint32_t b) {
-        a = find(a);
-        b = find(b);
-        if (a != b) {
-            parent_[std::max(a, b)] = std::min(a, b);
-        }
-    }
-
-private:
-    std::vector<std::uint32_t> parent_;
-};
-
-struct RawRail {
-    std::string hca;
-    NodeIndex leaf;
-    std::uint32_t cables;
-    NodeIndex ca;
-};
-
-/// Hosts found so far, by name; sorted by name once complete.
-struct HostTable {
-    std::vector<std::pair<std::string, std::vector<RawRail>>> hosts;
-    std::unordered_map<std::string, std::uint32_t> index;
-
-    std::vector<RawRail>& rails_of(const std::string& name) {
-        auto [it, fresh] = index.try_emplace(name, static_cast<std::uint32_t>(hosts.size()));
-        if (fresh) {
-            hosts.emplace_back(name, std::vector<RawRail>{});
-        }
-        return hosts[it->second].second;
-    }
-    void sort_by_name() {
-        std::sort(hosts.begin(), hosts.end(),
-                  [](const auto& a, const auto& b) { return a.first < b.first; });
-        index.clear();
-    }
-};
-
-bool is_placeholder_host(std::string_view h) {
-    static constexpr std::string_view kPlaceholders[] = {
-        "localhost", "localhost.localdomain", "ubuntu", "debian", "(none)", "linux"};
-    return std::find(std::begin(kPlaceholders), std::end(kPlaceholders), h) !=
-           std::end(kPlaceholders);
+void Classifier::run() {
+    auto hosts = find_hosts();
+    demote_spines_with_hosts(hosts);
+    compute_tiers(hosts);
+    build_switches();
+    build_hosts_and_sus(hosts);
+    build_groups();
 }
 
-/// Factory descriptions carry no host: "MT4129 ConnectX7   Mellanox Technologies".
-bool is_factory_ca_desc(std::string_view d) {
-    d = trim(d);
-    return d.empty() || d.find("Mellanox Technologies") != std::string_view::npos ||
-           (d.size() > 2 && d.starts_with("MT") &&
-            std::isdigit(static_cast<unsigned char>(d[2])) != 0);
+/// A switch's name for messages before the switches are named: its description's name part.
+std::string Classifier::switch_name(NodeIndex sw) const {
+    const auto& d = g_.nodes[sw].desc;
+    const auto semi = d.find(';');
+    const auto colon = d.find(':', semi == std::string::npos ? 0 : semi);
+    if (semi != std::string::npos && colon != std::string::npos && colon > semi + 1) {
+        return d.substr(semi + 1, colon - semi - 1);
+    }
+    return d.empty() ? format_guid(g_.nodes[sw].guid) : d;
 }
 
-class Classifier {
-public:
-    Classifier(const FabricGraph& g, const ClassifyOptions& opt, Classification& out)
-        : g_(g), opt_(opt), map_(out.map), stats_(out.stats) {}
-
-    void run() {
-        auto hosts = find_hosts();
-        demote_spines_with_hosts(hosts);
-        compute_tiers(hosts);
-        build_switches();
-        build_hosts_and_sus(hosts);
-        build_groups();
-    }
-
-private:
-    const FabricGraph& g_;
-    const ClassifyOptions& opt_;
-    FabricMap& map_;
-    ClassifyStats& stats_;
-    std::map<std::string, bool> compute_cache_;
-    std::vector<std::uint32_t> tier_;          // per graph node
-    std::vector<std::uint32_t> switch_index_;  // graph node → map switch
-
-    void anomaly(std::string kind, std::string detail) {
-        map_.anomalies.push_back({std::move(kind), std::move(detail)});
-    }
-
-    bool is_compute_hca(const std::string& hca) {
-        if (!opt_.compute_hca || hca == "unknown") {
-            return true;
-        }
-        auto [it, inserted] = compute_cache_.try_emplace(hca, false);
-        if (inserted) {
-            it->second = std::regex_match(hca, *opt_.compute_hca);
-        }
-        return it->second;
-    }
-
-    /// "0x… (on 'leaf desc' port N)" so an admin can find the cable.
-    [[nodiscard]] std::string where(NodeIndex ca) const {
-        std::string s = format_guid(g_.nodes[ca].guid);
-        for (const auto& p : g_.nodes[ca].ports) {
-            if (p.remote != kNoNode) {
-                return s + " (on '" + g_.nodes[p.remote].desc + "' port " +
-                       std::to_string(p.remote_port) + ")";
-            }
-        }
-        return s;
-    }
-
-    [[nodiscard]] const GuidEntry* lookup(NodeIndex ca) const {
-        if (opt_.guid_map == nullptr) {
-            return nullptr;
-        }
-        const auto& node = g_.nodes[ca];
-        auto find = [&](std::uint64_t guid) -> const GuidEntry* {
-            const auto it = opt_.guid_map->find(guid);
-            return it == opt_.guid_map->end() ? nullptr : &it->second;
-        };
-        if (const auto* e = find(node.guid)) {
-            return e;
-        }
-        // Real CX-7: port GUID = node GUID; ibsim: node GUID + port. In -p output a CA is known
-        // only by its port GUID, so the node GUID is that minus the port there.
-        for (const auto& p : node.ports) {
-            for (const auto guid : {p.port_guid, node.guid + p.port, node.guid - p.port}) {
-                if (const auto* e = guid != 0 ? find(guid) : nullptr) {
-                    return e;
-                }
-            }
-        }
-        return nullptr;
-    }
-
-    /// Host and HCA of a CA, or nullopt (and an anomaly) when it is not a usable compute HCA.
-    std::optional<std::pair<std::string, std::string>> identify(NodeIndex ca) {
-        const auto& node = g_.nodes[ca];
-        if (node.devid == kSharpDevid || node.desc.find("Aggregation Node") != std::string::npos) {
-            anomaly("sharp-node", where(ca) + ": SHARP aggregation node, not a host");
-            return std::nullopt;
-        }
-        const auto desc = trim(node.desc);
-        const auto blank = desc.find_first_of(" \t");
-        const auto host = desc.substr(0, blank);
-        const auto hca =
-            blank == std::string_view::npos ? std::string_view{} : trim(desc.substr(blank));
-        const bool factory = is_factory_ca_desc(desc);
-        if (const auto* e = lookup(ca)) {
-            std::string h =
-                e->hca.empty() ? (factory || hca.empty() ? "unknown" : std::string(hca)) : e->hca;
-            if (factory || is_placeholder_host(host)) {
-                anomaly("resolved-by-guid-map",
-                        where(ca) + ": description '" + node.desc + "' names no host; the GUID " +
-                            "map names it " + e->host +
-                            (h == "unknown" ? " (HCA unknown)" : ", HCA " + h));
-            }
-            return std::pair(e->host, std::move(h));
-        }
-        if (factory) {
-            anomaly("unnamed-hca", where(ca) + ": description '" + node.desc +
-                                       "' names no host, and no GUID-map entry");
-            return std::nullopt;
-        }
-        if (is_placeholder_host(host)) {
-            anomaly("placeholder-host", where(ca) + ": description '" + node.desc +
-                                            "' has a placeholder host name, and no GUID-map entry");
-            return std::nullopt;
-        }
-        return std::pair(std::string(host),
-                         hca.empty() ? std::string("unknown") : sanitize_name(hca));
-    }
-
-    /// Host names become Slurm node names and map-file words: refuse anything else.
-    std::optional<std::pair<std::string, std::string>> checked(
-        NodeIndex ca, std::optional<std::pair<std::string, std::string>> id) {
-        if (id && !is_valid_name(id->first)) {
-            anomaly("invalid-host-name", where(ca) + ": host name '" + id->first +
-                                             "' has characters outside [A-Za-z0-9._-]");
-            return std::nullopt;
-        }
-        if (id) {
-            id->second = sanitize_name(id->second);
-        }
-        return id;
-    }
-
-    HostTable find_hosts() {
-        HostTable hosts;
-        std::map<std::string, std::size_t> non_compute;
-        for (NodeIndex i = 0; i < g_.nodes.size(); ++i) {
-            if (g_.nodes[i].kind != NodeKind::Ca) {
-                continue;
-            }
-            auto id = checked(i, identify(i));
-            if (id && !is_compute_hca(id->second)) {
-                ++non_compute[id->second];
-                id.reset();
-            }
-            if (!id || !add_rails(hosts, i, *id)) {
-                ++stats_.excluded_hcas;
-                continue;
-            }
-            ++stats_.compute_hcas;
-        }
-        for (const auto& [hca, count] : non_compute) {
-            anomaly("non-compute-hca", std::to_string(count) + " HCA(s) named '" + hca +
-                                           "' left out by the compute-HCA selector");
-        }
-        hosts.sort_by_name();
-        for (auto& [host, rails] : hosts.hosts) {
-            drop_duplicate_hcas(host, rails);
-        }
-        return hosts;
-    }
-
-    /// Two CAs claiming the same host and HCA name: the first in the dump stays.
-    void drop_duplicate_hcas(const std::string& host, std::vector<RawRail>& rails) {
-        std::stable_sort(rails.begin(), rails.end(),
-                         [](const RawRail& a, const RawRail& b) { return a.hca < b.hca; });
-        for (std::size_t i = 1; i < rails.size();) {
-            if (rails[i].hca == rails[i - 1].hca && rails[i].hca != "unknown" &&
-                rails[i].ca != rails[i - 1].ca) {
-                anomaly("duplicate-hca", where(rails[i].ca) + ": '" + host + " " + rails[i].hca +
-                                             "' is already " +
-                                             format_guid(g_.nodes[rails[i - 1].ca].guid));
-                ++stats_.excluded_hcas;
-                --stats_.compute_hcas;
-                rails.erase(rails.begin() + static_cast<std::ptrdiff_t>(i));
-            } else {
-                ++i;
+void Classifier::compute_tiers(const HostTable& hosts) {
+    tier_.assign(g_.nodes.size(), 0);
+    std::deque<NodeIndex> queue;
+    for (const auto& [host, rails] : hosts.hosts) {
+        for (const auto& r : rails) {
+            if (tier_[r.leaf] == 0) {
+                tier_[r.leaf] = 1;
+                queue.push_back(r.leaf);
             }
         }
     }
-
-    bool add_rails(HostTable& hosts, NodeIndex ca, const std::pair<std::string, std::string>& id) {
-        std::vector<std::pair<NodeIndex, std::uint32_t>> by_leaf;  // (leaf, cables)
-        for (const auto& p : g_.nodes[ca].ports) {
-            if (p.remote == kNoNode || g_.nodes[p.remote].kind != NodeKind::Switch) {
-                continue;
-            }
-            auto it = std::find_if(by_leaf.begin(), by_leaf.end(),
-                                   [&](const auto& e) { return e.first == p.remote; });
-            if (it == by_leaf.end()) {
-                by_leaf.emplace_back(p.remote, 1);
-            } else {
-                ++it->second;
-            }
-        }
-        if (by_leaf.empty()) {
-            ++isolated_hcas_[id.first];
-            anomaly("isolated-hca",
-                    where(ca) + ": " + id.first + " " + id.second + " has no cable to a switch");
-            return false;
-        }
-        auto& rails = hosts.rails_of(id.first);
-        for (const auto& [leaf, cables] : by_leaf) {  // a dual-homed HCA gives one rail per leaf
-            rails.push_back({by_leaf.size() == 1 ? id.second : id.second + "@" + g_.nodes[leaf].id,
-                             leaf, cables, ca});
-        }
-        return true;
-    }
-
-    /// A switch that serves hosts is a leaf, unless it is a spine that also carries a few
-    /// hosts (storage, UFM, login servers cabled straight into it): one cabled to at least two
-    /// other host-serving switches, and to more of them than it serves hosts. Its hosts' cables
-    /// are reported and left out, so the tiers come from the switch graph. Leaves cabled to one
-    /// another (stacked edge switches) stay leaves.
-    void demote_spines_with_hosts(HostTable& hosts) {
-        // Hosts per switch (distinct: a host's rails are adjacent), by graph node.
-        std::vector<std::uint32_t> on_switch(g_.nodes.size(), 0);
-        std::vector<std::uint32_t> last_host(g_.nodes.size(), kNone);
-        for (std::uint32_t hi = 0; hi < hosts.hosts.size(); ++hi) {
-            for (const auto& r : hosts.hosts[hi].second) {
-                if (last_host[r.leaf] != hi) {
-                    last_host[r.leaf] = hi;
-                    ++on_switch[r.leaf];
-                }
-            }
-        }
-        std::set<NodeIndex> spines;
-        std::vector<NodeIndex> neighbours;
-        for (NodeIndex sw = 0; sw < g_.nodes.size(); ++sw) {
-            if (on_switch[sw] == 0) {
-                continue;
-            }
-            neighbours.clear();
-            for (const auto& p : g_.nodes[sw].ports) {
-                if (p.remote != kNoNode && p.remote != sw && on_switch[p.remote] != 0 &&
-                    g_.nodes[p.remote].kind == NodeKind::Switch) {
-                    neighbours.push_back(p.remote);
-                }
-            }
-            std::sort(neighbours.begin(), neighbours.end());
-            const auto distinct = static_cast<std::size_t>(
-                std::unique(neighbours.begin(), neighbours.end()) - neighbours.begin());
-            if (distinct >= 2 && on_switch[sw] < distinct) {
-                spines.insert(sw);
-            }
-        }
-        if (spines.empty()) {
-            return;
-        }
-        for (auto& [host, rails] : hosts.hosts) {
-            for (auto it = rails.begin(); it != rails.end();) {
-                if (spines.count(it->leaf) == 0) {
-                    ++it;
-                    continue;
-                }
-                anomaly("host-on-spine", host + " " + it->hca + " is cabled to '" +
-                                             switch_name(it->leaf) +
-                                             "', a spine (it joins other leaves), not to a "
-                                             "leaf: left out of placement");
-                ++stats_.excluded_hcas;
-                --stats_.compute_hcas;
-                it = rails.erase(it);
-            }
-        }
-        std::erase_if(hosts.hosts, [](const auto& h) { return h.second.empty(); });
-    }
-
-    /// A switch's name for messages before the switches are named: its description's name part.
-    [[nodiscard]] std::string switch_name(NodeIndex sw) const {
-        const auto& d = g_.nodes[sw].desc;
-        const auto semi = d.find(';');
-        const auto colon = d.find(':', semi == std::string::npos ? 0 : semi);
-        if (semi != std::string::npos && colon != std::string::npos && colon > semi + 1) {
-            return d.substr(semi + 1, colon - semi - 1);
-        }
-        return d.empty() ? format_guid(g_.nodes[sw].guid) : d;
-    }
-
-    void compute_tiers(const HostTable& hosts) {
-        tier_.assign(g_.nodes.size(), 0);
-        std::deque<NodeIndex> queue;
-        for (const auto& [host, rails] : hosts.hosts) {
-            for (const auto& r : rails) {
-                if (tier_[r.leaf] == 0) {
-                    tier_[r.leaf] = 1;
-                    queue.push_back(r.leaf);
-                }
-            }
-        }
-        while (!queue.empty()) {
-            const auto s = queue.front();
-            queue.pop_front();
-            for (const auto& p : g_.nodes[s].ports) {
-                if (p.remote != kNoNode && g_.nodes[p.remote].kind == NodeKind::Switch &&
-                    tier_[p.remote] == 0 && !idle_line_card(p.remote)) {
-                    tier_[p.remote] = tier_[s] + 1;
-                    queue.push_back(p.remote);
-                }
+    while (!queue.empty()) {
+        const auto s = queue.front();
+        queue.pop_front();
+        for (const auto& p : g_.nodes[s].ports) {
+            if (p.remote != kNoNode && g_.nodes[p.remote].kind == NodeKind::Switch &&
+                tier_[p.remote] == 0 && !idle_line_card(p.remote)) {
+                tier_[p.remote] = tier_[s] + 1;
+                queue.push_back(p.remote);
             }
         }
     }
+}
 
-    /// A director's line card that serves no host and is cabled only to its own chassis' spine
-    /// cards: an empty slot's ASIC, not a tier above the spine cards.
-    [[nodiscard]] bool idle_line_card(NodeIndex sw) const {
-        const auto card = chassis_card(g_.nodes[sw].desc);
-        if (!card || card->spine) {
-            return false;
-        }
-        for (const auto& p : g_.nodes[sw].ports) {
-            if (p.remote == kNoNode) {
-                continue;
-            }
-            const auto& other = g_.nodes[p.remote];
-            const auto oc = chassis_card(other.desc);
-            if (other.kind != NodeKind::Switch || !oc || !oc->spine ||
-                oc->chassis != card->chassis) {
-                return false;
-            }
-        }
-        return true;
+/// A director's line card that serves no host and is cabled only to its own chassis' spine
+/// cards: an empty slot's ASIC, not a tier above the spine cards.
+bool Classifier::idle_line_card(NodeIndex sw) const {
+    const auto card = chassis_card(g_.nodes[sw].desc);
+    if (!card || card->spine) {
+        return false;
     }
-
-    /// Every switch, named, sorted by tier (unreachable last) then name.
-    void build_switches() {
-        std::vector<NodeIndex> nodes;
-        for (NodeIndex i = 0; i < g_.nodes.size(); ++i) {
-            if (g_.nodes[i].kind == NodeKind::Switch) {
-                nodes.push_back(i);
-            }
-        }
-        const auto names = name_switches(g_, nodes, map_.anomalies);
-        std::vector<std::uint32_t> order(nodes.size());
-        std::iota(order.begin(), order.end(), 0U);
-        auto key = [&](std::uint32_t k) {
-            const auto t = tier_[nodes[k]];
-            return std::pair(t == 0 ? kNone : t, std::string_view(names[k]));
-        };
-        std::sort(order.begin(), order.end(), [&](auto a, auto b) { return key(a) < key(b); });
-        switch_index_.assign(g_.nodes.size(), kNone);
-        for (const auto k : order) {
-            const auto n = nodes[k];
-            switch_index_[n] = static_cast<std::uint32_t>(map_.switches.size());
-            map_.switches.push_back({names[k], g_.nodes[n].guid, tier_[n]});
-            map_.tiers = std::max(map_.tiers, tier_[n]);
-            if (stats_.switches_per_tier.size() <= tier_[n]) {
-                stats_.switches_per_tier.resize(tier_[n] + 1, 0);
-            }
-            ++stats_.switches_per_tier[tier_[n]];
-            if (tier_[n] == 0 && !idle_line_card(n)) {
-                anomaly("unreachable-switch",
-                        "'" + names[k] + "' (" + format_guid(g_.nodes[n].guid) +
-                            ") has no path to a leaf that serves a compute host");
-            }
-        }
-    }
-
-    void build_hosts_and_sus(const HostTable& hosts) {
-        std::set<std::string> hcas;
-        for (const auto& [host, rails] : hosts.hosts) {
-            for (const auto& r : rails) {
-                hcas.insert(r.hca);
-            }
-        }
-        map_.hcas.assign(hcas.begin(), hcas.end());
-        Disjoint leaves(map_.switches.size());
-        map_.hosts.reserve(hosts.hosts.size());
-        for (const auto& [host, rails] : hosts.hosts) {
-            MapHost h{host, 0, static_cast<std::uint32_t>(map_.rails.size()),
-                      static_cast<std::uint32_t>(rails.size())};
-            for (const auto& r : rails) {
-                const auto hca = static_cast<std::uint32_t>(
-                    std::lower_bound(map_.hcas.begin(), map_.hcas.end(), r.hca) -
-                    map_.hcas.begin());
-                map_.rails.push_back({hca, switch_index_[r.leaf], r.cables});
-                leaves.join(switch_index_[rails.front().leaf], switch_index_[r.leaf]);
-            }
-            std::sort(map_.rails.begin() + h.rail_begin, map_.rails.end(),
-                      [](const MapRail& a, const MapRail& b) { return a.hca < b.hca; });
-            map_.hosts.push_back(std::move(h));
-        }
-        // SUs in the order of their first host (hosts are sorted by name): deterministic.
-        std::vector<std::uint32_t> su_of_root(map_.switches.size(), kNone);
-        for (std::uint32_t hi = 0; hi < map_.hosts.size(); ++hi) {
-            auto& h = map_.hosts[hi];
-            const auto root = leaves.find(map_.rails[h.rail_begin].leaf);
-            if (su_of_root[root] == kNone) {
-                su_of_root[root] = static_cast<std::uint32_t>(map_.sus.size());
-                map_.sus.emplace_back();
-            }
-            h.su = su_of_root[root];
-            map_.sus[h.su].hosts.push_back(hi);
-        }
-        for (std::uint32_t s = 0; s < map_.switches.size(); ++s) {
-            if (map_.switches[s].tier == 1) {
-                map_.sus[su_of_root[leaves.find(s)]].leaves.push_back(s);
-            }
-        }
-        name_sus(map_);
-        report_missing_rails();
-    }
-
-    std::unordered_map<std::string, std::uint32_t> isolated_hcas_;  // host → HCAs without cable
-
-    /// Rails come from cabling, not from HCA names ("HCA-2" on one server and "mlx5_1" on its
-    /// neighbour are the same rail when both reach the same leaf). A rail of an SU is a leaf
-    /// that most of its hosts reach; a multi-HCA host that does not reach one is missing that
-    /// rail, named by its leaf. A host with one HCA in the whole dump where its peers have
-    /// several (a storage or management server) is reported as such, not as missing rails.
-    void report_missing_rails() {
-        std::map<std::uint32_t, std::size_t> reach;  // leaf → hosts of the SU that reach it
-        for (const auto& su : map_.sus) {
-            reach.clear();
-            for (const auto hi : su.hosts) {
-                std::set<std::uint32_t> leaves;
-                for (const auto& r : map_.rails_of(map_.hosts[hi])) {
-                    leaves.insert(r.leaf);
-                }
-                for (const auto leaf : leaves) {
-                    ++reach[leaf];
-                }
-            }
-            std::vector<std::uint32_t> rails;  // leaves more than half the hosts reach
-            for (const auto& [leaf, n] : reach) {
-                if (2 * n > su.hosts.size()) {
-                    rails.push_back(leaf);
-                }
-            }
-            if (rails.size() < 2) {
-                continue;  // a single-rail SU: nothing to miss
-            }
-            for (const auto hi : su.hosts) {
-                const auto& host = map_.hosts[hi];
-                std::set<std::uint32_t> has;
-                for (const auto& r : map_.rails_of(host)) {
-                    has.insert(r.leaf);
-                }
-                std::vector<std::string> missing;
-                for (const auto leaf : rails) {
-                    if (has.count(leaf) == 0) {
-                        missing.push_back(map_.switches[leaf].name);
-                    }
-                }
-                if (missing.empty()) {
-                    continue;
-                }
-                const auto iso = isolated_hcas_.find(host.name);
-                if (host.rail_count + (iso == isolated_hcas_.end() ? 0 : iso->second) <= 1) {
-                    anomaly("single-hca-host", host.name + " in SU " + su.name +
-                                                   " has one HCA where its peers reach " +
-                                                   std::to_string(rails.size()) +
-                                                   " rails (a storage or management server?)");
-                    continue;
-                }
-                anomaly("missing-rail", host.name + " in SU " + su.name +
-                                            " reaches no HCA to leaf " + join(missing, ", ") +
-                                            " (its SU has " + std::to_string(rails.size()) +
-                                            " rails)");
-            }
-        }
-    }
-
-    void build_groups() {
-        const auto nsus = map_.sus.size();
-        Disjoint groups(nsus + map_.switches.size());  // SUs, then switches shifted by nsus
-        std::vector<std::uint32_t> su_of_leaf(map_.switches.size(), kNone);
-        for (std::uint32_t s = 0; s < nsus; ++s) {
-            for (const auto leaf : map_.sus[s].leaves) {
-                su_of_leaf[leaf] = s;
-            }
-        }
-        // One pass over the leaves' cables: up to tier 2 (uplinks), and to other leaves (small
-        // fabrics, stacked edge switches: their SUs are connected, which no tier shows).
-        std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> uplinks;
-        std::set<std::pair<std::uint32_t, std::uint32_t>> leaf_pairs;
-        std::vector<char> has_uplink(nsus, 0);
-        for (std::uint32_t s = 0; s < nsus; ++s) {
-            for (const auto leaf : map_.sus[s].leaves) {
-                for (const auto& p : g_.nodes[leaf_node(leaf)].ports) {
-                    const auto other = p.remote == kNoNode ? kNone : switch_index_[p.remote];
-                    if (other == kNone || other == leaf) {
-                        continue;
-                    }
-                    if (map_.switches[other].tier == 2) {
-                        groups.join(s, static_cast<std::uint32_t>(nsus + other));
-                        ++uplinks[{leaf, other}];
-                        has_uplink[s] = 1;
-                    } else if (su_of_leaf[other] != kNone) {
-                        leaf_pairs.insert(std::minmax(leaf, other));
-                    }
-                }
-            }
-        }
-        report_uplinks(uplinks);
-        // A leaf-to-leaf cable joins SUs only where no spine does: a stray cable between two
-        // groups of a Dragonfly+ fabric must not merge the groups.
-        for (const auto& [a, b] : leaf_pairs) {
-            if (has_uplink[su_of_leaf[a]] == 0 && has_uplink[su_of_leaf[b]] == 0) {
-                groups.join(su_of_leaf[a], su_of_leaf[b]);
-            }
-        }
-        for (const auto& [a, b] : leaf_pairs) {
-            anomaly("leaf-to-leaf", "'" + map_.switches[a].name + "' is cabled to '" +
-                                        map_.switches[b].name + "', another leaf (not a tier)");
-        }
-        std::vector<std::uint32_t> group_of_root(nsus + map_.switches.size(), kNone);
-        for (std::uint32_t s = 0; s < nsus; ++s) {
-            const auto root = groups.find(s);
-            if (group_of_root[root] == kNone) {
-                group_of_root[root] = static_cast<std::uint32_t>(map_.groups.size());
-                map_.groups.emplace_back();
-            }
-            map_.sus[s].group = group_of_root[root];
-            map_.groups[map_.sus[s].group].sus.push_back(s);
-        }
-        std::vector<std::uint32_t> group_of_switch(map_.switches.size(), kNone);
-        for (std::uint32_t w = 0; w < map_.switches.size(); ++w) {
-            const auto root = groups.find(static_cast<std::uint32_t>(nsus + w));
-            group_of_switch[w] = root < group_of_root.size() ? group_of_root[root] : kNone;
-        }
-        name_groups(map_, group_of_switch);
-        map_.kind = fabric_kind(group_of_switch);
-        report_missing_uplinks(uplinks);
-        if (map_.kind == FabricKind::DragonflyPlus) {
-            report_thin_global_links(group_of_switch);
-        }
-        if (map_.kind == FabricKind::Islands) {
-            anomaly("disconnected",
-                    std::to_string(map_.groups.size()) + " groups with no cable path between them");
-        }
-    }
-
-    /// Cabling validation, as UFM's topology compare does: within each group, an upper switch
-    /// that most of the group's leaves reach is one every leaf should reach; each leaf that has
-    /// no cable to it is reported, both ends named.
-    void report_missing_uplinks(
-        const std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t>& uplinks) {
-        // (leaf, upper) pairs in order: each leaf's uppers are one run.
-        std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
-        pairs.reserve(uplinks.size());
-        for (const auto& [pair, cables] : uplinks) {
-            pairs.push_back(pair);
-        }
-        auto ups_of = [&](std::uint32_t leaf) {
-            const auto lo = std::lower_bound(pairs.begin(), pairs.end(), std::pair(leaf, 0U));
-            auto hi = lo;
-            while (hi != pairs.end() && hi->first == leaf) {
-                ++hi;
-            }
-            return std::pair(lo, hi);
-        };
-        std::vector<std::uint32_t> reached_by(map_.switches.size(), 0);
-        std::vector<std::uint32_t> uppers;
-        for (std::uint32_t gi = 0; gi < map_.groups.size(); ++gi) {
-            std::vector<std::uint32_t> leaves;
-            for (const auto s : map_.groups[gi].sus) {
-                leaves.insert(leaves.end(), map_.sus[s].leaves.begin(), map_.sus[s].leaves.end());
-            }
-            if (leaves.size() < 3) {
-                continue;  // too few leaves to say what "most" cable to
-            }
-            uppers.clear();
-            for (const auto leaf : leaves) {
-                const auto [lo, hi] = ups_of(leaf);
-                for (auto it = lo; it != hi; ++it) {
-                    if (reached_by[it->second]++ == 0) {
-                        uppers.push_back(it->second);
-                    }
-                }
-            }
-            std::sort(uppers.begin(), uppers.end());
-            for (const auto leaf : leaves) {
-                const auto [lo, hi] = ups_of(leaf);
-                for (const auto up : uppers) {
-                    const auto n = reached_by[up];
-                    if (2 * std::size_t{n} > leaves.size() &&
-                        !std::binary_search(lo, hi, std::pair(leaf, up))) {
-                        anomaly("missing-uplink",
-                                "'" + map_.switches[leaf].name + "' has no cable to '" +
-                                    map_.switches[up].name + "' (" + std::to_string(n) + " of " +
-                                    std::to_string(leaves.size()) + " leaves of group " +
-                                    map_.groups[gi].name + " have)");
-                    }
-                }
-            }
-            for (const auto up : uppers) {
-                reached_by[up] = 0;
-            }
-        }
-    }
-
-    /// Dragonfly+: global cables per pair of groups; a pair with fewer than most pairs (or
-    /// none, where most pairs have some) is reported with both groups named.
-    void report_thin_global_links(const std::vector<std::uint32_t>& group_of_switch) {
-        const auto ng = map_.groups.size();
-        std::vector<std::uint32_t> cables(ng * ng, 0);
-        for (std::uint32_t w = 0; w < map_.switches.size(); ++w) {
-            if (map_.switches[w].tier != 2 || group_of_switch[w] == kNone) {
-                continue;
-            }
-            for (const auto& p : g_.nodes[leaf_node(w)].ports) {
-                const auto o = p.remote == kNoNode ? kNone : switch_index_[p.remote];
-                if (o != kNone && map_.switches[o].tier == 2 && group_of_switch[o] != kNone &&
-                    group_of_switch[o] > group_of_switch[w]) {
-                    ++cables[group_of_switch[w] * ng + group_of_switch[o]];
-                }
-            }
-        }
-        std::map<std::uint32_t, std::size_t> histogram;
-        for (std::size_t a = 0; a < ng; ++a) {
-            for (std::size_t b = a + 1; b < ng; ++b) {
-                ++histogram[cables[a * ng + b]];
-            }
-        }
-        const auto mode =
-            std::max_element(histogram.begin(), histogram.end(), [](auto& x, auto& y) {
-                return x.second < y.second;
-            })->first;
-        for (std::size_t a = 0; a < ng; ++a) {
-            for (std::size_t b = a + 1; b < ng; ++b) {
-                const auto n = cables[a * ng + b];
-                if (n < mode) {
-                    anomaly("thin-global-links", "groups " + map_.groups[a].name + " and " +
-                                                     map_.groups[b].name + ": " +
-                                                     std::to_string(n) +
-                                                     " global cable(s), most group pairs "
-                                                     "have " +
-                                                     std::to_string(mode));
-                }
-            }
-        }
-    }
-
-    /// Histogram of cables per (leaf, upper switch) pair; pairs below the most common count
-    /// (a cable down or missing) are anomalies.
-    void report_uplinks(
-        const std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t>& uplinks) {
-        std::map<std::uint32_t, std::size_t> histogram;
-        for (const auto& [pair, cables] : uplinks) {
-            ++histogram[cables];
-        }
-        stats_.uplink_cables.assign(histogram.begin(), histogram.end());
-        if (histogram.size() < 2) {
-            return;
-        }
-        const auto mode =
-            std::max_element(histogram.begin(), histogram.end(), [](auto& a, auto& b) {
-                return a.second < b.second;
-            })->first;
-        for (const auto& [pair, cables] : uplinks) {
-            if (cables < mode) {
-                anomaly("uneven-uplinks",
-                        "'" + map_.switches[pair.first].name + "' to '" +
-                            map_.switches[pair.second].name + "': " + std::to_string(cables) +
-                            " cable(s), most leaf pairs have " + std::to_string(mode));
-            }
-        }
-    }
-
-    [[nodiscard]] NodeIndex leaf_node(std::uint32_t map_switch) const {
-        // switch_index_ is the only mapping; invert lazily once.
-        if (node_of_switch_.empty()) {
-            node_of_switch_.assign(map_.switches.size(), kNoNode);
-            for (NodeIndex n = 0; n < switch_index_.size(); ++n) {
-                if (switch_index_[n] != kNone) {
-                    node_of_switch_[switch_index_[n]] = n;
-                }
-            }
-        }
-        return node_of_switch_[map_switch];
-    }
-    mutable std::vector<NodeIndex> node_of_switch_;
-
-    /// Several groups: Dragonfly+ when tier-2 switches of different groups are cabled to each
-    /// other (global links); a 3-level fat tree when a higher tier joins them; else islands.
-    [[nodiscard]] FabricKind fabric_kind(const std::vector<std::uint32_t>& group_of_switch) const {
-        if (map_.hosts.empty()) {
-            return FabricKind::Empty;
-        }
-        if (map_.groups.size() == 1) {
-            return FabricKind::FatTree;
-        }
-        bool global = false;
-        for (std::uint32_t w = 0; w < map_.switches.size() && !global; ++w) {
-            if (map_.switches[w].tier != 2) {
-                continue;
-            }
-            for (const auto& p : g_.nodes[leaf_node(w)].ports) {
-                const auto o = p.remote == kNoNode ? kNone : switch_index_[p.remote];
-                if (o != kNone && map_.switches[o].tier == 2 &&
-                    group_of_switch[o] != group_of_switch[w]) {
-                    global = true;
-                    break;
-                }
-            }
-        }
-        if (global) {
-            return FabricKind::DragonflyPlus;
-        }
-        return map_.tiers >= 3 ? FabricKind::FatTree3 : FabricKind::Islands;
-    }
-};
-
-}  // namespace
-
-Result<GuidMap> parse_guid_map(std::string_view text, std::string_view source) {
-    GuidMap out;
-    std::uint32_t line_no = 0;
-    for (auto line : split(text, '\n')) {
-        ++line_no;
-        auto bad = [&](const std::string& why) {
-            return fail(Error::parse(SourceLoc{std::string(source), line_no, 0},
-                                     why +
-                                         "; expected '<guid> <host> [<hca>]' or, as "
-                                         "infiniband-diags and OpenSM read it, '<guid> "
-                                         "\"<host> [<hca>]\"', got '" +
-                                         std::string(trim(line).substr(0, 120)) + "'"));
-        };
-        // A '#' starts a comment outside quotes; a quoted name is the node description that
-        // --node-name-map gives, its words read as host and HCA (quotes are not part of them).
-        std::vector<std::string_view> f;
-        bool quoted = false;
-        for (std::size_t i = 0; i < line.size();) {
-            const char c = line[i];
-            if (c == '#') {
-                break;
-            }
-            if (c == ' ' || c == '\t' || c == '\r') {
-                ++i;
-                continue;
-            }
-            if (c == '"') {
-                const auto close = line.find('"', i + 1);
-                if (close == std::string_view::npos) {
-                    return bad("a quoted name without its closing quote");
-                }
-                for (auto w : split(line.substr(i + 1, close - i - 1), ' ')) {
-                    if (!trim(w).empty()) {
-                        f.push_back(trim(w));
-                    }
-                }
-                quoted = true;
-                i = close + 1;
-                continue;
-            }
-            const auto end = line.find_first_of(" \t\r#\"", i);
-            f.push_back(line.substr(i, end == std::string_view::npos ? line.size() - i : end - i));
-            i = end == std::string_view::npos ? line.size() : end;
-        }
-        if (f.empty()) {
+    for (const auto& p : g_.nodes[sw].ports) {
+        if (p.remote == kNoNode) {
             continue;
         }
-        const auto guid = parse_guid(f[0]);
-        if (!guid) {
-            return bad("'" + std::string(f[0]) + "' is not a GUID");
-        }
-        if (f.size() < 2 || f.size() > 3) {
-            return bad(f.size() < 2 ? (quoted ? "an empty name" : "no host")
-                                    : (quoted ? "more than a host and an HCA in the name"
-                                              : "too many fields"));
-        }
-        GuidEntry e{std::string(f[1]), f.size() == 3 ? std::string(f[2]) : std::string()};
-        auto [it, fresh] = out.try_emplace(*guid, e);
-        if (!fresh && it->second.host != e.host) {
-            return bad("GUID " + format_guid(*guid) + " was already given to host '" +
-                       it->second.host + "'");
+        const auto& other = g_.nodes[p.remote];
+        const auto oc = chassis_card(other.desc);
+        if (other.kind != NodeKind::Switch || !oc || !oc->spine || oc->chassis != card->chassis) {
+            return false;
         }
     }
-    return out;
+    return true;
 }
+
+/// Every switch, named, sorted by tier (unreachable last) then name.
+void Classifier::build_switches() {
+    std::vector<NodeIndex> nodes;
+    for (NodeIndex i = 0; i < g_.nodes.size(); ++i) {
+        if (g_.nodes[i].kind == NodeKind::Switch) {
+            nodes.push_back(i);
+        }
+    }
+    const auto names = name_switches(g_, nodes, map_.anomalies);
+    std::vector<std::uint32_t> order(nodes.size());
+    std::iota(order.begin(), order.end(), 0U);
+    auto key = [&](std::uint32_t k) {
+        const auto t = tier_[nodes[k]];
+        return std::pair(t == 0 ? kNone : t, std::string_view(names[k]));
+    };
+    std::sort(order.begin(), order.end(), [&](auto a, auto b) { return key(a) < key(b); });
+    switch_index_.assign(g_.nodes.size(), kNone);
+    for (const auto k : order) {
+        const auto n = nodes[k];
+        switch_index_[n] = static_cast<std::uint32_t>(map_.switches.size());
+        map_.switches.push_back({names[k], g_.nodes[n].guid, tier_[n]});
+        map_.tiers = std::max(map_.tiers, tier_[n]);
+        if (stats_.switches_per_tier.size() <= tier_[n]) {
+            stats_.switches_per_tier.resize(tier_[n] + 1, 0);
+        }
+        ++stats_.switches_per_tier[tier_[n]];
+        if (tier_[n] == 0 && !idle_line_card(n)) {
+            anomaly("unreachable-switch", "'" + names[k] + "' (" + format_guid(g_.nodes[n].guid) +
+                                              ") has no path to a leaf that serves a compute host");
+        }
+    }
+}
+
+void Classifier::build_hosts_and_sus(const HostTable& hosts) {
+    std::set<std::string> hcas;
+    for (const auto& [host, rails] : hosts.hosts) {
+        for (const auto& r : rails) {
+            hcas.insert(r.hca);
+        }
+    }
+    map_.hcas.assign(hcas.begin(), hcas.end());
+    Disjoint leaves(map_.switches.size());
+    map_.hosts.reserve(hosts.hosts.size());
+    for (const auto& [host, rails] : hosts.hosts) {
+        MapHost h{host, 0, static_cast<std::uint32_t>(map_.rails.size()),
+                  static_cast<std::uint32_t>(rails.size())};
+        for (const auto& r : rails) {
+            const auto hca = static_cast<std::uint32_t>(
+                std::lower_bound(map_.hcas.begin(), map_.hcas.end(), r.hca) - map_.hcas.begin());
+            map_.rails.push_back({hca, switch_index_[r.leaf], r.cables});
+            leaves.join(switch_index_[rails.front().leaf], switch_index_[r.leaf]);
+        }
+        std::sort(map_.rails.begin() + h.rail_begin, map_.rails.end(),
+                  [](const MapRail& a, const MapRail& b) { return a.hca < b.hca; });
+        map_.hosts.push_back(std::move(h));
+    }
+    // SUs in the order of their first host (hosts are sorted by name): deterministic.
+    std::vector<std::uint32_t> su_of_root(map_.switches.size(), kNone);
+    for (std::uint32_t hi = 0; hi < map_.hosts.size(); ++hi) {
+        auto& h = map_.hosts[hi];
+        const auto root = leaves.find(map_.rails[h.rail_begin].leaf);
+        if (su_of_root[root] == kNone) {
+            su_of_root[root] = static_cast<std::uint32_t>(map_.sus.size());
+            map_.sus.emplace_back();
+        }
+        h.su = su_of_root[root];
+        map_.sus[h.su].hosts.push_back(hi);
+    }
+    for (std::uint32_t s = 0; s < map_.switches.size(); ++s) {
+        if (map_.switches[s].tier == 1) {
+            map_.sus[su_of_root[leaves.find(s)]].leaves.push_back(s);
+        }
+    }
+    name_sus(map_);
+    report_missing_rails();
+}
+
+/// Rails come from cabling, not from HCA names ("HCA-2" on one server and "mlx5_1" on its
+/// neighbour are the same rail when both reach the same leaf). A rail of an SU is a leaf
+/// that most of its hosts reach; a multi-HCA host that does not reach one is missing that
+/// rail, named by its leaf. A host with one HCA in the whole dump where its peers have
+/// several (a storage or management server) is reported as such, not as missing rails.
+void Classifier::report_missing_rails() {
+    std::map<std::uint32_t, std::size_t> reach;  // leaf → hosts of the SU that reach it
+    for (const auto& su : map_.sus) {
+        reach.clear();
+        for (const auto hi : su.hosts) {
+            std::set<std::uint32_t> leaves;
+            for (const auto& r : map_.rails_of(map_.hosts[hi])) {
+                leaves.insert(r.leaf);
+            }
+            for (const auto leaf : leaves) {
+                ++reach[leaf];
+            }
+        }
+        std::vector<std::uint32_t> rails;  // leaves more than half the hosts reach
+        for (const auto& [leaf, n] : reach) {
+            if (2 * n > su.hosts.size()) {
+                rails.push_back(leaf);
+            }
+        }
+        if (rails.size() < 2) {
+            continue;  // a single-rail SU: nothing to miss
+        }
+        for (const auto hi : su.hosts) {
+            const auto& host = map_.hosts[hi];
+            std::set<std::uint32_t> has;
+            for (const auto& r : map_.rails_of(host)) {
+                has.insert(r.leaf);
+            }
+            std::vector<std::string> missing;
+            for (const auto leaf : rails) {
+                if (has.count(leaf) == 0) {
+                    missing.push_back(map_.switches[leaf].name);
+                }
+            }
+            if (missing.empty()) {
+                continue;
+            }
+            const auto iso = isolated_hcas_.find(host.name);
+            if (host.rail_count + (iso == isolated_hcas_.end() ? 0 : iso->second) <= 1) {
+                anomaly("single-hca-host", host.name + " in SU " + su.name +
+                                               " has one HCA where its peers reach " +
+                                               std::to_string(rails.size()) +
+                                               " rails (a storage or management server?)");
+                continue;
+            }
+            anomaly("missing-rail", host.name + " in SU " + su.name + " reaches no HCA to leaf " +
+                                        join(missing, ", ") + " (its SU has " +
+                                        std::to_string(rails.size()) + " rails)");
+        }
+    }
+}
+
+void Classifier::build_groups() {
+    const auto nsus = map_.sus.size();
+    Disjoint groups(nsus + map_.switches.size());  // SUs, then switches shifted by nsus
+    std::vector<std::uint32_t> su_of_leaf(map_.switches.size(), kNone);
+    for (std::uint32_t s = 0; s < nsus; ++s) {
+        for (const auto leaf : map_.sus[s].leaves) {
+            su_of_leaf[leaf] = s;
+        }
+    }
+    // One pass over the leaves' cables: up to tier 2 (uplinks), and to other leaves (small
+    // fabrics, stacked edge switches: their SUs are connected, which no tier shows).
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> uplinks;
+    std::set<std::pair<std::uint32_t, std::uint32_t>> leaf_pairs;
+    std::vector<char> has_uplink(nsus, 0);
+    for (std::uint32_t s = 0; s < nsus; ++s) {
+        for (const auto leaf : map_.sus[s].leaves) {
+            for (const auto& p : g_.nodes[leaf_node(leaf)].ports) {
+                const auto other = p.remote == kNoNode ? kNone : switch_index_[p.remote];
+                if (other == kNone || other == leaf) {
+                    continue;
+                }
+                if (map_.switches[other].tier == 2) {
+                    groups.join(s, static_cast<std::uint32_t>(nsus + other));
+                    ++uplinks[{leaf, other}];
+                    has_uplink[s] = 1;
+                } else if (su_of_leaf[other] != kNone) {
+                    leaf_pairs.insert(std::minmax(leaf, other));
+                }
+            }
+        }
+    }
+    report_uplinks(uplinks);
+    // A leaf-to-leaf cable joins SUs only where no spine does: a stray cable between two
+    // groups of a Dragonfly+ fabric must not merge the groups.
+    for (const auto& [a, b] : leaf_pairs) {
+        if (has_uplink[su_of_leaf[a]] == 0 && has_uplink[su_of_leaf[b]] == 0) {
+            groups.join(su_of_leaf[a], su_of_leaf[b]);
+        }
+    }
+    for (const auto& [a, b] : leaf_pairs) {
+        anomaly("leaf-to-leaf", "'" + map_.switches[a].name + "' is cabled to '" +
+                                    map_.switches[b].name + "', another leaf (not a tier)");
+    }
+    std::vector<std::uint32_t> group_of_root(nsus + map_.switches.size(), kNone);
+    for (std::uint32_t s = 0; s < nsus; ++s) {
+        const auto root = groups.find(s);
+        if (group_of_root[root] == kNone) {
+            group_of_root[root] = static_cast<std::uint32_t>(map_.groups.size());
+            map_.groups.emplace_back();
+        }
+        map_.sus[s].group = group_of_root[root];
+        map_.groups[map_.sus[s].group].sus.push_back(s);
+    }
+    std::vector<std::uint32_t> group_of_switch(map_.switches.size(), kNone);
+    for (std::uint32_t w = 0; w < map_.switches.size(); ++w) {
+        const auto root = groups.find(static_cast<std::uint32_t>(nsus + w));
+        group_of_switch[w] = root < group_of_root.size() ? group_of_root[root] : kNone;
+    }
+    name_groups(map_, group_of_switch);
+    map_.kind = fabric_kind(group_of_switch);
+    report_missing_uplinks(uplinks);
+    if (map_.kind == FabricKind::DragonflyPlus) {
+        report_thin_global_links(group_of_switch);
+    }
+    if (map_.kind == FabricKind::Islands) {
+        anomaly("disconnected",
+                std::to_string(map_.groups.size()) + " groups with no cable path between them");
+    }
+}
+
+/// Cabling validation, as UFM's topology compare does: within each group, an upper switch
+/// that most of the group's leaves reach is one every leaf should reach; each leaf that has
+/// no cable to it is reported, both ends named.
+void Classifier::report_missing_uplinks(
+    const std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t>& uplinks) {
+    // (leaf, upper) pairs in order: each leaf's uppers are one run.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+    pairs.reserve(uplinks.size());
+    for (const auto& [pair, cables] : uplinks) {
+        pairs.push_back(pair);
+    }
+    auto ups_of = [&](std::uint32_t leaf) {
+        const auto lo = std::lower_bound(pairs.begin(), pairs.end(), std::pair(leaf, 0U));
+        auto hi = lo;
+        while (hi != pairs.end() && hi->first == leaf) {
+            ++hi;
+        }
+        return std::pair(lo, hi);
+    };
+    std::vector<std::uint32_t> reached_by(map_.switches.size(), 0);
+    std::vector<std::uint32_t> uppers;
+    for (std::uint32_t gi = 0; gi < map_.groups.size(); ++gi) {
+        std::vector<std::uint32_t> leaves;
+        for (const auto s : map_.groups[gi].sus) {
+            leaves.insert(leaves.end(), map_.sus[s].leaves.begin(), map_.sus[s].leaves.end());
+        }
+        if (leaves.size() < 3) {
+            continue;  // too few leaves to say what "most" cable to
+        }
+        uppers.clear();
+        for (const auto leaf : leaves) {
+            const auto [lo, hi] = ups_of(leaf);
+            for (auto it = lo; it != hi; ++it) {
+                if (reached_by[it->second]++ == 0) {
+                    uppers.push_back(it->second);
+                }
+            }
+        }
+        std::sort(uppers.begin(), uppers.end());
+        for (const auto leaf : leaves) {
+            const auto [lo, hi] = ups_of(leaf);
+            for (const auto up : uppers) {
+                const auto n = reached_by[up];
+                if (2 * std::size_t{n} > leaves.size() &&
+                    !std::binary_search(lo, hi, std::pair(leaf, up))) {
+                    anomaly("missing-uplink",
+                            "'" + map_.switches[leaf].name + "' has no cable to '" +
+                                map_.switches[up].name + "' (" + std::to_string(n) + " of " +
+                                std::to_string(leaves.size()) + " leaves of group " +
+                                map_.groups[gi].name + " have)");
+                }
+            }
+        }
+        for (const auto up : uppers) {
+            reached_by[up] = 0;
+        }
+    }
+}
+
+/// Dragonfly+: global cables per pair of groups; a pair with fewer than most pairs (or
+/// none, where most pairs have some) is reported with both groups named.
+void Classifier::report_thin_global_links(const std::vector<std::uint32_t>& group_of_switch) {
+    const auto ng = map_.groups.size();
+    std::vector<std::uint32_t> cables(ng * ng, 0);
+    for (std::uint32_t w = 0; w < map_.switches.size(); ++w) {
+        if (map_.switches[w].tier != 2 || group_of_switch[w] == kNone) {
+            continue;
+        }
+        for (const auto& p : g_.nodes[leaf_node(w)].ports) {
+            const auto o = p.remote == kNoNode ? kNone : switch_index_[p.remote];
+            if (o != kNone && map_.switches[o].tier == 2 && group_of_switch[o] != kNone &&
+                group_of_switch[o] > group_of_switch[w]) {
+                ++cables[group_of_switch[w] * ng + group_of_switch[o]];
+            }
+        }
+    }
+    std::map<std::uint32_t, std::size_t> histogram;
+    for (std::size_t a = 0; a < ng; ++a) {
+        for (std::size_t b = a + 1; b < ng; ++b) {
+            ++histogram[cables[a * ng + b]];
+        }
+    }
+    const auto mode = std::max_element(histogram.begin(), histogram.end(), [](auto& x, auto& y) {
+                          return x.second < y.second;
+                      })->first;
+    for (std::size_t a = 0; a < ng; ++a) {
+        for (std::size_t b = a + 1; b < ng; ++b) {
+            const auto n = cables[a * ng + b];
+            if (n < mode) {
+                anomaly("thin-global-links", "groups " + map_.groups[a].name + " and " +
+                                                 map_.groups[b].name + ": " + std::to_string(n) +
+                                                 " global cable(s), most group pairs "
+                                                 "have " +
+                                                 std::to_string(mode));
+            }
+        }
+    }
+}
+
+/// Histogram of cables per (leaf, upper switch) pair; pairs below the most common count
+/// (a cable down or missing) are anomalies.
+void Classifier::report_uplinks(
+    const std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t>& uplinks) {
+    std::map<std::uint32_t, std::size_t> histogram;
+    for (const auto& [pair, cables] : uplinks) {
+        ++histogram[cables];
+    }
+    stats_.uplink_cables.assign(histogram.begin(), histogram.end());
+    if (histogram.size() < 2) {
+        return;
+    }
+    const auto mode = std::max_element(histogram.begin(), histogram.end(), [](auto& a, auto& b) {
+                          return a.second < b.second;
+                      })->first;
+    for (const auto& [pair, cables] : uplinks) {
+        if (cables < mode) {
+            anomaly("uneven-uplinks",
+                    "'" + map_.switches[pair.first].name + "' to '" +
+                        map_.switches[pair.second].name + "': " + std::to_string(cables) +
+                        " cable(s), most leaf pairs have " + std::to_string(mode));
+        }
+    }
+}
+
+NodeIndex Classifier::leaf_node(std::uint32_t map_switch) const {
+    // switch_index_ is the only mapping; invert lazily once.
+    if (node_of_switch_.empty()) {
+        node_of_switch_.assign(map_.switches.size(), kNoNode);
+        for (NodeIndex n = 0; n < switch_index_.size(); ++n) {
+            if (switch_index_[n] != kNone) {
+                node_of_switch_[switch_index_[n]] = n;
+            }
+        }
+    }
+    return node_of_switch_[map_switch];
+}
+
+/// Several groups: Dragonfly+ when tier-2 switches of different groups are cabled to each
+/// other (global links); a 3-level fat tree when a higher tier joins them; else islands.
+FabricKind Classifier::fabric_kind(const std::vector<std::uint32_t>& group_of_switch) const {
+    if (map_.hosts.empty()) {
+        return FabricKind::Empty;
+    }
+    if (map_.groups.size() == 1) {
+        return FabricKind::FatTree;
+    }
+    bool global = false;
+    for (std::uint32_t w = 0; w < map_.switches.size() && !global; ++w) {
+        if (map_.switches[w].tier != 2) {
+            continue;
+        }
+        for (const auto& p : g_.nodes[leaf_node(w)].ports) {
+            const auto o = p.remote == kNoNode ? kNone : switch_index_[p.remote];
+            if (o != kNone && map_.switches[o].tier == 2 &&
+                group_of_switch[o] != group_of_switch[w]) {
+                global = true;
+                break;
+            }
+        }
+    }
+    if (global) {
+        return FabricKind::DragonflyPlus;
+    }
+    return map_.tiers >= 3 ? FabricKind::FatTree3 : FabricKind::Islands;
+}
+
+}  // namespace detail
+
+using detail::Classifier;
+using detail::kNone;
 
 std::size_t check_expected_hosts(FabricMap& map, const std::vector<std::string>& expected) {
     std::vector<std::string> want(expected);

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+// The classifier's state and steps, shared by its two files (internal to the topology library):
+// classify_hosts.cpp finds the hosts and their rails, classify.cpp the tiers, SUs and groups.
+#pragma once
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "fabric_names.hpp"
+#include "switchyard/common/strings.hpp"
+#include "switchyard/topology/classify.hpp"
+
+namespace switchyard::topology::detail {
+
+inline constexpr std::uint32_t kSharpDevid = 0xcf09;
+inline constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+/// Union-find over dense indices; the smallest index represents its set.
+class Disjoint {
+public:
+    explicit Disjoint(std::size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0U); }
+    std::uint32_t find(std::uint32_t x) {
+        while (parent_[x] != x) {
+            parent_[x] = parent_[parent_[x]];
+            x = parent_[x];
+        }
+        return x;
+    }
+    void join(std::uint32_t a, std::uint32_t b) {
+        a = find(a);
+        b = find(b);
+        if (a != b) {
+            parent_[std::max(a, b)] = std::min(a, b);
+        }
+    }
+
+private:
+    std::vector<std::uint32_t> parent_;
+};
+
+struct RawRail {
+    std::string hca;
+    NodeIndex leaf;
+    std::uint32_t cables;
+    NodeIndex ca;
+};
+
+/// Hosts found so far, by name; sorted by name once complete.
+struct HostTable {
+    std::vector<std::pair<std::string, std::vector<RawRail>>> hosts;
+    std::unordered_map<std::string, std::uint32_t> index;
+
+    std::vector<RawRail>& rails_of(const std::string& name) {
+        auto [it, fresh] = index.try_emplace(name, static_cast<std::uint32_t>(hosts.size()));
+        if (fresh) {
+            hosts.emplace_back(name, std::vector<RawRail>{});
+        }
+        return hosts[it->second].second;
+    }
+    void sort_by_name() {
+        std::sort(hosts.begin(), hosts.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
+        index.clear();
+    }
+};
+
+inline bool is_placeholder_host(std::string_view h) {
+    static constexpr std::string_view kPlaceholders[] = {
+        "localhost", "localhost.localdomain", "ubuntu", "debian", "(none)", "linux"};
+    return std::find(std::begin(kPlaceholders), std::end(kPlaceholders), h) !=
+           std::end(kPlaceholders);
+}
+
+/// Factory descriptions carry no host: "MT4129 ConnectX7   Mellanox Technologies".
+inline bool is_factory_ca_desc(std::string_view d) {
+    d = trim(d);
+    return d.empty() || d.find("Mellanox Technologies") != std::string_view::npos ||
+           (d.size() > 2 && d.starts_with("MT") &&
+            std::isdigit(static_cast<unsigned char>(d[2])) != 0);
+}
+
+class Classifier {
+public:
+    Classifier(const FabricGraph& g, const ClassifyOptions& opt, Classification& out)
+        : g_(g), opt_(opt), map_(out.map), stats_(out.stats) {}
+
+    void run();
+
+private:
+    const FabricGraph& g_;
+    const ClassifyOptions& opt_;
+    FabricMap& map_;
+    ClassifyStats& stats_;
+    std::map<std::string, bool> compute_cache_;
+    std::vector<std::uint32_t> tier_;          // per graph node
+    std::vector<std::uint32_t> switch_index_;  // graph node → map switch
+
+    void anomaly(std::string kind, std::string detail);
+
+    bool is_compute_hca(const std::string& hca);
+
+    /// "0x… (on 'leaf desc' port N)" so an admin can find the cable.
+    [[nodiscard]] std::string where(NodeIndex ca) const;
+
+    [[nodiscard]] const GuidEntry* lookup(NodeIndex ca) const;
+
+    /// Host and HCA of a CA, or nullopt (and an anomaly) when it is not a usable compute HCA.
+    std::optional<std::pair<std::string, std::string>> identify(NodeIndex ca);
+
+    /// Host names become Slurm node names and map-file words: refuse anything else.
+    std::optional<std::pair<std::string, std::string>> checked(
+        NodeIndex ca, std::optional<std::pair<std::string, std::string>> id);
+
+    HostTable find_hosts();
+
+    /// Two CAs claiming the same host and HCA name: the first in the dump stays.
+    void drop_duplicate_hcas(const std::string& host, std::vector<RawRail>& rails);
+
+    bool add_rails(HostTable& hosts, NodeIndex ca, const std::pair<std::string, std::string>& id);
+
+    /// A switch that serves hosts is a leaf, unless it is a spine that also carries a few
+    /// hosts (storage, UFM, login servers cabled straight into it): one cabled to at least two
+    /// other host-serving switches, and to more of them than it serves hosts. Its hosts' cables
+    /// are reported and left out, so the tiers come from the switch graph. Leaves cabled to one
+    /// another (stacked edge switches) stay leaves.
+    void demote_spines_with_hosts(HostTable& hosts);
+
+    /// A switch's name for messages before the switches are named: its description's name part.
+    [[nodiscard]] std::string switch_name(NodeIndex sw) const;
+
+    void compute_tiers(const HostTable& hosts);
+
+    /// A director's line card that serves no host and is cabled only to its own chassis' spine
+    /// cards: an empty slot's ASIC, not a tier above the spine cards.
+    [[nodiscard]] bool idle_line_card(NodeIndex sw) const;
+
+    /// Every switch, named, sorted by tier (unreachable last) then name.
+    void build_switches();
+
+    void build_hosts_and_sus(const HostTable& hosts);
+
+    std::unordered_map<std::string, std::uint32_t> isolated_hcas_;  // host → HCAs without cable
+
+    /// Rails come from cabling, not from HCA names ("HCA-2" on one server and "mlx5_1" on its
+    /// neighbour are the same rail when both reach the same leaf). A rail of an SU is a leaf
+    /// that most of its hosts reach; a multi-HCA host that does not reach one is missing that
+    /// rail, named by its leaf. A host with one HCA in the whole dump where its peers have
+    /// several (a storage or management server) is reported as such, not as missing rails.
+    void report_missing_rails();
+
+    void build_groups();
+
+    /// Cabling validation, as UFM's topology compare does: within each group, an upper switch
+    /// that most of the group's leaves reach is one every leaf should reach; each leaf that has
+    /// no cable to it is reported, both ends named.
+    void report_missing_uplinks(
+        const std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t>& uplinks);
+
+    /// Dragonfly+: global cables per pair of groups; a pair with fewer than most pairs (or
+    /// none, where most pairs have some) is reported with both groups named.
+    void report_thin_global_links(const std::vector<std::uint32_t>& group_of_switch);
+
+    /// Histogram of cables per (leaf, upper switch) pair; pairs below the most common count
+    /// (a cable down or missing) are anomalies.
+    void report_uplinks(
+        const std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t>& uplinks);
+
+    [[nodiscard]] NodeIndex leaf_node(std::uint32_t map_switch) const;
+    mutable std::vector<NodeIndex> node_of_switch_;
+
+    /// Several groups: Dragonfly+ when tier-2 switches of different groups are cabled to each
+    /// other (global links); a 3-level fat tree when a higher tier joins them; else islands.
+    [[nodiscard]] FabricKind fabric_kind(const std::vector<std::uint32_t>& group_of_switch) const;
+};
+
+}  // namespace switchyard::topology::detail

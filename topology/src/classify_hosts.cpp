@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: Apache-2.0
+// Classification, first step: the hosts (named by their CA descriptions or the GUID map), their
+// rails and the leaves they reach; spines that carry a few hosts are found and set apart.
+#include <regex>
+
+#include "classifier.hpp"
+
+namespace switchyard::topology::detail {
+
+void Classifier::anomaly(std::string kind, std::string detail) {
+    map_.anomalies.push_back({std::move(kind), std::move(detail)});
+}
+
+bool Classifier::is_compute_hca(const std::string& hca) {
+    if (!opt_.compute_hca || hca == "unknown") {
+        return true;
+    }
+    auto [it, inserted] = compute_cache_.try_emplace(hca, false);
+    if (inserted) {
+        it->second = std::regex_match(hca, *opt_.compute_hca);
+    }
+    return it->second;
+}
+
+/// "0x… (on 'leaf desc' port N)" so an admin can find the cable.
+std::string Classifier::where(NodeIndex ca) const {
+    std::string s = format_guid(g_.nodes[ca].guid);
+    for (const auto& p : g_.nodes[ca].ports) {
+        if (p.remote != kNoNode) {
+            return s + " (on '" + g_.nodes[p.remote].desc + "' port " +
+                   std::to_string(p.remote_port) + ")";
+        }
+    }
+    return s;
+}
+
+const GuidEntry* Classifier::lookup(NodeIndex ca) const {
+    if (opt_.guid_map == nullptr) {
+        return nullptr;
+    }
+    const auto& node = g_.nodes[ca];
+    auto find = [&](std::uint64_t guid) -> const GuidEntry* {
+        const auto it = opt_.guid_map->find(guid);
+        return it == opt_.guid_map->end() ? nullptr : &it->second;
+    };
+    if (const auto* e = find(node.guid)) {
+        return e;
+    }
+    // Real CX-7: port GUID = node GUID; ibsim: node GUID + port. In -p output a CA is known
+    // only by its port GUID, so the node GUID is that minus the port there.
+    for (const auto& p : node.ports) {
+        for (const auto guid : {p.port_guid, node.guid + p.port, node.guid - p.port}) {
+            if (const auto* e = guid != 0 ? find(guid) : nullptr) {
+                return e;
+            }
+        }
+    }
+    return nullptr;
+}
+
+/// Host and HCA of a CA, or nullopt (and an anomaly) when it is not a usable compute HCA.
+std::optional<std::pair<std::string, std::string>> Classifier::identify(NodeIndex ca) {
+    const auto& node = g_.nodes[ca];
+    if (node.devid == kSharpDevid || node.desc.find("Aggregation Node") != std::string::npos) {
+        anomaly("sharp-node", where(ca) + ": SHARP aggregation node, not a host");
+        return std::nullopt;
+    }
+    const auto desc = trim(node.desc);
+    const auto blank = desc.find_first_of(" \t");
+    const auto host = desc.substr(0, blank);
+    const auto hca =
+        blank == std::string_view::npos ? std::string_view{} : trim(desc.substr(blank));
+    const bool factory = is_factory_ca_desc(desc);
+    if (const auto* e = lookup(ca)) {
+        std::string h =
+            e->hca.empty() ? (factory || hca.empty() ? "unknown" : std::string(hca)) : e->hca;
+        if (factory || is_placeholder_host(host)) {
+            anomaly("resolved-by-guid-map", where(ca) + ": description '" + node.desc +
+                                                "' names no host; the GUID " + "map names it " +
+                                                e->host +
+                                                (h == "unknown" ? " (HCA unknown)" : ", HCA " + h));
+        }
+        return std::pair(e->host, std::move(h));
+    }
+    if (factory) {
+        anomaly("unnamed-hca", where(ca) + ": description '" + node.desc +
+                                   "' names no host, and no GUID-map entry");
+        return std::nullopt;
+    }
+    if (is_placeholder_host(host)) {
+        anomaly("placeholder-host", where(ca) + ": description '" + node.desc +
+                                        "' has a placeholder host name, and no GUID-map entry");
+        return std::nullopt;
+    }
+    return std::pair(std::string(host), hca.empty() ? std::string("unknown") : sanitize_name(hca));
+}
+
+/// Host names become Slurm node names and map-file words: refuse anything else.
+std::optional<std::pair<std::string, std::string>> Classifier::checked(
+    NodeIndex ca, std::optional<std::pair<std::string, std::string>> id) {
+    if (id && !is_valid_name(id->first)) {
+        anomaly("invalid-host-name", where(ca) + ": host name '" + id->first +
+                                         "' has characters outside [A-Za-z0-9._-]");
+        return std::nullopt;
+    }
+    if (id) {
+        id->second = sanitize_name(id->second);
+    }
+    return id;
+}
+
+HostTable Classifier::find_hosts() {
+    HostTable hosts;
+    std::map<std::string, std::size_t> non_compute;
+    for (NodeIndex i = 0; i < g_.nodes.size(); ++i) {
+        if (g_.nodes[i].kind != NodeKind::Ca) {
+            continue;
+        }
+        auto id = checked(i, identify(i));
+        if (id && !is_compute_hca(id->second)) {
+            ++non_compute[id->second];
+            id.reset();
+        }
+        if (!id || !add_rails(hosts, i, *id)) {
+            ++stats_.excluded_hcas;
+            continue;
+        }
+        ++stats_.compute_hcas;
+    }
+    for (const auto& [hca, count] : non_compute) {
+        anomaly("non-compute-hca", std::to_string(count) + " HCA(s) named '" + hca +
+                                       "' left out by the compute-HCA selector");
+    }
+    hosts.sort_by_name();
+    for (auto& [host, rails] : hosts.hosts) {
+        drop_duplicate_hcas(host, rails);
+    }
+    return hosts;
+}
+
+/// Two CAs claiming the same host and HCA name: the first in the dump stays.
+void Classifier::drop_duplicate_hcas(const std::string& host, std::vector<RawRail>& rails) {
+    std::stable_sort(rails.begin(), rails.end(),
+                     [](const RawRail& a, const RawRail& b) { return a.hca < b.hca; });
+    for (std::size_t i = 1; i < rails.size();) {
+        if (rails[i].hca == rails[i - 1].hca && rails[i].hca != "unknown" &&
+            rails[i].ca != rails[i - 1].ca) {
+            anomaly("duplicate-hca", where(rails[i].ca) + ": '" + host + " " + rails[i].hca +
+                                         "' is already " +
+                                         format_guid(g_.nodes[rails[i - 1].ca].guid));
+            ++stats_.excluded_hcas;
+            --stats_.compute_hcas;
+            rails.erase(rails.begin() + static_cast<std::ptrdiff_t>(i));
+        } else {
+            ++i;
+        }
+    }
+}
+
+bool Classifier::add_rails(HostTable& hosts,
+                           NodeIndex ca,
+                           const std::pair<std::string, std::string>& id) {
+    std::vector<std::pair<NodeIndex, std::uint32_t>> by_leaf;  // (leaf, cables)
+    for (const auto& p : g_.nodes[ca].ports) {
+        if (p.remote == kNoNode || g_.nodes[p.remote].kind != NodeKind::Switch) {
+            continue;
+        }
+        auto it = std::find_if(by_leaf.begin(), by_leaf.end(),
+                               [&](const auto& e) { return e.first == p.remote; });
+        if (it == by_leaf.end()) {
+            by_leaf.emplace_back(p.remote, 1);
+        } else {
+            ++it->second;
+        }
+    }
+    if (by_leaf.empty()) {
+        ++isolated_hcas_[id.first];
+        anomaly("isolated-hca",
+                where(ca) + ": " + id.first + " " + id.second + " has no cable to a switch");
+        return false;
+    }
+    auto& rails = hosts.rails_of(id.first);
+    for (const auto& [leaf, cables] : by_leaf) {  // a dual-homed HCA gives one rail per leaf
+        rails.push_back({by_leaf.size() == 1 ? id.second : id.second + "@" + g_.nodes[leaf].id,
+                         leaf, cables, ca});
+    }
+    return true;
+}
+
+/// A switch that serves hosts is a leaf, unless it is a spine that also carries a few
+/// hosts (storage, UFM, login servers cabled straight into it): one cabled to at least two
+/// other host-serving switches, and to more of them than it serves hosts. Its hosts' cables
+/// are reported and left out, so the tiers come from the switch graph. Leaves cabled to one
+/// another (stacked edge switches) stay leaves.
+void Classifier::demote_spines_with_hosts(HostTable& hosts) {
+    // Hosts per switch (distinct: a host's rails are adjacent), by graph node.
+    std::vector<std::uint32_t> on_switch(g_.nodes.size(), 0);
+    std::vector<std::uint32_t> last_host(g_.nodes.size(), kNone);
+    for (std::uint32_t hi = 0; hi < hosts.hosts.size(); ++hi) {
+        for (const auto& r : hosts.hosts[hi].second) {
+            if (last_host[r.leaf] != hi) {
+                last_host[r.leaf] = hi;
+                ++on_switch[r.leaf];
+            }
+        }
+    }
+    std::set<NodeIndex> spines;
+    std::vector<NodeIndex> neighbours;
+    for (NodeIndex sw = 0; sw < g_.nodes.size(); ++sw) {
+        if (on_switch[sw] == 0) {
+            continue;
+        }
+        neighbours.clear();
+        for (const auto& p : g_.nodes[sw].ports) {
+            if (p.remote != kNoNode && p.remote != sw && on_switch[p.remote] != 0 &&
+                g_.nodes[p.remote].kind == NodeKind::Switch) {
+                neighbours.push_back(p.remote);
+            }
+        }
+        std::sort(neighbours.begin(), neighbours.end());
+        const auto distinct = static_cast<std::size_t>(
+            std::unique(neighbours.begin(), neighbours.end()) - neighbours.begin());
+        if (distinct >= 2 && on_switch[sw] < distinct) {
+            spines.insert(sw);
+        }
+    }
+    if (spines.empty()) {
+        return;
+    }
+    for (auto& [host, rails] : hosts.hosts) {
+        for (auto it = rails.begin(); it != rails.end();) {
+            if (spines.count(it->leaf) == 0) {
+                ++it;
+                continue;
+            }
+            anomaly("host-on-spine", host + " " + it->hca + " is cabled to '" +
+                                         switch_name(it->leaf) +
+                                         "', a spine (it joins other leaves), not to a "
+                                         "leaf: left out of placement");
+            ++stats_.excluded_hcas;
+            --stats_.compute_hcas;
+            it = rails.erase(it);
+        }
+    }
+    std::erase_if(hosts.hosts, [](const auto& h) { return h.second.empty(); });
+}
+
+}  // namespace switchyard::topology::detail
