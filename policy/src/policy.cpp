@@ -100,6 +100,20 @@ private:
                         health_keys({"enabled", "on_error", "budget_s"}, {"breaker", "sets"}))) {
             read_health_section(source_, problems_, *h, p.health);
         }
+        // One definition of a compute HCA: the checks of compute ports use nccl.compute_hca
+        // unless they name their own (before, an unset hca counted storage HCAs too).
+        auto inherit = [&](HealthPolicy& h) {
+            if (h.rdma_ports && h.rdma_ports->hca.empty()) {
+                h.rdma_ports->hca = p.nccl.compute_hca;
+            }
+            if (h.link_errors && h.link_errors->hca.empty()) {
+                h.link_errors->hca = p.nccl.compute_hca;
+            }
+        };
+        inherit(p.health);
+        for (auto& set : p.health.sets) {
+            inherit(set.checks);
+        }
     }
 
     PolicyLoad finish() { return {std::move(result_), std::move(problems_)}; }

@@ -73,3 +73,25 @@ TEST_CASE("policy: node.cache is a path with %n, or off", "[policy]") {
                Catch::Contains("node.cache: expected an absolute path (%n = node name), got "
                                "'cache/%n'"));
 }
+
+TEST_CASE("policy: the health checks of compute ports use nccl.compute_hca unless they name one",
+          "[policy]") {
+    const auto loaded = load_policy(
+        "version: 1\nnccl:\n  compute_hca: \"mlx5_[0-3]\"\nhealth:\n  rdma_ports: {count: 4}\n"
+        "  link_errors: {max_growth: 2, hca: \"mlx5_[01]\"}\n  sets:\n"
+        "    - {name: a, match: {partition: a}, rdma_ports: {count: 2}}\n",
+        "p.yaml");
+    REQUIRE(loaded.policy);
+    const auto& h = loaded.policy->health;
+    CHECK(h.rdma_ports->hca.text() == "mlx5_[0-3]");
+    CHECK(h.rdma_ports->hca.matches("mlx5_3"));
+    CHECK_FALSE(h.rdma_ports->hca.matches("mlx5_4"));  // the storage HCA is not a compute port
+    CHECK(h.link_errors->hca.text() == "mlx5_[01]");   // its own
+    REQUIRE(h.sets.size() == 1);
+    CHECK(h.sets[0].checks.rdma_ports->hca.text() == "mlx5_[0-3]");
+    CHECK(h.sets[0].checks.rdma_ports->count == 2);
+    // Without nccl.compute_hca every HCA counts, as before.
+    const auto all = load_policy("version: 1\nhealth:\n  rdma_ports: {count: 4}\n", "p.yaml");
+    REQUIRE(all.policy);
+    CHECK(all.policy->health.rdma_ports->hca.empty());
+}

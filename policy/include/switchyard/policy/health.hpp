@@ -32,13 +32,13 @@ struct RdmaPortsCheck {
     unsigned count = 0;  ///< ACTIVE compute ports expected
     double min_rate_gbps = 0;
     std::string link_layer;  ///< "" = any
-    Pattern hca;             ///< compute HCA names (whole), empty = all
+    Pattern hca;             ///< compute HCA names (whole); unset in the policy: nccl.compute_hca
 };
 
 /// Link flaps: growth of the ports' error counters between two runs of the gate.
 struct LinkErrorsCheck {
     std::uint64_t max_growth = 0;  ///< per counter and port between two runs
-    Pattern hca;                   ///< compute HCA names (whole), empty = all
+    Pattern hca;  ///< compute HCA names (whole); unset in the policy: nccl.compute_hca
     std::string state = "/var/lib/switchyard/link-errors";  ///< this host's last snapshot
 };
 
