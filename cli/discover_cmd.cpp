@@ -4,12 +4,12 @@
 #include <iostream>
 #include <map>
 #include <memory>
-#include <regex>
 
 #include "commands.hpp"
 #include "io.hpp"
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/common/strings.hpp"
+#include "switchyard/policy/pattern.hpp"
 #include "switchyard/topology/classify.hpp"
 #include "switchyard/topology/fabric_index.hpp"
 #include "switchyard/topology/slurm_writers.hpp"
@@ -132,13 +132,15 @@ int run_discover(const DiscoverArgs& a) {
         opt.guid_map = &guid_map;
     }
     if (!a.compute_hca.empty()) {
-        try {
-            opt.compute_hca = std::regex(a.compute_hca, std::regex::ECMAScript);
-        } catch (const std::regex_error& e) {
-            std::cerr << "switchyard discover: --compute-hca '" << a.compute_hca
-                      << "' is not a valid regular expression: " << e.what() << "\n";
+        auto pattern = policy::Pattern::compile(a.compute_hca);
+        if (!pattern) {
+            std::cerr << "switchyard discover: --compute-hca: " << pattern.error().message()
+                      << "\n";
             return kExitUsage;
         }
+        opt.compute_hca = [p = std::move(*pattern)](std::string_view hca) {
+            return p.matches(hca);
+        };
     }
     auto c = topo::classify(*graph, opt);
     if (!a.expect_hosts.empty()) {

@@ -2,6 +2,10 @@
 // Policy regular expressions, compiled once and shared by every copy of the policy.
 #include "switchyard/policy/pattern.hpp"
 
+#include <cctype>
+
+#include "switchyard/common/strings.hpp"
+
 namespace switchyard::policy {
 
 Pattern::Pattern(std::string text) : text_(std::move(text)) {
@@ -11,6 +15,35 @@ Pattern::Pattern(std::string text) : text_(std::move(text)) {
 }
 
 Pattern::Pattern(const char* text) : Pattern(std::string(text)) {}
+
+Result<Pattern> Pattern::compile(std::string text) {
+    if (text.size() > kMaxPatternLength) {
+        return fail(Error::invalid_argument("expected a regular expression of at most " +
+                                            std::to_string(kMaxPatternLength) +
+                                            " characters, got " + std::to_string(text.size())));
+    }
+    for (std::size_t i = text.find('{'); i != std::string::npos; i = text.find('{', i + 1)) {
+        std::size_t j = i + 1;
+        while (j < text.size() &&
+               (std::isdigit(static_cast<unsigned char>(text[j])) != 0 || text[j] == ',')) {
+            ++j;
+        }
+        for (auto count : split(std::string_view(text).substr(i + 1, j - i - 1), ',')) {
+            if (!count.empty() &&
+                (count.size() > 4 || std::stoul(std::string(count)) > kMaxPatternRepeat)) {
+                return fail(Error::invalid_argument(
+                    "repetition {" + std::string(count) + "} is above " +
+                    std::to_string(kMaxPatternRepeat) + " in '" + text + "'"));
+            }
+        }
+    }
+    try {
+        return Pattern(text);  // a copy: the message below still names it
+    } catch (const std::regex_error& e) {
+        return fail(Error::invalid_argument(std::string("expected a regular expression, got '") +
+                                            text + "' (" + e.what() + ")"));
+    }
+}
 
 bool Pattern::matches(std::string_view s) const {
     return !re_ || std::regex_match(s.begin(), s.end(), *re_);

@@ -95,3 +95,14 @@ TEST_CASE("policy: the health checks of compute ports use nccl.compute_hca unles
     REQUIRE(all.policy);
     CHECK(all.policy->health.rdma_ports->hca.empty());
 }
+
+TEST_CASE("policy: Pattern::compile bounds every pattern a user or admin gives", "[policy]") {
+    CHECK(Pattern::compile("mlx5_[0-7]"));
+    CHECK(Pattern::compile("")->empty());
+    CHECK(Pattern::compile("a{77777777777777777777}").error().message() ==
+          "repetition {77777777777777777777} is above 1000 in 'a{77777777777777777777}'");
+    CHECK(Pattern::compile(std::string(300, 'a')).error().message() ==
+          "expected a regular expression of at most 256 characters, got 300");
+    CHECK_THAT(Pattern::compile("mlx5_[").error().message(),
+               Catch::StartsWith("expected a regular expression, got 'mlx5_[' ("));
+}

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Classification, first step: the hosts (named by their CA descriptions or the GUID map), their
 // rails and the leaves they reach; spines that carry a few hosts are found and set apart.
-#include <regex>
-
 #include "classifier.hpp"
 
 namespace switchyard::topology::detail {
@@ -17,7 +15,7 @@ bool Classifier::is_compute_hca(const std::string& hca) {
     }
     auto [it, inserted] = compute_cache_.try_emplace(hca, false);
     if (inserted) {
-        it->second = std::regex_match(hca, *opt_.compute_hca);
+        it->second = opt_.compute_hca(hca);
     }
     return it->second;
 }

@@ -9,10 +9,16 @@
 #include <string>
 #include <string_view>
 
+#include "switchyard/common/result.hpp"
+
 namespace switchyard::policy {
 
 /// Most characters of text a pattern is searched in at once: std::regex recurses per character.
 inline constexpr std::size_t kMaxPatternText = 4096;
+/// Bounds on a pattern's own text, checked before std::regex compiles it: its compiler overflows
+/// on huge repetition counts (a{77777777777777777777}) and recurses on long patterns.
+inline constexpr std::size_t kMaxPatternLength = 256;
+inline constexpr unsigned long kMaxPatternRepeat = 1000;
 
 class Pattern {
 public:
@@ -21,6 +27,11 @@ public:
     /// the loader would have refused; policy fields are assigned text the loader validated.
     Pattern(std::string text);  // NOLINT(google-explicit-constructor): fields take text
     Pattern(const char* text);  // NOLINT(google-explicit-constructor)
+
+    /// `text` checked against the bounds above and compiled: the one way any pattern from a
+    /// user or admin (policy, command line) becomes a Pattern. \return Error::invalid_argument
+    /// saying what is wrong ("repetition {2000} is above 1000 in ..."; std::regex's complaint).
+    [[nodiscard]] static Result<Pattern> compile(std::string text);
 
     [[nodiscard]] const std::string& text() const { return text_; }
     [[nodiscard]] bool empty() const { return text_.empty(); }

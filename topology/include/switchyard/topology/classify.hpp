@@ -4,8 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
-#include <regex>
 #include <string>
 #include <unordered_map>
 
@@ -31,9 +31,10 @@ using GuidMap = std::unordered_map<std::uint64_t, GuidEntry>;
 
 struct ClassifyOptions {
     const GuidMap* guid_map = nullptr;  ///< optional
-    /// HCA device names that belong to the compute fabric (e.g. "mlx5_[0-7]"); others are
-    /// storage/management HCAs and never shape the compute topology. nullopt: all HCAs.
-    std::optional<std::regex> compute_hca;
+    /// Whether an HCA device name belongs to the compute fabric (discover: a Pattern of
+    /// --compute-hca, e.g. "mlx5_[0-7]"); others are storage/management HCAs and never shape
+    /// the compute topology. Empty: all HCAs.
+    std::function<bool(std::string_view)> compute_hca;
 };
 
 /// Compares the map with the hosts a site expects (the node names of its slurm.conf, say):
