@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "fake_sysfs.hpp"
-#include "switchyard/policy/nccl_context.hpp"
+#include "switchyard/policy/loaders.hpp"
 #include "switchyard/policy/nccl_rules.hpp"
 #include "switchyard/topology/classify.hpp"
 #include "switchyard/topology/fabric_index.hpp"

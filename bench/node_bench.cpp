@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "switchyard/policy/nccl_context.hpp"
+#include "switchyard/policy/loaders.hpp"
 #include "switchyard/topology/node_readers.hpp"
 #include "typical_node.hpp"
 

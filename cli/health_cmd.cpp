@@ -11,7 +11,7 @@
 #include "switchyard/common/process.hpp"
 #include "switchyard/common/strings.hpp"
 #include "switchyard/policy/drain.hpp"
-#include "switchyard/policy/nccl_context.hpp"
+#include "switchyard/policy/loaders.hpp"
 #include "switchyard/topology/node_readers.hpp"
 
 namespace switchyard::cli {
@@ -135,7 +135,7 @@ int run_health(HealthArgs a) {
     }
     policy::SystemProbe probe(
         *node,
-        topology::expand_sysfs_root(!a.sysfs_root.empty() ? a.sysfs_root : pol->sysfs_root, host));
+        topology::expand_node_path(!a.sysfs_root.empty() ? a.sysfs_root : pol->sysfs_root, host));
     std::string set;
     const auto chosen =
         policy::with_node_paths(pol->health.for_node(node->shape, a.partition, &set), host);

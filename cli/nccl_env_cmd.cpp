@@ -8,7 +8,7 @@
 #include "commands.hpp"
 #include "io.hpp"
 #include "switchyard/common/hostlist.hpp"
-#include "switchyard/policy/nccl_context.hpp"
+#include "switchyard/policy/loaders.hpp"
 #include "switchyard/policy/nccl_rules.hpp"
 
 namespace switchyard::cli {

@@ -6,7 +6,7 @@
 
 #include "commands.hpp"
 #include "switchyard/common/hostlist.hpp"
-#include "switchyard/policy/nccl_context.hpp"
+#include "switchyard/policy/loaders.hpp"
 #include "switchyard/policy/planner.hpp"
 
 namespace switchyard::cli {
@@ -81,7 +81,7 @@ int run_plan(const PlanArgs& a) {
     }
     nlohmann::json out;
     auto& stages = out["stages"] = nlohmann::json::array();
-    for (const auto& s : plan->plan) {
+    for (const auto& s : plan->stage_list) {
         stages.push_back(
             {{"stage", s.index}, {"nodes", s.nodes}, {"sus", s.sus}, {"groups", s.groups}});
     }

@@ -12,7 +12,7 @@
 #include "switchyard/common/file.hpp"
 #include "switchyard/common/state_file.hpp"
 #include "switchyard/policy/drain.hpp"
-#include "switchyard/policy/nccl_context.hpp"
+#include "switchyard/policy/loaders.hpp"
 #include "switchyard/topology/node_readers.hpp"
 
 namespace switchyard::spank {
@@ -93,7 +93,7 @@ int run_health_gate(const policy::Policy& pol,
                                          (h.fail_closed ? " (fail-closed)" : " (fail-open)"));
         return internal_error_rc;
     }
-    policy::SystemProbe probe(*node, topology::expand_sysfs_root(pol.sysfs_root, node_name));
+    policy::SystemProbe probe(*node, topology::expand_node_path(pol.sysfs_root, node_name));
     std::string set;
     const auto checks =
         policy::with_node_paths(h.for_node(node->shape, partition, &set), node_name);

@@ -12,7 +12,7 @@
 #include "plugin_state.hpp"
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/common/strings.hpp"
-#include "switchyard/policy/nccl_context.hpp"
+#include "switchyard/policy/loaders.hpp"
 #include "switchyard/policy/nccl_rules.hpp"
 
 namespace switchyard::spank {

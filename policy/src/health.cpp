@@ -60,9 +60,9 @@ const HealthPolicy& HealthPolicy::for_node(const std::string& node_shape,
 
 HealthPolicy with_node_paths(HealthPolicy p, std::string_view node_name) {
     if (p.link_errors) {
-        p.link_errors->state = topology::expand_sysfs_root(p.link_errors->state, node_name);
+        p.link_errors->state = topology::expand_node_path(p.link_errors->state, node_name);
     }
-    p.breaker_state = topology::expand_sysfs_root(p.breaker_state, node_name);
+    p.breaker_state = topology::expand_node_path(p.breaker_state, node_name);
     return p;
 }
 
@@ -212,9 +212,9 @@ CheckResult check_gpus(NodeProbe& probe, unsigned expected) {
 CheckResult check_shape(NodeProbe& probe, const std::string& expected) {
     const auto& node = probe.node();
     if (node.shape == expected) {
-        return result("topology", HealthStatus::Pass, node.shape);
+        return result("shape", HealthStatus::Pass, node.shape);
     }
-    return result("topology", HealthStatus::Fail,
+    return result("shape", HealthStatus::Fail,
                   "shape '" + node.shape + "', expected '" + expected + "'");
 }
 
@@ -427,7 +427,7 @@ const CheckKind kCheckKinds[] = {
     },
     [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
         if (p.shape) {
-            out.push_back({"topology", [s = *p.shape](NodeProbe& probe, double) {
+            out.push_back({"shape", [s = *p.shape](NodeProbe& probe, double) {
                                return check_shape(probe, s);
                            }});
         }

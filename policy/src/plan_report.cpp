@@ -21,7 +21,7 @@ std::string format_plan(const StagePlan& p) {
                       std::to_string(p.facts.stages_in_one_group) + "/" + std::to_string(p.stages) +
                       " (best " + std::to_string(p.bound.stages_in_one_group) + ", Slurm order " +
                       std::to_string(p.slurm_facts.stages_in_one_group) + ")\n";
-    for (const auto& s : p.plan) {
+    for (const auto& s : p.stage_list) {
         std::string nodes;
         for (const auto& n : s.nodes) {
             nodes += (nodes.empty() ? "" : ",") + n;

@@ -153,7 +153,7 @@ Result<StagePlan> plan_stages(const std::vector<std::string>& nodes,
                 ps.groups.push_back(gr);
             }
         }
-        out.plan.push_back(std::move(ps));
+        out.stage_list.push_back(std::move(ps));
     }
     out.facts = facts_of(ordered, loc, scope);
     out.slurm_facts = facts_of(cut(nodes, stages), loc, scope);

@@ -54,7 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)pol::check_memory(text, 64);
     (void)switchyard::parse_uint(text);
     if (size < 512) {
-        (void)switchyard::topology::expand_sysfs_root(text, "node%n");
+        (void)switchyard::topology::expand_node_path(text, "node%n");
     }
     node_facts(text);
     return 0;

@@ -12,7 +12,7 @@
 
 #include "catch.hpp"
 #include "fake_sysfs.hpp"
-#include "switchyard/policy/nccl_context.hpp"
+#include "switchyard/policy/loaders.hpp"
 #include "switchyard/topology/node_readers.hpp"
 #include "typical_node.hpp"
 

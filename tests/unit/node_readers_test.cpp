@@ -322,9 +322,9 @@ TEST_CASE("node_readers: switchyard node --sysfs-root --json carries the documen
 }
 
 TEST_CASE("node_readers: %n in a policy sysfs root is the node name", "[node]") {
-    CHECK(expand_sysfs_root("/srv/fake/%n/sys", "node007") == "/srv/fake/node007/sys");
-    CHECK(expand_sysfs_root("/sys", "node007") == "/sys");
-    CHECK(expand_sysfs_root("/a/100%%/%x/%n", "n1") == "/a/100%/%x/n1");
+    CHECK(expand_node_path("/srv/fake/%n/sys", "node007") == "/srv/fake/node007/sys");
+    CHECK(expand_node_path("/sys", "node007") == "/sys");
+    CHECK(expand_node_path("/a/100%%/%x/%n", "n1") == "/a/100%/%x/n1");
 }
 
 TEST_CASE("hwloc xml: only well-formed XML reaches hwloc, which crashes on some that is not",

@@ -71,7 +71,7 @@ TEST_CASE("planner: contiguous allocation, every stage in one SU", "[planner]") 
     CHECK(p->facts.stages_in_one_su == 4);
     CHECK(p->bound.stages_in_one_su == 4);
     CHECK(p->facts.outside_scope == 0);
-    CHECK(p->plan[0].sus == std::vector<std::string>{"su1"});
+    CHECK(p->stage_list[0].sus == std::vector<std::string>{"su1"});
     CHECK(p->order.size() == 16);
 }
 
@@ -82,7 +82,7 @@ TEST_CASE("planner: interleaved numbering (hosts round-robin over SUs) is regrou
     CHECK(p->slurm_facts.stages_in_one_su ==
           0);  // Slurm's order puts one node of each SU per stage
     CHECK(p->facts.stages_in_one_su == 4);
-    CHECK(p->plan[1].nodes == std::vector<std::string>{"n0002", "n0006", "n0010", "n0014"});
+    CHECK(p->stage_list[1].nodes == std::vector<std::string>{"n0002", "n0006", "n0010", "n0014"});
 }
 
 TEST_CASE("planner: fragmented and uneven allocations reach both bounds", "[planner]") {
@@ -135,8 +135,8 @@ TEST_CASE("planner: adjacent stages stay in one group", "[planner]") {
     const auto m = make_map(FabricKind::DragonflyPlus, 2, 2, 4);
     auto p = plan_stages(nodes("n[0001-0016]"), &m, 4, StageScope::Leaf);
     REQUIRE(p);
-    CHECK(p->plan[0].groups == p->plan[1].groups);
-    CHECK(p->plan[2].groups == p->plan[3].groups);
+    CHECK(p->stage_list[0].groups == p->stage_list[1].groups);
+    CHECK(p->stage_list[2].groups == p->stage_list[3].groups);
     CHECK(p->facts.adjacent_in_one_group == 2);  // 0|1 and 2|3; 1|2 crosses groups
 }
 

@@ -249,7 +249,7 @@ Nic read_device(Sysfs& s, const fs::path& dev, PortDetail detail) {
 
 }  // namespace
 
-fs::path expand_sysfs_root(std::string_view pattern, std::string_view node) {
+fs::path expand_node_path(std::string_view pattern, std::string_view node) {
     std::string out;
     for (std::size_t i = 0; i < pattern.size(); ++i) {
         if (pattern[i] == '%' && i + 1 < pattern.size() &&

@@ -39,8 +39,8 @@ struct PlanCost {
 struct StagePlan {
     unsigned stages = 0;
     unsigned nodes_per_stage = 0;
-    std::vector<PlannedStage> plan;
-    std::vector<std::string> order;  ///< node order = rank order (stage 0's nodes first)
+    std::vector<PlannedStage> stage_list;  ///< the stages in rank order
+    std::vector<std::string> order;        ///< node order = rank order (stage 0's nodes first)
     PlanFacts facts;
     PlanFacts slurm_facts;  ///< the same for Slurm's order cut into stages
     PlanFacts bound;        ///< best achievable for these nodes (SU and group counts)

@@ -11,10 +11,11 @@
 
 namespace switchyard::topology {
 
-/// A sysfs root from the policy, where "%n" stands for the Slurm node name and "%%" for '%':
-/// "/srv/fake-sys/%n" on node007 → "/srv/fake-sys/node007". Other '%' sequences stay as written.
-[[nodiscard]] std::filesystem::path expand_sysfs_root(std::string_view pattern,
-                                                      std::string_view node);
+/// A per-node path from the policy (sysfs root, hwloc XML, node cache, state files), where "%n"
+/// stands for the Slurm node name and "%%" for '%': "/srv/fake-sys/%n" on node007 →
+/// "/srv/fake-sys/node007". Other '%' sequences stay as written.
+[[nodiscard]] std::filesystem::path expand_node_path(std::string_view pattern,
+                                                     std::string_view node);
 
 /// GPUs, NICs (OpenFabrics OS devices and their net devices), NUMA nodes and PCIe places from an
 /// hwloc XML export (hwloc 2.x or 1.x format), given as text.

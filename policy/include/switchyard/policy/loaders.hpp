@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Gathers what the NCCL rules need from files: the policy, the fabric map, and the node (hwloc
-// XML or sysfs under the policy's per-node paths). Shared by the plugin and `switchyard nccl-env`.
+// The loaders of the files everything else works from: the policy, the fabric map (or its
+// index, for a step), and the node (hwloc XML or sysfs under the policy's per-node paths, or the
+// prolog's cache). Shared by the plugin and the CLI.
 #pragma once
 
 #include <optional>

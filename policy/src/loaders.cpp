@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// File edges of the NCCL rules: policy, fabric map, node facts.
-#include "switchyard/policy/nccl_context.hpp"
+// Loading the policy, the fabric map (or its index) and the node (or its cached facts).
+#include "switchyard/policy/loaders.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -142,7 +142,7 @@ void write_cache(const std::string& path,
 
 Result<topology::NodeTopology> load_node(const Policy& policy, const NodeSources& s) {
     const auto xml = !s.hwloc_xml.empty() ? s.hwloc_xml : policy.hwloc_xml;
-    const auto root = topology::expand_sysfs_root(
+    const auto root = topology::expand_node_path(
         !s.sysfs_root.empty() ? s.sysfs_root : policy.sysfs_root, s.node_name);
     const auto detail =
         s.cache == NodeCache::Read ? topology::PortDetail::Step : topology::PortDetail::Full;
@@ -150,7 +150,7 @@ Result<topology::NodeTopology> load_node(const Policy& policy, const NodeSources
         const auto cache =
             s.cache == NodeCache::None || policy.node_cache.empty()
                 ? std::string()
-                : topology::expand_sysfs_root(policy.node_cache, s.node_name).string();
+                : topology::expand_node_path(policy.node_cache, s.node_name).string();
         if (!cache.empty() && s.cache == NodeCache::Read) {
             if (auto node = cached_node(cache, root, s.notes)) {
                 return std::move(*node);
@@ -162,7 +162,7 @@ Result<topology::NodeTopology> load_node(const Policy& policy, const NodeSources
         }
         return node;
     }
-    const auto path = topology::expand_sysfs_root(xml, s.node_name).string();
+    const auto path = topology::expand_node_path(xml, s.node_name).string();
     auto text = read_text_file(path, kFabricInput);
     if (!text) {
         return fail(text.error());
