@@ -68,12 +68,7 @@ void BM_StepNcclWork(benchmark::State& state) {
         std::snprintf(h, sizeof h, "host%06d", i);
         job.hosts.emplace_back(h);
     }
-    std::filesystem::create_directory(fs.root() / "cache");
-    std::filesystem::permissions(fs.root() / "cache", std::filesystem::perms::owner_all |
-                                                          std::filesystem::perms::group_read |
-                                                          std::filesystem::perms::group_exec |
-                                                          std::filesystem::perms::others_read |
-                                                          std::filesystem::perms::others_exec);
+    fs.shared_dir("cache");
     (void)pol::load_node(*pol::load_policy_file(policy_path),
                          {job.this_host, "", "", pol::NodeCache::Write, nullptr});  // the prolog
     for (auto _ : state) {

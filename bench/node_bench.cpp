@@ -74,12 +74,7 @@ void BM_StepNodeFacts(benchmark::State& state) {
     switchyard::policy::Policy pol;
     pol.sysfs_root = fs.root().string();
     pol.node_cache = state.range(0) != 0 ? (fs.root() / "cache" / "%n.node").string() : "";
-    std::filesystem::create_directory(fs.root() / "cache");
-    std::filesystem::permissions(fs.root() / "cache", std::filesystem::perms::owner_all |
-                                                          std::filesystem::perms::group_read |
-                                                          std::filesystem::perms::group_exec |
-                                                          std::filesystem::perms::others_read |
-                                                          std::filesystem::perms::others_exec);
+    fs.shared_dir("cache");
     using switchyard::policy::NodeCache;
     std::vector<std::string> notes;
     (void)switchyard::policy::load_node(pol, {"n1", "", "", NodeCache::Write, &notes});

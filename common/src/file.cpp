@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -79,6 +80,29 @@ Result<void> check_trusted_when_root(const std::string& path) {
     return {};
 }
 
+namespace {
+
+/// One read(2) or pread(2) (at `offset` when given), again on EINTR: bytes read, 0 at the end,
+/// or Error::io naming `path`.
+Result<std::size_t> read_some(int fd,
+                              char* into,
+                              std::size_t length,
+                              std::optional<std::uint64_t> offset,
+                              const std::string& path) {
+    while (true) {
+        const auto n =
+            offset ? pread(fd, into, length, static_cast<off_t>(*offset)) : read(fd, into, length);
+        if (n >= 0) {
+            return static_cast<std::size_t>(n);
+        }
+        if (errno != EINTR) {
+            return fail(Error::io("error while reading '" + path + "': " + std::strerror(errno)));
+        }
+    }
+}
+
+}  // namespace
+
 Result<InputFile> InputFile::open(const std::string& path, const ReadRules& rules) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
@@ -136,18 +160,14 @@ Result<std::string> InputFile::read_at(std::uint64_t offset, std::size_t length)
     std::string data(length, '\0');
     std::size_t got = 0;
     while (got < length) {
-        const auto n =
-            pread(fd_, data.data() + got, length - got, static_cast<off_t>(offset + got));
-        if (n < 0 && errno == EINTR) {
-            continue;
+        const auto n = read_some(fd_, data.data() + got, length - got, offset + got, path_);
+        if (!n) {
+            return fail(n.error());
         }
-        if (n < 0) {
-            return fail(Error::io("error while reading '" + path_ + "': " + std::strerror(errno)));
-        }
-        if (n == 0) {
+        if (*n == 0) {
             break;
         }
-        got += static_cast<std::size_t>(n);
+        got += *n;
     }
     data.resize(got);
     return data;
@@ -185,17 +205,14 @@ Result<std::string> InputFile::read_all() const {
             }
             data.resize(std::min(max_bytes_, data.size() * 2));
         }
-        const auto n = read(fd_, data.data() + got, data.size() - got);
-        if (n < 0 && errno == EINTR) {
-            continue;
+        const auto n = read_some(fd_, data.data() + got, data.size() - got, std::nullopt, path_);
+        if (!n) {
+            return fail(n.error());
         }
-        if (n < 0) {
-            return fail(Error::io("error while reading '" + path_ + "': " + std::strerror(errno)));
-        }
-        if (n == 0) {
+        if (*n == 0) {
             break;
         }
-        got += static_cast<std::size_t>(n);
+        got += *n;
     }
     data.resize(got);
     return data;

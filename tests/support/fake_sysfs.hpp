@@ -33,6 +33,17 @@ public:
     }
 
     /// A relative symlink at `at` pointing to `target` (both relative to the root).
+    /// A directory `rel` under the tree, mode 0755: what root's cache directory looks like.
+    std::filesystem::path shared_dir(const std::filesystem::path& rel) {
+        const auto d = root_ / rel;
+        std::filesystem::create_directories(d);
+        std::filesystem::permissions(
+            d, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                   std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                   std::filesystem::perms::others_exec);
+        return d;
+    }
+
     void link(const std::filesystem::path& at, const std::filesystem::path& target) {
         const auto p = root_ / at;
         std::filesystem::create_directories(p.parent_path());

@@ -172,8 +172,7 @@ TEST_CASE("node cache: the prolog writes it, steps read it, ports stay live", "[
     REQUIRE(policy::load_node(pol, {"node007", "", "", policy::NodeCache::Write, &notes}));
     CHECK(notes.empty());
     CHECK_FALSE(std::filesystem::exists(cache));
-    std::filesystem::create_directory(fs.root() / "cache");
-    chmod((fs.root() / "cache").c_str(), 0755);
+    fs.shared_dir("cache");
     REQUIRE(policy::load_node(pol, {"node007", "", "", policy::NodeCache::Write, &notes}));
     CHECK(notes.empty());
     struct stat st {};
@@ -218,8 +217,7 @@ TEST_CASE("node cache: a cache others could write is not trusted", "[node-facts]
     const auto pol = policy_for(fs);
     const auto dir = fs.root() / "cache";
     const auto cache = (dir / "node007.node").string();
-    std::filesystem::create_directory(dir);
-    chmod(dir.c_str(), 0755);
+    fs.shared_dir("cache");
     std::vector<std::string> notes;
     REQUIRE(policy::load_node(pol, {"node007", "", "", policy::NodeCache::Write, &notes}));
     const auto good = slurp(cache);
