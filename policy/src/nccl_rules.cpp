@@ -4,10 +4,10 @@
 #include "switchyard/policy/nccl_rules.hpp"
 
 #include <algorithm>
-#include <regex>
 #include <set>
 
 #include "switchyard/common/strings.hpp"
+#include "switchyard/policy/nccl_params.hpp"
 
 namespace switchyard::policy {
 namespace {
@@ -218,9 +218,12 @@ private:
                 dfp ? "the job spans " + std::to_string(groups.size()) + " Dragonfly+ groups"
                     : std::to_string(job_.hosts.size()) + " nodes > " +
                           std::to_string(policy_.nccl.large_job_nodes));
-        } else if (policy_.nccl.min_version < NcclVersion{2, 23, 0}) {
+        } else if (const auto* d = nccl_param("NCCL_IB_TIMEOUT", policy_.nccl.min_version);
+                   d != nullptr && parse_uint(d->default_value).value_or(20) < 20) {
+            // The default NCCL's own source gives that release (18 before 2.23, then 20).
             set("NCCL_IB_TIMEOUT", "20", "R6 IB timeout",
-                "NCCL " + to_string(policy_.nccl.min_version) + " < 2.23 defaults lower");
+                "NCCL " + to_string(policy_.nccl.min_version) + " defaults to " +
+                    std::string(d->default_value));
         }
     }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The policy's nccl section: the rules' settings and the profiles (match, set, enforce).
 #include "policy_sections.hpp"
+#include "switchyard/policy/nccl_params.hpp"
 
 namespace switchyard::policy {
 namespace {
@@ -11,6 +12,10 @@ class NcclReader : public YamlReader {
 public:
     using YamlReader::YamlReader;
 
+private:
+    NcclVersion min_version_ = NcclPolicy{}.min_version;  ///< profiles are checked against it
+
+public:
     void read_nccl(const YAML::Node& n, NcclPolicy& out) {
         if (n["enabled"]) {
             out.enabled = boolean(n["enabled"], "nccl.enabled").value_or(true);
@@ -18,6 +23,7 @@ public:
         if (auto v = n["min_version"]) {
             if (auto parsed = parse_nccl_version(scalar(v))) {
                 out.min_version = *parsed;
+                min_version_ = *parsed;
             } else {
                 problem(v, "nccl.min_version",
                         "expected an NCCL version such as 2.21 or 2.23.4, got '" + scalar(v) + "'");
@@ -183,6 +189,13 @@ public:
             if (auto why = obsolete_variable(var)) {
                 problem(it->first, vkey, std::string(*why));
                 continue;
+            }
+            // A name no release the policy is for reads: misspelt, or retired (NCCL's own table).
+            if (var.starts_with("NCCL_")) {
+                if (auto why = nccl_name_problem(var, min_version_, p.nccl_versions)) {
+                    problem(it->first, vkey, *why);
+                    continue;
+                }
             }
             if (!it->second.IsScalar() || value.empty()) {
                 problem(it->second, vkey, "expected a value, got '" + value + "'");

@@ -3,6 +3,7 @@
 #include "switchyard/policy/policy.hpp"
 
 #include "catch.hpp"
+#include "switchyard/policy/nccl_params.hpp"
 
 using namespace switchyard::policy;
 
@@ -105,4 +106,44 @@ TEST_CASE("policy: Pattern::compile bounds every pattern a user or admin gives",
           "expected a regular expression of at most 256 characters, got 300");
     CHECK_THAT(Pattern::compile("mlx5_[").error().message(),
                Catch::StartsWith("expected a regular expression, got 'mlx5_[' ("));
+}
+
+TEST_CASE("policy: NCCL's own table of variables per release", "[policy][nccl-params]") {
+    // Defaults as NCCL's source declares them (NCCL_PARAM), per release.
+    CHECK(nccl_param("NCCL_IB_TIMEOUT", v("2.21"))->default_value == "18");
+    CHECK(nccl_param("NCCL_IB_TIMEOUT", v("2.23.4"))->default_value == "20");
+    CHECK(nccl_param("NCCL_NET_GDR_C2C", v("2.26"))->default_value == "0");
+    CHECK(nccl_param("NCCL_NET_GDR_C2C", v("2.27"))->default_value == "1");
+    CHECK(nccl_param("NCCL_NET_GDR_C2C", v("2.25")) == nullptr);  // not read before 2.26
+    CHECK(nccl_param("NCCL_IB_TIMEOUT", v("3.0")) == nullptr);    // outside the table
+    // Misspelt: refused with the nearest name.
+    CHECK(*nccl_name_problem("NCCL_IB_TIMOUT", v("2.21"), {}) ==
+          "NCCL reads no variable NCCL_IB_TIMOUT (releases 2.18 to 2.30); did you mean "
+          "NCCL_IB_TIMEOUT?");
+    // Retired before the configured release: refused; for an older release it is fine.
+    CHECK(*nccl_name_problem("NCCL_AGG_CHANNEL_SIZE", v("2.21"), {}) ==
+          "NCCL_AGG_CHANNEL_SIZE is not read by NCCL 2.21 or later (the last release that read "
+          "it is 2.19)");
+    CHECK_FALSE(nccl_name_problem("NCCL_AGG_CHANNEL_SIZE", v("2.18"), {}));
+    // A variable that only newer releases read: fine unless the profile is for older ones.
+    CHECK_FALSE(nccl_name_problem("NCCL_NET_GDR_C2C", v("2.21"), {}));
+    CHECK(nccl_name_problem("NCCL_NET_GDR_C2C", v("2.21"), *parse_version_range("<2.26")));
+    CHECK_FALSE(nccl_name_problem("NCCL_NET_GDR_C2C", v("2.21"), *parse_version_range(">=2.27")));
+}
+
+TEST_CASE("policy: a profile setting a variable its NCCL releases do not read is refused",
+          "[policy][nccl-params]") {
+    const auto loaded = load_policy(
+        "version: 1\nnccl:\n  min_version: \"2.21\"\n  profiles:\n"
+        "    - {name: a, set: {NCCL_IB_TIMOUT: \"22\"}}\n"
+        "    - {name: b, nccl_versions: \"<2.26\", set: {NCCL_NET_GDR_C2C: \"1\"}}\n"
+        "    - {name: c, nccl_versions: \">=2.27\", set: {NCCL_NET_GDR_C2C: \"1\"}}\n",
+        "p.yaml");
+    REQUIRE(loaded.problems.size() == 2);
+    CHECK(loaded.problems[0].to_string() ==
+          "p.yaml:5:23: nccl.profiles[0].set.NCCL_IB_TIMOUT: NCCL reads no variable "
+          "NCCL_IB_TIMOUT (releases 2.18 to 2.30); did you mean NCCL_IB_TIMEOUT?");
+    CHECK_THAT(loaded.problems[1].to_string(),
+               Catch::Contains("nccl.profiles[1].set.NCCL_NET_GDR_C2C: NCCL_NET_GDR_C2C is not "
+                               "read by NCCL 2.21 or later in the profile's nccl_versions"));
 }
