@@ -26,15 +26,17 @@ public:
             b && keys(b, "health.breaker.", {"max_nodes", "max_percent", "window_s", "state"})) {
             if (b["max_nodes"]) {
                 out.breaker_max_nodes =
-                    number(b["max_nodes"], "health.breaker.max_nodes", 1, 100000).value_or(2);
+                    number(b["max_nodes"], "health.breaker.max_nodes", 1, 100000)
+                        .value_or(out.breaker_max_nodes);
             }
             if (b["max_percent"]) {
                 out.breaker_max_percent =
-                    positive(b["max_percent"], "health.breaker.max_percent", 100).value_or(10);
+                    positive(b["max_percent"], "health.breaker.max_percent", 100)
+                        .value_or(out.breaker_max_percent);
             }
             if (b["window_s"]) {
-                out.breaker_window_s =
-                    positive(b["window_s"], "health.breaker.window_s", 86400 * 7).value_or(600);
+                out.breaker_window_s = positive(b["window_s"], "health.breaker.window_s", 86400 * 7)
+                                           .value_or(out.breaker_window_s);
             }
             if (b["state"]) {
                 out.breaker_state = path(b["state"], "health.breaker.state", true);
@@ -108,17 +110,18 @@ public:
                 c.gpus = number(v, k + "nvml.gpus", 1, 64);
             }
             if (auto v = r["max_retired_pages"]) {
-                c.max_retired_pages = number(v, k + "nvml.max_retired_pages", 0, 1000).value_or(60);
+                c.max_retired_pages =
+                    number(v, k + "nvml.max_retired_pages", 0, 1000).value_or(c.max_retired_pages);
             }
             if (auto v = r["max_uncorrected_ecc"]) {
-                c.max_uncorrected_ecc =
-                    number(v, k + "nvml.max_uncorrected_ecc", 0, 1000000).value_or(0);
+                c.max_uncorrected_ecc = number(v, k + "nvml.max_uncorrected_ecc", 0, 1000000)
+                                            .value_or(c.max_uncorrected_ecc);
             }
             if (auto v = r["nvlinks"]) {
                 c.nvlinks = number(v, k + "nvml.nvlinks", 1, 18);
             }
             if (auto v = r["timeout_s"]) {
-                c.timeout_s = positive(v, k + "nvml.timeout_s", 600).value_or(10);
+                c.timeout_s = positive(v, k + "nvml.timeout_s", 600).value_or(c.timeout_s);
             }
             out.nvml = c;
         }
@@ -219,7 +222,8 @@ public:
             }
         }
         if (c["timeout_s"]) {
-            cmd.timeout_s = positive(c["timeout_s"], key + ".timeout_s", 3600).value_or(10);
+            cmd.timeout_s =
+                positive(c["timeout_s"], key + ".timeout_s", 3600).value_or(cmd.timeout_s);
         }
         if (c["ok_exit"]) {
             cmd.ok_exit =

@@ -12,7 +12,8 @@ namespace switchyard {
 enum class Level { Error, Warning, Notice, Info, Verbose, Debug };
 
 /// Subsystems, as NCCL's debug subsystem masks.
-enum class Component { Topo, Fabric, Policy, Env, Plugin, Health, Cli };
+/// Where a plugin log line comes from: the NCCL environment, the plugin itself, the health gate.
+enum class Component { Env, Plugin, Health };
 
 [[nodiscard]] constexpr std::string_view to_string(Level level) {
     switch (level) {
@@ -34,20 +35,12 @@ enum class Component { Topo, Fabric, Policy, Env, Plugin, Health, Cli };
 
 [[nodiscard]] constexpr std::string_view to_string(Component c) {
     switch (c) {
-        case Component::Topo:
-            return "topo";
-        case Component::Fabric:
-            return "fabric";
-        case Component::Policy:
-            return "policy";
         case Component::Env:
             return "env";
         case Component::Plugin:
             return "plugin";
         case Component::Health:
             return "health";
-        case Component::Cli:
-            return "cli";
     }
     return "?";
 }
