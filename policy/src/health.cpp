@@ -391,77 +391,100 @@ struct PlannedCheck {
     std::string name;
     std::function<CheckResult(NodeProbe&, double seconds_left)> run;
 };
-using CheckKind = void (*)(const HealthPolicy&, std::vector<PlannedCheck>&);
+/// A kind of check: its key in the policy (the loader's list of health keys comes from here)
+/// and how its configured instances become planned checks.
+struct CheckKind {
+    std::string_view key;
+    void (*plan)(const HealthPolicy&, std::vector<PlannedCheck>&);
+};
 
 /// The kinds of check, one row each, in the order they run and report. A new check is a spec
-/// in HealthPolicy, a check_ function over the probe's facts, and one row here.
+/// in HealthPolicy, read by the loader (policy_health.cpp), a check_ function over the probe's
+/// facts, and one row here.
 const CheckKind kCheckKinds[] = {
-    [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
-        if (p.rdma_ports) {
-            out.push_back({"rdma-ports", [c = *p.rdma_ports](NodeProbe& probe, double) {
-                               return check_rdma_ports(probe, c);
-                           }});
-        }
-    },
-    [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
-        if (p.link_errors) {
-            out.push_back({"link-errors", [c = *p.link_errors](NodeProbe& probe, double) {
-                               return check_link_errors(probe, c);
-                           }});
-        }
-    },
-    [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
-        if (p.gpus) {
-            out.push_back(
-                {"gpus", [n = *p.gpus](NodeProbe& probe, double) { return check_gpus(probe, n); }});
-        }
-    },
-    [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
-        if (p.nvml) {
-            out.push_back({"nvml", [c = *p.nvml](NodeProbe& probe, double left) {
-                               auto bounded = c;
-                               bounded.timeout_s = std::min(c.timeout_s, left);
-                               return check_nvml(probe, bounded);
-                           }});
-        }
-    },
-    [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
-        if (p.shape) {
-            out.push_back({"shape", [s = *p.shape](NodeProbe& probe, double) {
-                               return check_shape(probe, s);
-                           }});
-        }
-    },
-    [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
-        if (p.min_memory_gb) {
-            out.push_back({"memory", [gb = *p.min_memory_gb](NodeProbe& probe, double) {
-                               return check_memory(probe.meminfo(), gb);
-                           }});
-        }
-    },
-    [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
-        for (const auto& f : p.filesystems) {
-            out.push_back({"filesystem:" + f.path,
-                           [f](NodeProbe& probe, double) { return check_filesystem(probe, f); }});
-        }
-    },
-    [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
-        for (const auto& c : p.commands) {
-            out.push_back({"command:" + c.name, [c](NodeProbe& probe, double left) {
-                               auto bounded = c;
-                               bounded.timeout_s = std::min(c.timeout_s, left);
-                               return check_command(probe, bounded);
-                           }});
-        }
-    },
+    {"rdma_ports",
+     [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+         if (p.rdma_ports) {
+             out.push_back({"rdma-ports", [c = *p.rdma_ports](NodeProbe& probe, double) {
+                                return check_rdma_ports(probe, c);
+                            }});
+         }
+     }},
+    {"link_errors",
+     [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+         if (p.link_errors) {
+             out.push_back({"link-errors", [c = *p.link_errors](NodeProbe& probe, double) {
+                                return check_link_errors(probe, c);
+                            }});
+         }
+     }},
+    {"gpus",
+     [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+         if (p.gpus) {
+             out.push_back({"gpus", [n = *p.gpus](NodeProbe& probe, double) {
+                                return check_gpus(probe, n);
+                            }});
+         }
+     }},
+    {"nvml",
+     [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+         if (p.nvml) {
+             out.push_back({"nvml", [c = *p.nvml](NodeProbe& probe, double left) {
+                                auto bounded = c;
+                                bounded.timeout_s = std::min(c.timeout_s, left);
+                                return check_nvml(probe, bounded);
+                            }});
+         }
+     }},
+    {"shape",
+     [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+         if (p.shape) {
+             out.push_back({"shape", [s = *p.shape](NodeProbe& probe, double) {
+                                return check_shape(probe, s);
+                            }});
+         }
+     }},
+    {"min_memory_gb",
+     [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+         if (p.min_memory_gb) {
+             out.push_back({"memory", [gb = *p.min_memory_gb](NodeProbe& probe, double) {
+                                return check_memory(probe.meminfo(), gb);
+                            }});
+         }
+     }},
+    {"filesystems",
+     [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+         for (const auto& f : p.filesystems) {
+             out.push_back({"filesystem:" + f.path,
+                            [f](NodeProbe& probe, double) { return check_filesystem(probe, f); }});
+         }
+     }},
+    {"commands",
+     [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+         for (const auto& c : p.commands) {
+             out.push_back({"command:" + c.name, [c](NodeProbe& probe, double left) {
+                                auto bounded = c;
+                                bounded.timeout_s = std::min(c.timeout_s, left);
+                                return check_command(probe, bounded);
+                            }});
+         }
+     }},
 };
 
 }  // namespace
 
+std::vector<std::string_view> health_check_keys() {
+    std::vector<std::string_view> keys;
+    for (const auto& kind : kCheckKinds) {
+        keys.push_back(kind.key);
+    }
+    return keys;
+}
+
 HealthReport run_health_checks(const HealthPolicy& policy, NodeProbe& probe) {
     std::vector<PlannedCheck> planned;
-    for (const auto kind : kCheckKinds) {
-        kind(policy, planned);
+    for (const auto& kind : kCheckKinds) {
+        kind.plan(policy, planned);
     }
     HealthReport report;
     const double start = probe.seconds();

@@ -245,9 +245,8 @@ public:
 /// set), then `after`.
 std::vector<std::string_view> health_keys(std::vector<std::string_view> before,
                                           std::initializer_list<std::string_view> after) {
-    for (const auto* k : {"rdma_ports", "link_errors", "gpus", "nvml", "min_memory_gb", "shape",
-                          "filesystems", "commands"}) {
-        before.emplace_back(k);
+    for (const auto k : health_check_keys()) {  // the table the gate runs
+        before.push_back(k);
     }
     before.insert(before.end(), after.begin(), after.end());
     return before;

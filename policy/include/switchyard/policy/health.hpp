@@ -158,6 +158,10 @@ struct HealthReport {
 /// Parses nccl-tests output: the "# Avg bus bandwidth : X" line (GB/s), if present.
 [[nodiscard]] std::optional<double> parse_nccl_tests_busbw(std::string_view output);
 
+/// The policy keys of the kinds of check, in the order they run ("rdma_ports", "link_errors",
+/// ...): one table drives both the gate and the loader's list of valid keys.
+[[nodiscard]] std::vector<std::string_view> health_check_keys();
+
 /// Runs every configured check within the policy's time budget (checks left when it runs out
 /// fail as "not run: time budget"), in the order of the table of check kinds.
 [[nodiscard]] HealthReport run_health_checks(const HealthPolicy& policy, NodeProbe& probe);
