@@ -94,8 +94,8 @@ Result<void> export_nccl(SpankApi& api,
     }
     std::vector<std::string> notes;
     auto node = policy::load_node(pol, {job.this_host, "", "", policy::NodeCache::Read, &notes});
-    for (const auto& n : notes) {
-        log.warning(Component::Env, n);
+    for (const auto& n : notes) {  // the admin's matter, not the job's: slurmd's log only
+        log.info(Component::Env, n);
     }
     if (!node) {
         return fail(Error::io("node facts of " + job.this_host + ": " + node.error().to_string()));
@@ -151,8 +151,8 @@ Result<void> step_setup(SpankApi& api,
     if (!pol->fabric_map.empty()) {
         std::vector<std::string> notes;
         auto m = policy::load_fabric_map_file(pol->fabric_map, &job.hosts, &notes);
-        for (const auto& n : notes) {
-            log.warning(Component::Env, "fabric map: " + n);
+        for (const auto& n : notes) {  // the admin's matter, not the job's: slurmd's log only
+            log.info(Component::Env, "fabric map: " + n);
         }
         if (m) {
             map = std::move(*m);
