@@ -316,7 +316,7 @@ int job_prolog(SpankApi& api, Logger& log, const PluginWords& words, NodeControl
     if (!pol->health.enabled) {
         if (!node.empty() && !pol->node_cache.empty()) {  // the steps' node facts, refreshed
             std::vector<std::string> notes;
-            (void)policy::load_node(*pol, {node, "", "", policy::NodeCache::Write, &notes});
+            policy::refresh_node_cache(*pol, node, &notes);
             for (const auto& n : notes) {
                 log.warning(Component::Plugin, n);
             }

@@ -140,6 +140,30 @@ void write_cache(const std::string& path,
 
 }  // namespace
 
+void refresh_node_cache(const Policy& policy,
+                        const std::string& node_name,
+                        std::vector<std::string>* notes) {
+    if (policy.node_cache.empty() || !policy.hwloc_xml.empty()) {
+        return;
+    }
+    const auto path = topology::expand_node_path(policy.node_cache, node_name).string();
+    struct stat st {};
+    if (lstat(parent_directory(path).c_str(), &st) != 0 && errno == ENOENT) {
+        return;  // no cache on this node
+    }
+    const auto root = topology::expand_node_path(policy.sysfs_root, node_name);
+    const auto key = topology::node_device_key(root);
+    // Fresh already (same boot, same devices): a few directory reads, no walk of the PCI tree.
+    const auto empty = topology::write_node_facts({}, key);
+    const auto header = empty.substr(0, empty.find('\n', empty.find("\nkey ") + 1) + 1);
+    if (auto old = read_owned_file(path); old && old->starts_with(header)) {
+        return;
+    }
+    if (auto node = topology::read_sysfs_node(root, topology::PortDetail::Step)) {
+        write_cache(path, *node, key, notes);
+    }
+}
+
 Result<topology::NodeTopology> load_node(const Policy& policy, const NodeSources& s) {
     const auto xml = !s.hwloc_xml.empty() ? s.hwloc_xml : policy.hwloc_xml;
     const auto root = topology::expand_node_path(

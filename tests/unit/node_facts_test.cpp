@@ -254,3 +254,35 @@ TEST_CASE("node cache: a cache others could write is not trusted", "[node-facts]
     CHECK_THAT(notes[0], Catch::StartsWith("node cache not written: "));
     chmod(dir.c_str(), 0755);
 }
+
+TEST_CASE("node cache: the prolog reads the node only when the cache is missing or stale",
+          "[node-facts]") {
+    FakeSysfs fs;
+    switchyard::test::build_typical_gpu_node(fs);
+    const auto pol = policy_for(fs);
+    const auto cache = fs.root() / "cache" / "node007.node";
+    std::vector<std::string> notes;
+    policy::refresh_node_cache(pol, "node007", &notes);  // no cache directory: nothing
+    CHECK_FALSE(std::filesystem::exists(cache));
+    fs.shared_dir("cache");
+    policy::refresh_node_cache(pol, "node007", &notes);
+    REQUIRE(std::filesystem::exists(cache));
+    struct stat first {};
+    REQUIRE(stat(cache.c_str(), &first) == 0);
+    // Fresh: the key matches, the file is not replaced (same inode), whatever a value says.
+    fs.file("bus/pci/devices/0000:14:00.0/device", "0x2331");
+    policy::refresh_node_cache(pol, "node007", &notes);
+    struct stat again {};
+    REQUIRE(stat(cache.c_str(), &again) == 0);
+    CHECK(again.st_ino == first.st_ino);
+    // A new device: stale, read again and replaced.
+    fs.pci("pci0000:f0/0000:f0:01.0", "0x10de", "0x2330", "0x030200", 1);
+    policy::refresh_node_cache(pol, "node007", &notes);
+    REQUIRE(stat(cache.c_str(), &again) == 0);
+    CHECK(again.st_ino != first.st_ino);
+    CHECK(notes.empty());
+    auto step = policy::load_node(pol, step_sources(&notes));
+    REQUIRE(step);
+    CHECK(step->gpus.size() == 9);
+    CHECK(notes.empty());
+}

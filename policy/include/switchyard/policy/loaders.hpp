@@ -45,6 +45,13 @@ struct NodeSources {
     std::vector<std::string>* notes = nullptr;
 };
 
+/// The prolog's part when the health gate is off: makes node.cache fresh for the job's steps,
+/// reading the node only when the cache is missing or stale (its key is checked first: a few
+/// directory reads). Problems (a directory others can write) are added to `notes`.
+void refresh_node_cache(const Policy& policy,
+                        const std::string& node_name,
+                        std::vector<std::string>* notes);
+
 /// The node: hwloc XML (+ RDMA ports from sysfs) when configured, else everything from sysfs
 /// (GPUs from bus/pci, NUMA nodes, RDMA devices). With a sysfs node and node.cache, the prolog
 /// caches the static facts (GPUs, NICs, PCI places, NUMA) keyed by node_device_key, and a step
