@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "switchyard/common/strings.hpp"
+
 namespace switchyard {
 
 std::string file_kind(unsigned mode) {
@@ -224,6 +226,14 @@ Result<std::string> read_text_file(const std::string& path, const ReadRules& rul
         return fail(file.error());
     }
     return file->read_all();
+}
+
+std::optional<std::string> read_first_line(const std::string& path) {
+    auto text = read_text_file(path, {4096, false});
+    if (!text || text->empty()) {
+        return std::nullopt;
+    }
+    return std::string(trim(std::string_view(*text).substr(0, text->find('\n'))));
 }
 
 std::uint64_t content_digest(std::string_view bytes) {

@@ -2,7 +2,9 @@
 // Small string helpers shared by the parsers.
 #include "switchyard/common/strings.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdio>
 
 namespace switchyard {
 
@@ -56,6 +58,13 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
         out += parts[i];
     }
     return out;
+}
+
+std::string hex_digits(std::uint64_t v, int width) {
+    char buf[20];
+    std::snprintf(buf, sizeof buf, "%0*llx", std::clamp(width, 1, 16),
+                  static_cast<unsigned long long>(v));
+    return buf;
 }
 
 }  // namespace switchyard

@@ -16,10 +16,8 @@
 namespace switchyard::policy {
 
 std::string SystemProbe::pci_attribute(const std::string& busid, const std::string& attribute) {
-    const auto text = read_text_file(
-        (root_ / "bus" / "pci" / "devices" / busid / attribute).string(), {4096, false});
-    return text ? std::string(trim(std::string_view(*text).substr(0, text->find('\n'))))
-                : std::string();
+    return read_first_line((root_ / "bus" / "pci" / "devices" / busid / attribute).string())
+        .value_or("");
 }
 
 std::string SystemProbe::meminfo() {

@@ -213,9 +213,10 @@ private:
         }
         if (*digest != stamp_.digest || *bytes != stamp_.bytes) {
             return fail(Error::invalid_argument(
-                src_.name() + " is stale: it was made from the map with digest " + hex16(*digest) +
-                " (" + std::to_string(*bytes) + " bytes), the map beside it has " +
-                hex16(stamp_.digest) + " (" + std::to_string(stamp_.bytes) +
+                src_.name() + " is stale: it was made from the map with digest " +
+                hex_digits(*digest, 16) + " (" + std::to_string(*bytes) +
+                " bytes), the map beside it has " + hex_digits(stamp_.digest, 16) + " (" +
+                std::to_string(stamp_.bytes) +
                 " bytes); copy both files together, or re-run 'switchyard discover'"));
         }
         const auto kind = lines[2].substr(0, 5) == "kind "

@@ -19,11 +19,5 @@ inline constexpr std::size_t kGroups = 2;
 inline constexpr std::size_t kRailsets = 3;
 inline constexpr std::size_t kSwitches = 4;
 inline constexpr std::size_t kTableCount = 5;
-/// 16 lower-case hex digits.
-inline std::string hex16(std::uint64_t v) {
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-    return buf;
-}
 
 }  // namespace switchyard::topology::index_format

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "fabric_index_format.hpp"
+#include "switchyard/common/strings.hpp"
 #include "switchyard/topology/fabric_graph.hpp"
 #include "switchyard/topology/fabric_index.hpp"
 
@@ -87,10 +88,10 @@ Result<std::string> write_fabric_index(const FabricMap& map, std::string_view ma
     for (const auto& s : map.switches) {
         switches.push_back(s.name + ' ' + format_guid(s.guid) + ' ' + std::to_string(s.tier));
     }
-    std::string header = std::string(kMagic) + " " + std::to_string(kFabricIndexVersion) +
-                         "\nmap " + hex16(*digest) + " " + std::to_string(map_text.size()) +
-                         "\nkind " + std::string(to_string(map.kind)) + "\ntiers " +
-                         std::to_string(map.tiers) + "\nhcas";
+    std::string header =
+        std::string(kMagic) + " " + std::to_string(kFabricIndexVersion) + "\nmap " +
+        hex_digits(*digest, 16) + " " + std::to_string(map_text.size()) + "\nkind " +
+        std::string(to_string(map.kind)) + "\ntiers " + std::to_string(map.tiers) + "\nhcas";
     for (const auto& h : map.hcas) {
         header += ' ' + h;
     }

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "switchyard/common/file.hpp"
+#include "switchyard/common/strings.hpp"
 #include "switchyard/topology/fabric_graph.hpp"
 #include "switchyard/topology/fabric_map.hpp"
 
@@ -130,11 +131,8 @@ std::string write_fabric_map(const FabricMap& map, std::string_view comment) {
     }
     out += "end " + std::to_string(map.switches.size()) + " switches " +
            std::to_string(map.sus.size()) + " sus " + std::to_string(map.hosts.size()) + " hosts\n";
-    char digest[17];
-    std::snprintf(digest, sizeof digest, "%016llx",
-                  static_cast<unsigned long long>(content_digest(out)));
-    return std::string(kFabricMapMagic) + " " + std::to_string(kFabricMapVersion) + " " + digest +
-           "\n" + out;
+    return std::string(kFabricMapMagic) + " " + std::to_string(kFabricMapVersion) + " " +
+           hex_digits(content_digest(out), 16) + "\n" + out;
 }
 
 }  // namespace switchyard::topology

@@ -14,12 +14,6 @@ namespace {
 
 constexpr std::string_view kMagic = "switchyard-node-facts";
 
-std::string hex(std::uint64_t v, int width) {
-    char buf[20];
-    std::snprintf(buf, sizeof buf, "%0*llx", width, static_cast<unsigned long long>(v));
-    return buf;
-}
-
 /// Free text as one token: space, '%', ',', '/' and control bytes as %XX; "" as "%".
 std::string escape(std::string_view s) {
     if (s.empty()) {
@@ -29,7 +23,7 @@ std::string escape(std::string_view s) {
     for (const char c : s) {
         const auto u = static_cast<unsigned char>(c);
         if (u <= 0x20 || u == 0x7f || c == '%' || c == ',' || c == '/') {
-            out += '%' + hex(u, 2);
+            out += '%' + hex_digits(u, 2);
         } else {
             out += c;
         }
@@ -72,8 +66,9 @@ std::string list(const std::vector<std::string>& items) {
 std::string place(const PciPlace& p) {
     std::string out = escape(p.busid) + ' ' + escape(p.host_bridge) + ' ' + std::to_string(p.numa);
     for (const auto& h : p.above) {
-        out += ' ' + escape(h.busid) + '/' + hex(h.vendor, 4) + ':' + hex(h.device, 4) + ':' +
-               hex(h.subvendor, 4) + ':' + hex(h.subdevice, 4);
+        out += ' ' + escape(h.busid) + '/' + hex_digits(h.vendor, 4) + ':' +
+               hex_digits(h.device, 4) + ':' + hex_digits(h.subvendor, 4) + ':' +
+               hex_digits(h.subdevice, 4);
     }
     return out;
 }
@@ -107,8 +102,9 @@ public:
                 }
                 if (*k != key_) {
                     return fail(Error::invalid_argument(
-                        std::string(source_) + " is stale: written under key " + hex(*k, 16) +
-                        ", the node's devices and boot now give " + hex(key_, 16)));
+                        std::string(source_) + " is stale: written under key " +
+                        hex_digits(*k, 16) + ", the node's devices and boot now give " +
+                        hex_digits(key_, 16)));
                 }
                 continue;
             }
@@ -310,14 +306,14 @@ private:
 
 std::string write_node_facts(const NodeTopology& node, std::uint64_t key) {
     std::string out = std::string(kMagic) + " " + std::to_string(kNodeFactsVersion) + "\nkey " +
-                      hex(key, 16) + "\n";
+                      hex_digits(key, 16) + "\n";
     for (const auto& n : node.numa) {
         out += "numa " + std::to_string(n.os_index) + ' ' + escape(n.cpus) + '\n';
     }
     for (const auto& g : node.gpus) {
         out += "gpu " + std::to_string(g.index) + ' ' + escape(g.vendor) + ' ' +
-               hex(g.vendor_id, 4) + ' ' + hex(g.device_id, 4) + ' ' + escape(g.model) + ' ' +
-               list(g.osdevs) + ' ' + place(g.place) + '\n';
+               hex_digits(g.vendor_id, 4) + ' ' + hex_digits(g.device_id, 4) + ' ' +
+               escape(g.model) + ' ' + list(g.osdevs) + ' ' + place(g.place) + '\n';
     }
     for (const auto& n : node.nics) {
         out += "nic " + escape(n.name) + ' ' + escape(n.kind) + ' ' + list(n.netdevs) + ' ' +

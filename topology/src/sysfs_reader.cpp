@@ -1,14 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // sysfs (under a root that stands for /sys) → RDMA devices and ports, PCI places, GPUs, NUMA.
 // Layout: kernel ABI sysfs-class-infiniband; reference/fabric.md section 5.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <sstream>
 
 #include "switchyard/common/file.hpp"
@@ -27,29 +21,12 @@ public:
     [[nodiscard]] const fs::path& root() const { return root_; }
 
     /// The trimmed first line of a file; nullopt (and a warning unless `optional`) when unreadable.
-    /// Plain syscalls (a step reads a few hundred of these), O_NONBLOCK so that a FIFO planted in
-    /// a tree reads as empty instead of blocking.
     std::optional<std::string> read(const fs::path& p, bool optional = false) {
-        const int fd = ::open(p.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-        char buf[4096];
-        ssize_t n = -1;
-        if (fd >= 0) {
-            struct stat st {};
-            if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-                do {
-                    n = ::read(fd, buf, sizeof buf);
-                } while (n < 0 && errno == EINTR);
-            }
-            ::close(fd);
+        auto line = read_first_line(p.string());
+        if (!line && !optional) {
+            warn("unreadable", p, "cannot read");
         }
-        if (n <= 0) {  // unreadable, not a file, or empty (getline found no line either)
-            if (!optional) {
-                warn("unreadable", p, "cannot read");
-            }
-            return std::nullopt;
-        }
-        std::string_view text(buf, static_cast<std::size_t>(n));
-        return std::string(trim(text.substr(0, text.find('\n'))));
+        return line;
     }
 
     std::optional<std::uint64_t> read_number(const fs::path& p, bool optional = false) {

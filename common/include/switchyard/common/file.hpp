@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -109,6 +110,10 @@ private:
 /// A 64-bit digest of `bytes` that changes when any byte does (not a cryptographic hash: it
 /// tells a file from a changed copy, not from a forgery). Stable across builds and hosts.
 [[nodiscard]] std::uint64_t content_digest(std::string_view bytes);
+
+/// The trimmed first line of a small file (a sysfs attribute, at most 4096 bytes), opened as
+/// read_text_file opens it (no FIFO waited on, regular files only); nullopt when unreadable.
+[[nodiscard]] std::optional<std::string> read_first_line(const std::string& path);
 
 /// For files root loads by name (a library named in the policy): as root, `path` (links
 /// followed, as dlopen follows them) must be a regular file owned by root and writable by no one

@@ -33,6 +33,9 @@ template <typename T>
     return v;
 }
 
+/// `v` as `width` lower-case hex digits, zero-padded ("%016llx").
+[[nodiscard]] std::string hex_digits(std::uint64_t v, int width);
+
 /// Joins with a separator.
 [[nodiscard]] std::string join(const std::vector<std::string>& parts, std::string_view sep);
 
