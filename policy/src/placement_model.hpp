@@ -53,6 +53,32 @@ public:
                    ? std::max<double>(1.0, static_cast<double>(map_->sus[su].fabric_hosts()))
                    : 1.0;
     }
+    /// Cables per rail from the SU's leaves to the tier above (the map's uplink counts, split
+    /// over its hosts' rails), or 0 when the map does not know them (an older map).
+    [[nodiscard]] double su_uplinks(std::uint32_t su) const {
+        if (map_ == nullptr || !map_->link_counts || su >= map_->sus.size()) {
+            return 0;
+        }
+        const auto& s = map_->sus[su];
+        double cables = 0;
+        for (const auto leaf : s.leaves) {
+            cables += leaf < map_->switches.size() ? map_->switches[leaf].uplinks : 0;
+        }
+        std::uint32_t rails = 1;
+        for (const auto h : s.hosts) {
+            rails = std::max(rails, map_->hosts[h].rail_count);
+        }
+        return cables / rails;
+    }
+    /// Dragonfly+ cables between groups a and b (the fewer either has to any other group), or 0
+    /// when the map does not know them.
+    [[nodiscard]] double global_cables(std::uint32_t a, std::uint32_t b) const {
+        if (map_ == nullptr || !map_->link_counts || a >= map_->groups.size() ||
+            b >= map_->groups.size()) {
+            return 0;
+        }
+        return std::min(map_->groups[a].global, map_->groups[b].global);
+    }
     /// Upper bound of the SU and group ids handed out (for dense per-id tables).
     [[nodiscard]] std::uint32_t id_limit() const {
         const std::uint32_t sus =
@@ -82,10 +108,17 @@ private:
                                                         unsigned stages);
 
 /// The α–β cost of one training step with these stages (data-parallel all-reduce within each
-/// stage, pipeline sends between adjacent stages), flows sharing SU uplinks and global links.
-[[nodiscard]] PlanCost cost_of(const std::vector<std::vector<std::string>>& named,
-                               const Locator& loc,
-                               const CostParams& p);
+/// stage, pipeline sends between adjacent stages), flows sharing SU uplinks and global links
+/// with each other and with the flows of `others` (other jobs' stages, placed by `loc` too).
+[[nodiscard]] PlanCost cost_of(
+    const std::vector<std::vector<std::string>>& named,
+    const Locator& loc,
+    const CostParams& p,
+    const std::vector<std::vector<std::vector<std::string>>>& others = {});
+
+/// `c.why`: the bandwidth per rail of the DP and PP flows that pace the step and what limits
+/// each ("su03 uplinks: 16 cables per rail for 32 flows").
+void explain(PlanCost& c, const Locator& loc);
 
 /// The cost if every stage sat in one SU and every boundary in one group.
 [[nodiscard]] PlanCost lower_bound(unsigned stages, std::size_t k, const CostParams& p);

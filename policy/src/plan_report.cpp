@@ -40,6 +40,12 @@ std::string format_plan(const StagePlan& p) {
     out += "  cost per step: plan " + ms(p.cost.total) + " (dp " + ms(p.cost.dp) + ", pp " +
            ms(p.cost.pp) + "), Slurm order " + ms(p.slurm_cost.total) + ", lower bound " +
            ms(p.lower_bound_cost.total) + "\n";
+    if (!p.cost.why.empty()) {
+        out += "    plan: " + p.cost.why + "\n";
+    }
+    if (!p.slurm_cost.why.empty()) {
+        out += "    Slurm order: " + p.slurm_cost.why + "\n";
+    }
     for (const auto& w : p.warnings) {
         out += "  warning: " + w + "\n";
     }

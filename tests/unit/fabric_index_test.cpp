@@ -24,12 +24,13 @@ FabricMap synthetic(std::uint32_t groups,
     FabricMap m;
     m.kind = FabricKind::DragonflyPlus;
     m.tiers = 2;
+    m.link_counts = true;
     for (std::uint32_t r = 0; r < rails; ++r) {
         m.hcas.push_back("mlx5_" + std::to_string(r));
     }
     std::uint32_t n = 0;
     for (std::uint32_t g = 0; g < groups; ++g) {
-        m.groups.push_back({"g" + std::to_string(g), {}});
+        m.groups.push_back({"g" + std::to_string(g), {}, 2 + g});
         for (std::uint32_t s = 0; s < sus; ++s) {
             MapSu su;
             su.name = "g" + std::to_string(g) + "-su" + std::to_string(s);
@@ -37,8 +38,8 @@ FabricMap synthetic(std::uint32_t groups,
             const auto first_leaf = static_cast<std::uint32_t>(m.switches.size());
             for (std::uint32_t r = 0; r < rails; ++r) {
                 su.leaves.push_back(static_cast<std::uint32_t>(m.switches.size()));
-                m.switches.push_back(
-                    {su.name + "-leaf" + std::to_string(r), 0x1000 + m.switches.size(), 1});
+                m.switches.push_back({su.name + "-leaf" + std::to_string(r),
+                                      0x1000 + m.switches.size(), 1, per_su / 2 + r});
             }
             const auto su_index = static_cast<std::uint32_t>(m.sus.size());
             for (std::uint32_t h = 0; h < per_su; ++h, ++n) {
@@ -63,18 +64,19 @@ FabricMap synthetic(std::uint32_t groups,
 /// What a step sees of a map, with every index turned into a name.
 std::string describe(const FabricMap& m) {
     std::ostringstream out;
-    out << to_string(m.kind) << " tiers " << m.tiers << " hcas";
+    out << to_string(m.kind) << " tiers " << m.tiers << " cable counts " << m.link_counts
+        << " hcas";
     for (const auto& h : m.hcas) {
         out << ' ' << h;
     }
     out << '\n';
     for (const auto& h : m.hosts) {
         const auto& su = m.sus[h.su];
-        out << h.name << " su " << su.name << " group " << m.groups[su.group].name << " of "
-            << su.fabric_hosts() << " leaves";
+        out << h.name << " su " << su.name << " group " << m.groups[su.group].name << " ("
+            << m.groups[su.group].global << " global) of " << su.fabric_hosts() << " leaves";
         for (const auto l : su.leaves) {
             out << ' ' << m.switches[l].name << '/' << m.switches[l].guid << '/'
-                << m.switches[l].tier;
+                << m.switches[l].tier << '^' << m.switches[l].uplinks;
         }
         out << " rails";
         for (const auto& r : m.rails_of(h)) {
@@ -175,6 +177,7 @@ TEST_CASE("fabric_index: every golden map gives the same step view", "[fabric_in
         const std::string text((std::istreambuf_iterator<char>(in)), {});
         auto full = read_fabric_map(text, path.string());
         REQUIRE(full);
+        full->link_counts = true;  // a version 3 input map: its counts are written as 0
         const auto b = build(*full);
         std::vector<std::string> some;
         for (std::size_t i = 0; i < full->hosts.size(); i += 3) {
@@ -224,9 +227,9 @@ TEST_CASE("fabric_index: a stale, cut or damaged index is refused by name", "[fa
     CHECK_THAT(index_error("switchyard-fabric-index 9\n", b.stamp),
                Catch::StartsWith("fabric.map.index:2: the header ends early"));
     std::string wrong_version = b.index;
-    wrong_version.replace(0, 25, "switchyard-fabric-index 2");
+    wrong_version.replace(0, 25, "switchyard-fabric-index 1");  // before cable counts
     CHECK_THAT(index_error(wrong_version, b.stamp),
-               Catch::StartsWith("fabric.map.index:1: expected 'switchyard-fabric-index 1'"));
+               Catch::StartsWith("fabric.map.index:1: expected 'switchyard-fabric-index 2'"));
     // A table too large is refused before anything is read from it.
     std::string huge = b.index;
     const auto t = huge.find("table hosts 8 ");
@@ -249,4 +252,13 @@ TEST_CASE("fabric_index: a version 2 map has no digest to make an index from", "
     auto text = write_fabric_map(m, "");
     text.replace(0, text.find('\n'), "switchyard-fabric-map 2");
     CHECK_FALSE(write_fabric_index(m, text));
+}
+
+TEST_CASE("fabric_index: a map without cable counts (version 3) makes no index", "[fabric_index]") {
+    auto m = synthetic(1, 1, 2, 1);
+    m.link_counts = false;
+    const auto text = write_fabric_map(m, "");
+    const auto r = write_fabric_index(m, text);
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().message(), Catch::Contains("version 3 map"));
 }

@@ -30,13 +30,39 @@ anomaly missing-rail n03 in SU g2-leaf1 has no mlx5_1
 end 3 switches 2 sus 4 hosts
 )";
 
-/// `text` (a version 2 map) as version 3: its first line carries the digest of the rest.
-std::string as_v3(const std::string& text) {
+/// The same map as version 4: each switch line ends with its uplinks, each group line with its
+/// global cables.
+constexpr const char* kMap4 = R"(switchyard-fabric-map 2
+# comment
+kind dragonfly+
+tiers 2
+hcas mlx5_0 mlx5_1
+switch g1-leaf1 0x0000000000000101 1 3
+switch g2-leaf1 0x0000000000000102 1 2
+switch g1-spine1 0x0000000000000201 2 0
+group g1 4
+group g2 5
+su g1-leaf1 g1 g1-leaf1 mlx5_0:g1-leaf1,mlx5_1:g1-leaf1*2
+su g2-leaf1 g2 g2-leaf1 mlx5_0:g2-leaf1,mlx5_1:g2-leaf1
+host n01 g1-leaf1
+host n02 g1-leaf1
+host n03 g2-leaf1 mlx5_0:g2-leaf1
+host n04 g2-leaf1
+anomaly missing-rail n03 in SU g2-leaf1 has no mlx5_1
+end 3 switches 2 sus 4 hosts
+)";
+
+/// `text` (a map whose first line is version 2) as `version`: the first line carries the
+/// digest of the rest.
+std::string with_digest(const std::string& text, int version) {
     const auto body = text.substr(text.find('\n') + 1);
     char line[64];
-    std::snprintf(line, sizeof line, "switchyard-fabric-map 3 %016llx\n",
+    std::snprintf(line, sizeof line, "switchyard-fabric-map %d %016llx\n", version,
                   static_cast<unsigned long long>(switchyard::content_digest(body)));
     return line + body;
+}
+std::string as_v3(const std::string& text) {
+    return with_digest(text, 3);
 }
 
 std::string error_of(const std::string& text) {
@@ -69,13 +95,40 @@ TEST_CASE("fabric_map: reads every line kind and derives SU hosts and group SUs"
 }
 
 TEST_CASE("fabric_map: write(read(x)) == x", "[fabric_map]") {
-    auto r = read_fabric_map(kMap, "m.map");
+    const auto v4 = with_digest(kMap4, 4);
+    auto r = read_fabric_map(v4, "m.map");
     REQUIRE(r);
+    CHECK(r->link_counts);
+    CHECK(r->switches[0].uplinks == 3);
+    CHECK(r->switches[2].uplinks == 0);
+    CHECK(r->groups[1].global == 5);
     const auto written = write_fabric_map(*r, "comment");
-    CHECK(written == as_v3(kMap));
+    CHECK(written == v4);
     auto again = read_fabric_map(written, "m.map");
     REQUIRE(again);
     CHECK(write_fabric_map(*again, "comment") == written);
+}
+
+TEST_CASE("fabric_map: version 2 and 3 maps are read without cable counts", "[fabric_map]") {
+    for (const auto& text : {std::string(kMap), as_v3(kMap)}) {
+        auto r = read_fabric_map(text, "m.map");
+        REQUIRE(r);
+        CHECK_FALSE(r->link_counts);
+        CHECK(r->switches[0].uplinks == 0);
+        CHECK(r->groups[0].global == 0);
+    }
+    // Each version's line shapes are its own: counts in a version 3 map, none in a version 4.
+    std::string v3 = kMap;
+    v3.replace(v3.find("0x0000000000000101 1"), 20, "0x0000000000000101 1 3");
+    CHECK_THAT(error_of(as_v3(v3)),
+               Catch::StartsWith("m.map:6: expected 'switch <name> <guid> <tier>', got"));
+    CHECK_THAT(error_of(with_digest(kMap, 4)),
+               Catch::StartsWith("m.map:6: expected 'switch <name> <guid> <tier> <uplinks>'"));
+    std::string v4 = kMap4;
+    v4.replace(v4.find("group g2 5"), 10, "group g2 x");
+    CHECK_THAT(error_of(with_digest(v4, 4)),
+               Catch::StartsWith("m.map:10: expected 'group <name> <global cables>', got "
+                                 "'group g2 x'"));
 }
 
 TEST_CASE("fabric_map: a version 3 map is refused when its content does not match its digest",
@@ -92,9 +145,9 @@ TEST_CASE("fabric_map: a version 3 map is refused when its content does not matc
                                  "first line: it was changed after 'switchyard discover' wrote "
                                  "it."));
     CHECK_THAT(error_of("switchyard-fabric-map 3\n"),
-               Catch::StartsWith("m.map:1: expected 'switchyard-fabric-map 3 <16 hex digits>'"));
-    CHECK_THAT(error_of("switchyard-fabric-map 3 xyz\n"),
-               Catch::StartsWith("m.map:1: expected 'switchyard-fabric-map 3 <16 hex digits>'"));
+               Catch::StartsWith("m.map:1: expected 'switchyard-fabric-map 4 <16 hex digits>'"));
+    CHECK_THAT(error_of("switchyard-fabric-map 4 xyz\n"),
+               Catch::StartsWith("m.map:1: expected 'switchyard-fabric-map 4 <16 hex digits>'"));
     // An edited map whose first line says version 2 is read without a digest.
     std::string v2 = edited;
     v2.replace(0, v2.find('\n'), "switchyard-fabric-map 2");
@@ -103,7 +156,7 @@ TEST_CASE("fabric_map: a version 3 map is refused when its content does not matc
 
 TEST_CASE("fabric_map: validation names the line and the expected form", "[fabric_map]") {
     CHECK_THAT(error_of("hello\n"),
-               Catch::StartsWith("m.map:1: expected 'switchyard-fabric-map 3 <digest>'"));
+               Catch::StartsWith("m.map:1: expected 'switchyard-fabric-map 4 <digest>'"));
     CHECK_THAT(error_of("switchyard-fabric-map 1\n"),
                Catch::StartsWith("m.map:1: fabric map version 1 is not supported"));
     CHECK(error_of("switchyard-fabric-map 2\nkind torus\n") ==

@@ -215,3 +215,102 @@ TEST_CASE("planner: the rail count comes from the map, not a constant", "[planne
     const auto none = order_cost(order, nullptr, 1, p);  // no map: the policy's 8 rails
     CHECK(none.dp < c2.dp);
 }
+
+namespace {
+
+/// `m` with cable counts, as discover writes them: each leaf's uplinks per rail, each group's
+/// global cables to every other group.
+FabricMap with_cables(FabricMap m, std::uint32_t uplinks, std::uint32_t global) {
+    m.link_counts = true;
+    for (auto& s : m.switches) {
+        s.uplinks = uplinks;
+    }
+    for (auto& g : m.groups) {
+        g.global = global;
+    }
+    return m;
+}
+
+/// The bandwidth term of a ring all-reduce of `bytes` over `n` nodes and `rails` rails.
+double ring_bytes_time(double n, double bytes, double rails, double bytes_per_s) {
+    return 2 * (n - 1) / n * bytes / (rails * bytes_per_s);
+}
+
+}  // namespace
+
+TEST_CASE("cost calibration: an NDR all-reduce between two nodes at NCCL's measured speed",
+          "[planner][cost]") {
+    // 8 NDR rails reach 8 x 47.5 = 380 GB/s of bus bandwidth (the GDR floor of
+    // azurehpc-health-checks, 380 Gb/s per 400 Gb/s port); each ring step costs NCCL's own
+    // network latency, 14 µs (src/graph/tuning.cc, NET/Ring/Simple).
+    const CostParams p;  // the calibrated defaults
+    const auto m = with_cables(make_map(FabricKind::FatTree, 1, 2, 8), 8, 0);
+    const auto c = order_cost(nodes("n[0001-0002]"), &m, 1, p);
+    CHECK(p.link_bytes_per_s == 47.5e9);
+    CHECK(p.alpha_net == 14e-6);
+    const double expected = 2 * 14e-6 + ring_bytes_time(2, 2e9, 1, 47.5e9);  // one rail in m
+    CHECK(c.dp == Approx(expected).epsilon(1e-9));
+    CHECK(2e9 / c.dp / 1e9 == Approx(47.47).epsilon(0.001));  // nccl-tests busbw, one rail
+    CHECK(c.dp_limit.kind == Limit::Kind::Port);
+    CHECK(c.why == "dp at 47.5 GB/s per rail: node ports");
+}
+
+TEST_CASE("cost calibration: a 2:1 leaf is full speed alone and half speed when shared",
+          "[planner][cost]") {
+    // Two SUs of 32 hosts, one rail, 16 uplinks per leaf (2:1, the fabric's own count). A
+    // 32-node stage alternating SUs sends 16 flows out of each SU: its 16 uplinks carry them at
+    // full speed. A second such job doubles the flows: each gets half.
+    const CostParams p;
+    const auto m = with_cables(make_map(FabricKind::FatTree, 1, 2, 32), 16, 0);
+    const auto a = interleave_halves(nodes("n[0001-0016],n[0033-0048]"));
+    const auto b = interleave_halves(nodes("n[0017-0032],n[0049-0064]"));
+    const auto inside = nodes("n[0001-0032]");
+    const auto alone = shared_cost({a}, {}, &m, p);
+    const auto shared = shared_cost({a}, {{b}}, &m, p);
+    const double full = ring_bytes_time(32, 2e9, 1, 47.5e9);
+    CHECK(alone.dp_bytes_per_s == Approx(47.5e9));
+    CHECK(shared.dp_bytes_per_s == Approx(23.75e9));
+    CHECK(shared.dp - alone.dp == Approx(full).epsilon(1e-6));  // the bandwidth term doubles
+    CHECK(shared.dp_limit.kind == Limit::Kind::Uplinks);
+    CHECK(shared.dp_limit.cables == 16);
+    CHECK(shared.dp_limit.flows == 32);
+    CHECK_THAT(shared.why, Catch::StartsWith("dp at 23.8 GB/s per rail: su1 uplinks, 16 cable(s) "
+                                             "per rail for 32 flow(s)"));
+    // A stage inside one SU does not care what crosses the uplinks.
+    CHECK(shared_cost({inside}, {{b}}, &m, p).dp == Approx(shared_cost({inside}, {}, &m, p).dp));
+    CHECK(shared_cost({inside}, {{b}}, &m, p).dp < alone.dp);  // fewer hops too
+    // The same fabric read from an older map (no counts): the policy's taper (1 = none) applies.
+    auto old = m;
+    old.link_counts = false;
+    CHECK(shared_cost({a}, {{b}}, &old, p).dp_bytes_per_s == Approx(47.5e9));
+}
+
+TEST_CASE("cost calibration: Dragonfly+ global cables from the map pace a split stage",
+          "[planner][cost]") {
+    // Two groups of 16 hosts, one rail, 2 global cables between them. A 16-node stage split
+    // 8 + 8 in order crosses once each way: full speed. Interleaved, 8 flows each way share 2
+    // cables: a quarter of the speed, 4 x the bandwidth term.
+    const CostParams p;
+    const auto m = with_cables(make_map(FabricKind::DragonflyPlus, 2, 1, 16), 16, 2);
+    const auto halves = nodes("n[0001-0008],n[0017-0024]");
+    const auto mixed = interleave_halves(halves);
+    const auto in_order = shared_cost({halves}, {}, &m, p);
+    const auto interleaved = shared_cost({mixed}, {}, &m, p);
+    CHECK(in_order.dp_bytes_per_s == Approx(47.5e9));
+    CHECK(interleaved.dp_bytes_per_s == Approx(47.5e9 / 4));
+    // 3 x the bandwidth term more, and 14 more ring edges between groups at 3 extra hops.
+    CHECK(interleaved.dp - in_order.dp ==
+          Approx(3 * ring_bytes_time(16, 2e9, 1, 47.5e9) + 2 * 15 * (14 * 3 * 0.25e-6) / 16)
+              .epsilon(1e-9));
+    CHECK_THAT(interleaved.why, Catch::StartsWith("dp at 11.9 GB/s per rail: global links g1-g2, "
+                                                  "2 cable(s) per rail for 8 flow(s)"));
+    // A pipeline boundary between groups: 16 sends share the 2 cables.
+    const auto pp = shared_cost({nodes("n[0001-0016]"), nodes("n[0017-0032]")}, {}, &m, p);
+    CHECK(pp.pp_bytes_per_s == Approx(47.5e9 * 2 / 16));
+    CHECK(pp.pp_limit.kind == Limit::Kind::Global);
+    // The plan report says the same.
+    auto plan = plan_stages(mixed, &m, 1, StageScope::Any, p);
+    REQUIRE(plan);
+    CHECK_THAT(format_plan(*plan), Catch::Contains("    Slurm order: dp at 11.9 GB/s per rail: "
+                                                   "global links g1-g2"));
+}

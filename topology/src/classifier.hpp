@@ -158,6 +158,9 @@ private:
 
     void build_groups();
 
+    /// Each switch's uplinks and each group's global cables (MapSwitch::uplinks, MapGroup::global).
+    void count_links(const std::vector<std::uint32_t>& group_of_switch);
+
     /// Cabling validation, as UFM's topology compare does: within each group, an upper switch
     /// that most of the group's leaves reach is one every leaf should reach; each leaf that has
     /// no cable to it is reported, both ends named.

@@ -265,6 +265,7 @@ void Classifier::build_groups() {
         group_of_switch[w] = root < group_of_root.size() ? group_of_root[root] : kNone;
     }
     name_groups(map_, group_of_switch);
+    count_links(group_of_switch);
     map_.kind = fabric_kind(group_of_switch);
     report_missing_uplinks(uplinks);
     if (map_.kind == FabricKind::DragonflyPlus) {
@@ -274,6 +275,40 @@ void Classifier::build_groups() {
         anomaly("disconnected",
                 std::to_string(map_.groups.size()) + " groups with no cable path between them");
     }
+}
+
+/// Per switch, cables to a higher tier (a leaf's uplinks: the capacity its hosts share to
+/// leave it); per group, the fewest cables it has to any other group (Dragonfly+ global links
+/// between same-tier switches of two groups).
+void Classifier::count_links(const std::vector<std::uint32_t>& group_of_switch) {
+    const auto ng = map_.groups.size();
+    std::vector<std::uint32_t> pair(ng * ng, 0);
+    for (std::uint32_t w = 0; w < map_.switches.size(); ++w) {
+        auto& sw = map_.switches[w];
+        if (sw.tier == 0) {
+            continue;
+        }
+        for (const auto& p : g_.nodes[leaf_node(w)].ports) {
+            const auto o = p.remote == kNoNode ? kNone : switch_index_[p.remote];
+            if (o == kNone || map_.switches[o].tier == 0) {
+                continue;
+            }
+            if (map_.switches[o].tier > sw.tier) {
+                ++sw.uplinks;
+            } else if (map_.switches[o].tier == sw.tier && group_of_switch[w] != kNone &&
+                       group_of_switch[o] != kNone && group_of_switch[o] != group_of_switch[w]) {
+                ++pair[group_of_switch[w] * ng + group_of_switch[o]];
+            }
+        }
+    }
+    for (std::size_t a = 0; ng > 1 && a < ng; ++a) {
+        std::uint32_t fewest = UINT32_MAX;
+        for (std::size_t b = 0; b < ng; ++b) {
+            fewest = b == a ? fewest : std::min(fewest, pair[a * ng + b]);
+        }
+        map_.groups[a].global = fewest;
+    }
+    map_.link_counts = true;
 }
 
 /// Cabling validation, as UFM's topology compare does: within each group, an upper switch

@@ -99,10 +99,16 @@ public:
             if (!r) {
                 return fail(r.error());
             }
-            if (r->empty() || r->find(' ') != std::string::npos) {
-                return fail(bad(kGroups, id, "expected '<group name>'"));
+            const auto sp = r->find(' ');
+            const auto global =
+                sp == std::string::npos
+                    ? std::nullopt
+                    : parse_number<std::uint32_t>(std::string_view(*r).substr(sp + 1));
+            if (sp == 0 || !global) {
+                return fail(bad(kGroups, id, "expected '<group name> <global cables>'"));
             }
-            map_.groups.push_back({std::move(*r), {}});
+            r->resize(sp);
+            map_.groups.push_back({std::move(*r), {}, *global});
         }
         for (std::size_t s = 0; s < su_records.size(); ++s) {
             auto& r = su_records[s];
@@ -226,6 +232,7 @@ private:
             return fail(error_at(3, "expected 'kind <fabric kind>'"));
         }
         map_.kind = *kind;
+        map_.link_counts = true;  // version 2 switch records carry them
         const auto tiers = lines[3].substr(0, 6) == "tiers "
                                ? parse_number<std::uint32_t>(lines[3].substr(6))
                                : std::nullopt;
@@ -415,12 +422,14 @@ private:
             return fail(r.error());
         }
         const auto f = split(*r, ' ');
-        const auto guid = f.size() == 3 ? parse_guid(f[1]) : std::nullopt;
-        const auto tier = f.size() == 3 ? parse_number<std::uint32_t>(f[2]) : std::nullopt;
-        if (!guid || !tier || f[0].empty()) {
-            return fail(bad(kSwitches, id, "expected '<name> <guid> <tier>'"));
+        const bool four = f.size() == 4;
+        const auto guid = four ? parse_guid(f[1]) : std::nullopt;
+        const auto tier = four ? parse_number<std::uint32_t>(f[2]) : std::nullopt;
+        const auto up = four ? parse_number<std::uint32_t>(f[3]) : std::nullopt;
+        if (!guid || !tier || !up || f[0].empty()) {
+            return fail(bad(kSwitches, id, "expected '<name> <guid> <tier> <uplinks>'"));
         }
-        return MapSwitch{std::string(f[0]), *guid, *tier};
+        return MapSwitch{std::string(f[0]), *guid, *tier, *up};
     }
 };
 

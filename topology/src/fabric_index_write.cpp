@@ -49,6 +49,11 @@ Result<std::string> write_fabric_index(const FabricMap& map, std::string_view ma
         return fail(Error::invalid_argument(
             "the map has no digest on its first line (a version 2 map); an index needs one"));
     }
+    if (!map.link_counts) {
+        return fail(Error::invalid_argument(
+            "the map has no cable counts on its switch lines (a version 3 map); an index needs "
+            "them: re-run 'switchyard discover'"));
+    }
     std::vector<std::string> hosts;
     std::vector<std::string> railsets;
     std::unordered_map<std::string, std::size_t> railset_ids;
@@ -82,11 +87,12 @@ Result<std::string> write_fabric_index(const FabricMap& map, std::string_view ma
     }
     std::vector<std::string> groups;
     for (const auto& g : map.groups) {
-        groups.push_back(g.name);
+        groups.push_back(g.name + ' ' + std::to_string(g.global));
     }
     std::vector<std::string> switches;
     for (const auto& s : map.switches) {
-        switches.push_back(s.name + ' ' + format_guid(s.guid) + ' ' + std::to_string(s.tier));
+        switches.push_back(s.name + ' ' + format_guid(s.guid) + ' ' + std::to_string(s.tier) + ' ' +
+                           std::to_string(s.uplinks));
     }
     std::string header =
         std::string(kMagic) + " " + std::to_string(kFabricIndexVersion) + "\nmap " +

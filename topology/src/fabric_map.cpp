@@ -88,7 +88,8 @@ private:
     std::unordered_map<std::string_view, std::uint32_t> switch_by_name_;
     std::unordered_map<std::string_view, std::uint32_t> su_by_name_;
     std::unordered_map<std::string_view, std::uint32_t> group_by_name_;
-    std::optional<std::unordered_set<std::string_view>> only_;       // hosts to keep, if filtering
+    std::optional<std::unordered_set<std::string_view>> only_;  // hosts to keep, if filtering
+    int version_ = 0;                                           // of the map being read (2, 3 or 4)
     std::vector<std::pair<std::uint32_t, std::uint32_t>> su_rails_;  // (begin, count) per SU
     std::vector<std::uint32_t> prev_rails_;  // leaf per rail of the previous rail list
     std::vector<std::string_view> prev_rail_text_;
@@ -117,8 +118,8 @@ private:
         return false;
     }
 
-    /// "switchyard-fabric-map 3 <digest>" (the digest checked against the rest of the text), or
-    /// "switchyard-fabric-map 2" (no digest).
+    /// "switchyard-fabric-map 4 <digest>" or "... 3 <digest>" (the digest checked against the
+    /// rest of the text), or "switchyard-fabric-map 2" (no digest).
     bool check_version(std::string_view line) {
         std::string_view f[4];
         const auto n = fields(line, f, 4);
@@ -129,13 +130,16 @@ private:
                        "'switchyard discover'?");
         }
         if (f[1] == "2" && n == 2) {
+            version_ = 2;
             return true;
         }
-        if (f[1] != std::to_string(kFabricMapVersion)) {
+        if (f[1] != "3" && f[1] != std::to_string(kFabricMapVersion)) {
             return bad("fabric map version " + std::string(f[1]) +
-                       " is not supported; this switchyard reads versions 2 and " +
+                       " is not supported; this switchyard reads versions 2 to " +
                        std::to_string(kFabricMapVersion) + " (re-run 'switchyard discover')");
         }
+        version_ = f[1] == "3" ? 3 : kFabricMapVersion;
+        map_.link_counts = version_ >= 4;
         const auto digest = fabric_map_digest(line);
         if (!digest) {
             return bad("expected '" + std::string(kFabricMapMagic) + " " +
@@ -198,26 +202,39 @@ private:
             return host_line(rest);
         }
         if (key == "switch") {
-            const auto n = fields(rest, f, 4);
-            const auto guid = n == 3 ? parse_guid(f[1]) : std::nullopt;
-            const auto tier = n == 3 ? number(f[2]) : std::nullopt;
-            if (!guid || !tier) {
-                return bad("expected 'switch <name> <guid> <tier>', got '" + std::string(line) +
-                           "'");
+            // Version 4 adds the uplink count.
+            const std::size_t want = version_ >= 4 ? 4 : 3;
+            const auto n = fields(rest, f, 5);
+            const auto guid = n == want ? parse_guid(f[1]) : std::nullopt;
+            const auto tier = n == want ? number(f[2]) : std::nullopt;
+            const auto up = n == want && want == 4 ? number(f[3]) : std::optional<std::uint32_t>(0);
+            if (!guid || !tier || !up) {
+                return bad(std::string(want == 4
+                                           ? "expected 'switch <name> <guid> <tier> "
+                                             "<uplinks>', got '"
+                                           : "expected 'switch <name> <guid> <tier>', got '") +
+                           std::string(line.substr(0, 200)) + "'");
             }
             const auto idx = static_cast<std::uint32_t>(map_.switches.size());
-            map_.switches.push_back({std::string(f[0]), *guid, *tier});
+            map_.switches.push_back({std::string(f[0]), *guid, *tier, *up});
             return define(switch_by_name_, f[0], "switch", idx);  // views into the text: stable
         }
         if (key == "su") {
             return su_line(rest, line);
         }
         if (key == "group") {
-            if (fields(rest, f, 2) != 1) {
-                return bad("expected 'group <name>', got '" + std::string(line) + "'");
+            // Version 4 adds the group's global cable count.
+            const std::size_t want = version_ >= 4 ? 2 : 1;
+            const auto n = fields(rest, f, 3);
+            const auto global =
+                n == want && want == 2 ? number(f[1]) : std::optional<std::uint32_t>(0);
+            if (n != want || !global) {
+                return bad(std::string(want == 2 ? "expected 'group <name> <global cables>', got '"
+                                                 : "expected 'group <name>', got '") +
+                           std::string(line.substr(0, 200)) + "'");
             }
             const auto idx = static_cast<std::uint32_t>(map_.groups.size());
-            map_.groups.push_back({std::string(f[0]), {}});
+            map_.groups.push_back({std::string(f[0]), {}, *global});
             return define(group_by_name_, f[0], "group", idx);
         }
         if (key == "anomaly") {

@@ -52,12 +52,14 @@ const MapHost* FabricMap::find_host(std::string_view name) const {
 }
 
 std::optional<std::uint64_t> fabric_map_digest(std::string_view first_line) {
-    const auto prefix =
-        std::string(kFabricMapMagic) + " " + std::to_string(kFabricMapVersion) + " ";
-    if (first_line.size() != prefix.size() + 16 || first_line.substr(0, prefix.size()) != prefix) {
+    const auto prefix = std::string(kFabricMapMagic) + " ";
+    if (first_line.size() != prefix.size() + 2 + 16 ||
+        first_line.substr(0, prefix.size()) != prefix ||
+        (first_line[prefix.size()] != '3' && first_line[prefix.size()] != '4') ||
+        first_line[prefix.size() + 1] != ' ') {
         return std::nullopt;
     }
-    const auto hex = first_line.substr(prefix.size());
+    const auto hex = first_line.substr(prefix.size() + 2);
     std::uint64_t v = 0;
     const auto [p, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), v, 16);
     if (ec != std::errc{} || p != hex.data() + hex.size() ||
@@ -81,10 +83,11 @@ std::string write_fabric_map(const FabricMap& map, std::string_view comment) {
     }
     out += '\n';
     for (const auto& s : map.switches) {
-        out += "switch " + s.name + ' ' + format_guid(s.guid) + ' ' + std::to_string(s.tier) + '\n';
+        out += "switch " + s.name + ' ' + format_guid(s.guid) + ' ' + std::to_string(s.tier) + ' ' +
+               std::to_string(s.uplinks) + '\n';
     }
     for (const auto& g : map.groups) {
-        out += "group " + g.name + '\n';
+        out += "group " + g.name + ' ' + std::to_string(g.global) + '\n';
     }
     // Each SU's usual rails: those of its first host with the most rails.
     std::vector<std::span<const MapRail>> usual(map.sus.size());

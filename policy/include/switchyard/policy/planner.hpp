@@ -29,11 +29,27 @@ struct PlanFacts {
     unsigned outside_scope = 0;          ///< stages that break the requested scope
 };
 
-/// The α–β cost of one training step's communication under a node order (seconds).
+/// What limits a flow's bandwidth: its node port (the default), its SU's uplinks (leaving it)
+/// or downlinks (entering it), or the global cables between two Dragonfly+ groups.
+struct Limit {
+    enum class Kind { Port, Uplinks, Downlinks, Global } kind = Kind::Port;
+    std::uint32_t a = 0;  ///< SU (uplinks, downlinks) or first group (global); map index
+    std::uint32_t b = 0;  ///< second group (global)
+    double cables = 0;    ///< per rail
+    double flows = 0;     ///< flows sharing them, this job's and the others'
+};
+
+/// The α–β cost of one training step's communication under a node order (seconds), with the
+/// bandwidth per rail of the flow that paces each part and what limits it.
 struct PlanCost {
     double dp = 0;     ///< slowest stage's DP ring all-reduce
     double pp = 0;     ///< slowest stage boundary's P2P traffic, all micro-batches
     double total = 0;  ///< dp + pp
+    double dp_bytes_per_s = 0;
+    double pp_bytes_per_s = 0;
+    Limit dp_limit;
+    Limit pp_limit;
+    std::string why;  ///< the two limits in words, names from the map (what plan reports print)
 };
 
 struct StagePlan {
@@ -52,14 +68,14 @@ struct StagePlan {
 
 /// Cost model parameters (profile-overridable later; defaults from reference/nccl.md 8.3).
 struct CostParams {
-    double link_bytes_per_s = 50e9;  ///< per rail port and direction (NDR ≈ 50 GB/s)
+    double link_bytes_per_s = 47.5e9;  ///< per rail port and direction (NDR as NCCL reaches it)
     unsigned rails = 8;  ///< rail ports per node; the fabric map's count replaces it when known
-    double alpha_net = 5e-6;     ///< per ring step, s
-    double alpha_hop = 0.25e-6;  ///< per extra switch hop, s
-    double leaf_oversubscription = 1.0;
-    unsigned global_links = 8;       ///< Dragonfly+ cables per group pair and rail
-    double grad_bytes = 2e9;         ///< DP all-reduce size per stage
-    double activation_bytes = 64e6;  ///< one micro-batch's activations at a PP boundary
+    double alpha_net = 14e-6;            ///< per ring step between nodes, s
+    double alpha_hop = 0.25e-6;          ///< per extra switch hop, s
+    double leaf_oversubscription = 1.0;  ///< when the map has no uplink counts
+    unsigned global_links = 8;           ///< Dragonfly+ cables per group pair and rail, likewise
+    double grad_bytes = 2e9;             ///< DP all-reduce size per stage
+    double activation_bytes = 64e6;      ///< one micro-batch's activations at a PP boundary
     unsigned micro_batches = 8;
 };
 
@@ -87,6 +103,14 @@ struct CostParams {
                                   const topology::FabricMap* map,
                                   unsigned stages,
                                   const CostParams& params);
+
+/// The cost of one step of a job whose stages are `stages` (node names in rank order) while
+/// the jobs in `others` (their stages) run on the same fabric: the flows that cross an SU's
+/// uplinks or a group pair's global links share them with the others' flows.
+[[nodiscard]] PlanCost shared_cost(const std::vector<std::vector<std::string>>& stages,
+                                   const std::vector<std::vector<std::vector<std::string>>>& others,
+                                   const topology::FabricMap* map,
+                                   const CostParams& params);
 
 /// Human-readable plan report (what --topo-report and `switchyard plan` print).
 [[nodiscard]] std::string format_plan(const StagePlan& plan);

@@ -64,15 +64,16 @@ struct NcclPolicy {
     std::vector<NcclProfile> profiles;
 };
 
-/// Cost model parameters of the planner (reference/nccl.md 8.4); defaults for NDR fat trees.
+/// Cost model parameters of the planner (reference/nccl.md 8.4), calibrated for NDR (sources in
+/// docs/design.md, "Cost model"): a port as NCCL reaches it, NCCL's own per-step latency.
 struct PlacementPolicy {
-    double link_gbps = 50;  ///< GB/s per rail port and direction
-    double alpha_net_us = 5;
-    double alpha_hop_us = 0.25;
-    double leaf_oversubscription = 1;
-    unsigned global_links = 8;      ///< Dragonfly+ cables per group pair and rail
-    double grad_gbytes = 2;         ///< DP all-reduce per stage and step
-    double activation_mbytes = 64;  ///< one micro-batch at a PP boundary
+    double link_gbps = 47.5;     ///< GB/s per rail port and direction as NCCL reaches it
+    double alpha_net_us = 14;    ///< per ring step between nodes (NCCL's NET/Ring/Simple latency)
+    double alpha_hop_us = 0.25;  ///< per extra switch hop
+    double leaf_oversubscription = 1;  ///< only for maps without uplink counts (version < 4)
+    unsigned global_links = 8;         ///< Dragonfly+ cables per group pair and rail, likewise
+    double grad_gbytes = 2;            ///< DP all-reduce per stage and step
+    double activation_mbytes = 64;     ///< one micro-batch at a PP boundary
     unsigned micro_batches = 8;
 };
 

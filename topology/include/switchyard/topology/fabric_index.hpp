@@ -19,7 +19,7 @@
 
 namespace switchyard::topology {
 
-inline constexpr int kFabricIndexVersion = 1;
+inline constexpr int kFabricIndexVersion = 2;
 /// The index of `<map>` is `<map>.index`.
 inline constexpr std::string_view kFabricIndexSuffix = ".index";
 /// Bounds a reader enforces before any work: header bytes, record width, records per table.
@@ -33,8 +33,9 @@ struct MapStamp {
     std::uint64_t bytes = 0;
 };
 
-/// The index of `map`, read from (or written as) `map_text`, a version-3 map.
-/// \return the index, or Error::invalid_argument when `map_text` has no digest.
+/// The index of `map`, read from (or written as) `map_text`, a version-4 map.
+/// \return the index, or Error::invalid_argument when `map_text` has no digest or `map` no
+///         cable counts (an older map).
 [[nodiscard]] Result<std::string> write_fabric_index(const FabricMap& map,
                                                      std::string_view map_text);
 

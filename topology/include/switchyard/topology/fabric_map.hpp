@@ -29,7 +29,8 @@ enum class FabricKind {
 struct MapSwitch {
     std::string name;  ///< switch name from its description, else "sw-<guid hex>"
     std::uint64_t guid = 0;
-    std::uint32_t tier = 0;  ///< 1 = leaf (serves hosts), 2 = above leaves, ...; 0 = unreachable
+    std::uint32_t tier = 0;     ///< 1 = leaf (serves hosts), 2 = above leaves, ...; 0 = unreachable
+    std::uint32_t uplinks = 0;  ///< cables to switches of a higher tier (a leaf's uplinks)
 };
 
 /// One HCA of a host: its rail (device name) and the leaf its cable reaches.
@@ -65,6 +66,7 @@ struct MapSu {
 struct MapGroup {
     std::string name;
     std::vector<std::uint32_t> sus;  ///< derived; not stored in the file
+    std::uint32_t global = 0;        ///< Dragonfly+: the fewest cables it has to any other group
 };
 
 struct Anomaly {
@@ -82,6 +84,9 @@ struct FabricMap {
     std::vector<MapHost> hosts;  ///< sorted by name
     std::vector<MapRail> rails;
     std::vector<Anomaly> anomalies;
+    /// Switch uplinks and group global cable counts are known (version 4 maps and their index);
+    /// older maps leave them 0 and the cost model falls back to the policy's taper.
+    bool link_counts = false;
 
     /// The host called `name`, or nullptr (binary search).
     [[nodiscard]] const MapHost* find_host(std::string_view name) const;
@@ -94,20 +99,21 @@ struct FabricMap {
 inline constexpr std::string_view kFabricMapMagic = "switchyard-fabric-map";
 
 /// Current version of the map file format. 2 added the closing `end` line; 3 the digest on the
-/// first line (version 2 maps are still read, without a digest to check or an index to use).
-inline constexpr int kFabricMapVersion = 3;
+/// first line; 4 each switch's uplink and each group's global cable counts. Versions 2 (without a
+/// digest to check or an index to use) and 3 (without cable counts) are still read.
+inline constexpr int kFabricMapVersion = 4;
 
-/// The digest a version-3 map names on its first line ("switchyard-fabric-map 3 <16 hex
+/// The digest a version-3 or -4 map names on its first line ("switchyard-fabric-map 4 <16 hex
 /// digits>"): content_digest() of every byte after that line. nullopt for any other line.
 [[nodiscard]] std::optional<std::uint64_t> fabric_map_digest(std::string_view first_line);
 
-/// Writes the map file: "switchyard-fabric-map 3 <digest>", then kind, tiers, hcas, switch, group,
-/// su, host and anomaly lines, one object per line, sorted, so two maps diff meaningfully, and last
-/// "end <n> switches <n> sus <n> hosts", so a map cut short (a full disk, a copy interrupted at
-/// a line boundary) is refused instead of loading fewer hosts. An SU
-/// line carries its hosts' usual rails ("<hca>:<leaf>[*cables],..."); a host line lists rails
-/// only when they differ from its SU's (a missing rail, say), which keeps the file small and
-/// fast to load.
+/// Writes the map file: "switchyard-fabric-map 4 <digest>", then kind, tiers, hcas, switch
+/// ("switch <name> <guid> <tier> <uplinks>"), group ("group <name> <fewest global cables to another
+/// group>"), su, host and anomaly lines, one object per line, sorted, so two maps diff
+/// meaningfully, and last "end <n> switches <n> sus <n> hosts", so a map cut short (a full disk, a
+/// copy interrupted at a line boundary) is refused instead of loading fewer hosts. An SU line
+/// carries its hosts' usual rails ("<hca>:<leaf>[*cables],..."); a host line lists rails only when
+/// they differ from its SU's (a missing rail, say), which keeps the file small and fast to load.
 [[nodiscard]] std::string write_fabric_map(const FabricMap& map, std::string_view comment);
 
 /// Reads a map file. Validates everything: the version line and digest, line shapes, references to

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Cluster-scale replay: one job trace (bench/replay_trace.py, fixed seed) replayed on real
+# 128-node Slurm clusters of emulated nodes, over a fabric captured from ibsim and discovered:
+#   plain 22.05       Slurm 22.05 (this host), topology/tree, the jobs without Switchyard's options
+#   switchyard 22.05  the same jobs with --pipeline-stages (job_submit.lua asks for --switches)
+#   plain 24.11       Slurm 24.11 (the Debian 13 root), topology/block, no options
+#   switchyard 24.11  --pipeline-stages (cli_filter.lua asks for --segment)
+# Every job is exclusive and sleeps its duration. Slurm's job completion log gives each job's
+# nodes, submit and start times; bench/replay_report turns them into the side-by-side table
+# (stages inside one SU / group, stage spread, modelled step time with the other running
+# jobs' traffic on the same links, wait) and one SVG per run.
+#
+# Usage: bench/replay.sh [--fabric rail|dfp] [--cut] [--out DIR] [--runs LIST]
+#   --fabric rail  4 SUs x 32 hosts, 2 rails, leaves tapered 2:1 to 8 spines (the default)
+#   --fabric dfp   8 Dragonfly+ groups x 16 hosts, global links thinner than local ones
+#   --shuffle SEED hosts numbered in a random order (names that do not follow the cabling, as
+#                  where racks were renumbered or moved); by default they follow it
+#   --cut          the 2-minute cut CI runs: 24 jobs of 2-8 s (default: 200 jobs of 5-120 s)
+#   --runs LIST    comma-separated subset of plain-22.05,switchyard-22.05,plain-24.11,switchyard-24.11
+#   --out DIR      where the tables, job lists and pictures go (default build/replay/<fabric>)
+# Needs build/dev and, for 24.11, build/slurm-24.11 in the root (scripts/test makes both).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+fabric=rail cut=0 shuffle=() out="" runs=plain-22.05,switchyard-22.05,plain-24.11,switchyard-24.11
+
+# one_run BUILD tree|block plain|switchyard WORK: replays WORK/trace.txt, writes WORK/<run>.jobs
+one_run() {
+  local build=$1 topo_plugin=$2 mode=$3 work=$4
+  local sy=$build/cli/switchyard plugin=$build/plugin/spank_switchyard.so
+  [ -x "$sy" ] && [ -f "$plugin" ] || { echo "replay: build $build first" >&2; exit 1; }
+  local run; run=$(mktemp -d /tmp/switchyard-replay.XXXXXX)
+  chmod 755 "$run"
+  trap '"$top/tests/integration/slurm-cluster" down "'"$run/cluster"'" >/dev/null 2>&1 || true; rm -rf "'"$run"'"' EXIT
+  local topo_file=$work/fabric/topology.conf
+  [ "$topo_plugin" = block ] && topo_file=$work/fabric/topology-block.conf
+  printf 'version: 1\nfabric:\n  map: %s\n' "$work/fabric/fabric.map" > "$run/switchyard.yaml"
+  export SWITCHYARD_JOB_SUBMIT_HINTS=$work/fabric/job_submit_hints.lua SWITCHYARD_BIN=$sy
+  export SWITCHYARD_POLICY=$run/switchyard.yaml
+  "$top/tests/integration/slurm-cluster" up "$run/cluster" "$plugin" --nodes 128 --port-base 19000 \
+    --topology "$topo_file" --topology-plugin "$topo_plugin" --job-submit "$top/etc/job_submit.lua" \
+    --cli-filter "$top/etc/cli_filter.lua" --features "$work/fabric/node-features.sh" \
+    -- config="$run/switchyard.yaml" nccl_env=off 2>/dev/null
+  export SLURM_CONF=$run/cluster/etc/slurm.conf
+  cd "$run/cluster/jobs"
+  # Submit on the trace's clock; then wait for the queue to drain.
+  python3 - "$work/trace.txt" "$mode" <<'PY'
+import subprocess, sys, time
+trace, mode = sys.argv[1], sys.argv[2]
+t0 = time.monotonic()
+for line in open(trace):
+    if line.startswith("#") or not line.strip():
+        continue
+    jid, at, nodes, stages, dur = line.split()
+    delay = float(at) - (time.monotonic() - t0)
+    if delay > 0:
+        time.sleep(delay)
+    cmd = ["sbatch", "--parsable", "-J", "r" + jid, "-N", nodes, "--exclusive", "-o", "/dev/null"]
+    if mode == "switchyard" and int(stages) > 1:
+        cmd.append("--pipeline-stages=" + stages)
+    cmd += ["--wrap", "sleep " + dur]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit("replay: job %s refused: %s" % (jid, r.stderr.strip()))
+PY
+  local i
+  for ((i = 0; i < 7200; i++)); do
+    [ -z "$(squeue -h 2>/dev/null)" ] && break
+    sleep 1
+  done
+  [ -z "$(squeue -h)" ] || { echo "replay: jobs still queued after 2 h" >&2; exit 1; }
+  # The completion log: one line per job with its nodes and times (jobcomp/filetxt).
+  cp "$run/cluster/log/jobcomp.log" "$work/$mode-$(sinfo -V | awk '{print $2}' | cut -d. -f1,2).jobcomp"
+}
+
+if [ "${1:-}" = --one ]; then
+  one_run "$2" "$3" "$4" "$5"
+  exit 0
+fi
+
+while [ $# -gt 0 ]; do
+  case $1 in
+    --fabric) fabric=$2; shift 2 ;;
+    --cut) cut=1; shift ;;
+    --shuffle) shuffle=(--shuffle "$2"); shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
+    -h|--help) sed -n '3,24p' "$0"; exit 0 ;;
+    *) echo "replay: unknown argument '$1'; expected --fabric rail|dfp, --shuffle SEED, --cut, --out DIR or --runs LIST" >&2; exit 2 ;;
+  esac
+done
+case $fabric in
+  rail) shape=(rail --sus 4 --hosts-per-su 32 --rails 2 --spines 8 --parallel 2) ;;
+  dfp) shape=(dfp --groups 8 --leaves 2 --spines 2 --hosts-per-leaf 8 --parallel 4 --global-links 2) ;;
+  *) echo "replay: --fabric '$fabric': expected rail or dfp" >&2; exit 2 ;;
+esac
+# The work folder is under the checkout: the Debian 13 root sees the checkout, not the host's /tmp.
+out=${out:-$top/build/replay/$fabric}
+rm -rf "$out"
+mkdir -p "$out/fabric"
+chmod 755 "$out" "$out/fabric"
+sy=$top/build/dev/cli/switchyard
+"$top/tests/fabric/gen_fabric.py" "${shape[@]}" ${shuffle[@]+"${shuffle[@]}"} --host-prefix node --host-digits 3 -o "$out/fabric/net" >/dev/null
+"$top/tests/fabric/ibsim-capture" "$out/fabric/net.net" "$out/fabric/ibnetdiscover.txt" 2>/dev/null
+"$sy" discover --ibnetdiscover "$out/fabric/ibnetdiscover.txt" -o "$out/fabric" >/dev/null
+"$sy" discover --ibnetdiscover "$out/fabric/ibnetdiscover.txt" --topology-plugin block -o "$out/fabric" >/dev/null
+if [ $cut = 1 ]; then
+  "$top/bench/replay_trace.py" --jobs 32 --load 1.5 --min-duration 2 --max-duration 8 > "$out/trace.txt"
+else
+  "$top/bench/replay_trace.py" --jobs 200 --min-duration 5 --max-duration 120 > "$out/trace.txt"
+fi
+chmod -R a+rX "$out"
+
+for r in ${runs//,/ }; do
+  mode=${r%-*} release=${r##*-}
+  case $mode/$release in
+    plain/22.05|switchyard/22.05) "$0" --one "$top/build/dev" tree "$mode" "$out" ;;
+    plain/24.11|switchyard/24.11)
+      "$top/scripts/in-slurm-root" "$0" --one "$top/build/slurm-24.11" block "$mode" "$out" ;;
+    *) echo "replay: --runs: unknown run '$r'" >&2; exit 2 ;;
+  esac
+  echo "replay: $r done" >&2
+done
+"$top/build/dev/bench/replay_report" --map "$out/fabric/fabric.map" --trace "$out/trace.txt" \
+  --svg "$out" "$out"/*.jobcomp | tee "$out/report.txt"

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: Apache-2.0
+// bench/replay.sh's report: reads the job trace and each run's Slurm job completion log
+// (jobcomp/filetxt), rebuilds every job's pipeline stages as its ranks ran them (Switchyard's
+// plan for jobs submitted with --pipeline-stages, else Slurm's node order cut into equal
+// stages) and prints, per run side by side: stages inside one SU / one group, stage spread,
+// the modelled step time (α–β model, sharing links with the jobs running when it started)
+// and the wait before start. With --svg DIR, one picture per run: nodes (grouped by SU) over
+// time, each job a colour, its stages alternating shades.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "switchyard/common/hostlist.hpp"
+#include "switchyard/common/strings.hpp"
+#include "switchyard/policy/planner.hpp"
+#include "switchyard/topology/fabric_map.hpp"
+
+namespace {
+
+namespace pol = switchyard::policy;
+namespace topo = switchyard::topology;
+
+struct TraceJob {
+    unsigned nodes = 0;
+    unsigned stages = 1;
+};
+
+struct Job {
+    unsigned id = 0;
+    unsigned stages = 1;
+    long submit = 0;
+    long start = 0;
+    long end = 0;
+    std::vector<std::vector<std::string>> stage_nodes;
+};
+
+struct Run {
+    std::string label;
+    std::vector<Job> jobs;
+};
+
+[[noreturn]] void die(const std::string& msg) {
+    std::cerr << "replay_report: " << msg << "\n";
+    std::exit(1);
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) {
+        die(path + ": cannot be read");
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+long parse_time(const std::string& text, const std::string& where) {
+    std::tm tm{};
+    if (strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm) == nullptr) {
+        die(where + ": time '" + text + "' is not YYYY-MM-DDTHH:MM:SS");
+    }
+    tm.tm_isdst = -1;
+    return static_cast<long>(std::mktime(&tm));
+}
+
+std::map<unsigned, TraceJob> read_trace(const std::string& path) {
+    std::map<unsigned, TraceJob> out;
+    std::istringstream in(slurp(path));
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') {
+            continue;
+        }
+        std::istringstream f(line);
+        unsigned id = 0;
+        double at = 0;
+        double dur = 0;
+        TraceJob j;
+        if (!(f >> id >> at >> j.nodes >> j.stages >> dur)) {
+            die(path + ": line '" + line + "' is not 'id submit nodes stages duration'");
+        }
+        out[id] = j;
+    }
+    return out;
+}
+
+Run read_run(const std::string& path,
+             const std::map<unsigned, TraceJob>& trace,
+             const topo::FabricMap& map,
+             const pol::CostParams& params) {
+    Run run;
+    const auto slash = path.find_last_of('/');
+    run.label = path.substr(slash == std::string::npos ? 0 : slash + 1);
+    run.label = run.label.substr(0, run.label.find(".jobcomp"));
+    const bool switchyard = run.label.rfind("switchyard", 0) == 0;
+    std::istringstream in(slurp(path));
+    std::string line;
+    unsigned n = 0;
+    while (std::getline(in, line)) {
+        ++n;
+        const std::string where = path + ":" + std::to_string(n);
+        std::map<std::string, std::string> kv;
+        std::istringstream f(line);
+        std::string word;
+        while (f >> word) {
+            const auto eq = word.find('=');
+            if (eq != std::string::npos) {
+                kv[word.substr(0, eq)] = word.substr(eq + 1);
+            }
+        }
+        const auto& name = kv["Name"];
+        if (name.size() < 2 || name[0] != 'r') {
+            continue;  // not a trace job
+        }
+        Job j;
+        j.id = static_cast<unsigned>(std::stoul(name.substr(1)));
+        const auto t = trace.find(j.id);
+        if (t == trace.end()) {
+            die(where + ": job " + name + " is not in the trace");
+        }
+        if (kv["JobState"] != "COMPLETED") {
+            die(where + ": job " + name + " ended " + kv["JobState"] + ", expected COMPLETED");
+        }
+        j.stages = t->second.stages;
+        j.submit = parse_time(kv["SubmitTime"], where);
+        j.start = parse_time(kv["StartTime"], where);
+        j.end = parse_time(kv["EndTime"], where);
+        auto nodes = switchyard::expand_hostlist(kv["NodeList"]);
+        if (!nodes || nodes->size() != t->second.nodes) {
+            die(where + ": NodeList '" + kv["NodeList"] + "' is not " +
+                std::to_string(t->second.nodes) + " nodes");
+        }
+        if (switchyard && j.stages > 1) {
+            auto plan = pol::plan_stages(*nodes, &map, j.stages, pol::StageScope::Any, params);
+            if (!plan) {
+                die(where + ": " + plan.error().message());
+            }
+            for (const auto& st : plan->stage_list) {
+                j.stage_nodes.push_back(st.nodes);
+            }
+        } else {  // ranks in Slurm's node order, each stage a consecutive block
+            const std::size_t per = nodes->size() / j.stages;
+            for (unsigned s = 0; s < j.stages; ++s) {
+                j.stage_nodes.emplace_back(nodes->begin() + static_cast<long>(s * per),
+                                           nodes->begin() + static_cast<long>((s + 1) * per));
+            }
+        }
+        run.jobs.push_back(std::move(j));
+    }
+    if (run.jobs.size() != trace.size()) {
+        die(path + ": " + std::to_string(run.jobs.size()) + " of the trace's " +
+            std::to_string(trace.size()) + " jobs completed");
+    }
+    std::sort(run.jobs.begin(), run.jobs.end(),
+              [](const Job& a, const Job& b) { return a.id < b.id; });
+    return run;
+}
+
+double quantile(std::vector<double> v, double q) {
+    if (v.empty()) {
+        return 0;
+    }
+    std::sort(v.begin(), v.end());
+    const auto i = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
+    return v[std::min(v.size() - 1, i == 0 ? 0 : i - 1)];
+}
+
+struct Summary {
+    unsigned stages = 0;
+    unsigned in_su = 0;
+    unsigned in_group = 0;
+    std::vector<double> su_spread;     ///< per job: most SUs one of its stages touches
+    std::vector<double> group_spread;  ///< per job: most groups one of its stages touches
+    std::vector<double> step_ms;       ///< per job with 2+ nodes
+    std::vector<double> wait_s;
+    double busy = 0;  ///< node-seconds used / node-seconds available over the run
+};
+
+Summary summarise(const Run& run, const topo::FabricMap& map, const pol::CostParams& params) {
+    Summary s;
+    long first = run.jobs.empty() ? 0 : run.jobs.front().submit;
+    long last = first;
+    double node_seconds = 0;
+    for (const auto& j : run.jobs) {
+        first = std::min(first, j.submit);
+        last = std::max(last, j.end);
+        std::size_t nodes = 0;
+        std::size_t sus = 0;
+        std::size_t groups = 0;
+        for (const auto& st : j.stage_nodes) {
+            std::set<std::uint32_t> su_set;
+            std::set<std::uint32_t> group_set;
+            for (const auto& n : st) {
+                const auto* h = map.find_host(n);
+                if (h == nullptr) {
+                    die(run.label + ": node " + n + " is not in the map");
+                }
+                su_set.insert(h->su);
+                group_set.insert(map.sus[h->su].group);
+            }
+            nodes += st.size();
+            ++s.stages;
+            s.in_su += su_set.size() == 1 ? 1U : 0U;
+            s.in_group += group_set.size() == 1 ? 1U : 0U;
+            sus = std::max(sus, su_set.size());
+            groups = std::max(groups, group_set.size());
+        }
+        s.su_spread.push_back(static_cast<double>(sus));
+        s.group_spread.push_back(static_cast<double>(groups));
+        s.wait_s.push_back(static_cast<double>(j.start - j.submit));
+        node_seconds += static_cast<double>(nodes) * static_cast<double>(j.end - j.start);
+        // The jobs running when this one started share the fabric's links with it.
+        std::vector<std::vector<std::vector<std::string>>> others;
+        for (const auto& o : run.jobs) {
+            if (o.id != j.id && o.start <= j.start && j.start < o.end) {
+                others.push_back(o.stage_nodes);
+            }
+        }
+        if (nodes >= 2) {
+            s.step_ms.push_back(pol::shared_cost(j.stage_nodes, others, &map, params).total * 1e3);
+        }
+    }
+    const double span = static_cast<double>(std::max<long>(1, last - first));
+    s.busy = node_seconds / (static_cast<double>(map.hosts.size()) * span);
+    return s;
+}
+
+double geomean(const std::vector<double>& v) {
+    double sum = 0;
+    for (const double x : v) {
+        sum += std::log(x);
+    }
+    return v.empty() ? 0 : std::exp(sum / static_cast<double>(v.size()));
+}
+
+std::string fixed(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+void write_svg(const std::string& dir, const Run& run, const topo::FabricMap& map) {
+    // Rows: hosts grouped by SU (map order), a gap between SUs; columns: seconds since the
+    // first submission.
+    std::map<std::string, int> row;
+    int y = 0;
+    std::vector<int> su_top;
+    for (std::uint32_t su = 0; su < map.sus.size(); ++su) {
+        su_top.push_back(y);
+        for (std::uint32_t h = 0; h < map.hosts.size(); ++h) {
+            if (map.hosts[h].su == su) {
+                row[map.hosts[h].name] = y++;
+            }
+        }
+        y += 2;
+    }
+    long t0 = run.jobs.front().submit;
+    long t1 = t0;
+    for (const auto& j : run.jobs) {
+        t0 = std::min(t0, j.submit);
+        t1 = std::max(t1, j.end);
+    }
+    const double w = 900.0 / static_cast<double>(std::max<long>(1, t1 - t0));
+    const int h = 4;
+    std::ofstream out(dir + "/" + run.label + ".svg");
+    out << "<svg xmlns='http://www.w3.org/2000/svg' width='1000' height='" << y * h + 40
+        << "'>\n<title>" << run.label
+        << ": nodes by SU (rows) over time; one colour per job, its stages in alternating "
+           "shades</title>\n<text x='4' y='14' font-size='12'>"
+        << run.label << " (" << t1 - t0 << " s)</text>\n";
+    for (std::size_t su = 0; su < su_top.size(); ++su) {
+        out << "<text x='4' y='" << 30 + su_top[su] * h + 12 << "' font-size='10'>"
+            << map.sus[su].name << "</text>\n";
+    }
+    for (const auto& j : run.jobs) {
+        const int hue = static_cast<int>((j.id * 137U) % 360U);
+        for (std::size_t s = 0; s < j.stage_nodes.size(); ++s) {
+            const int light = s % 2 == 0 ? 45 : 70;
+            for (const auto& n : j.stage_nodes[s]) {
+                out << "<rect x='" << fixed(90 + static_cast<double>(j.start - t0) * w, 1)
+                    << "' y='" << 30 + row[n] * h << "' width='"
+                    << fixed(std::max(1.0, static_cast<double>(j.end - j.start) * w), 1)
+                    << "' height='" << h - 1 << "' fill='hsl(" << hue << ",70%," << light
+                    << "%)'><title>job r" << j.id << " stage " << s << "</title></rect>\n";
+            }
+        }
+    }
+    out << "</svg>\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string map_path;
+    std::string trace_path;
+    std::string svg_dir;
+    std::vector<std::string> logs;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if ((a == "--map" || a == "--trace" || a == "--svg") && i + 1 < argc) {
+            (a == "--map" ? map_path : a == "--trace" ? trace_path : svg_dir) = argv[++i];
+        } else if (a.rfind("--", 0) == 0) {
+            die("unknown option '" + a + "'; expected --map FILE --trace FILE [--svg DIR] LOG...");
+        } else {
+            logs.push_back(a);
+        }
+    }
+    if (map_path.empty() || trace_path.empty() || logs.empty()) {
+        die("usage: replay_report --map FILE --trace FILE [--svg DIR] RUN.jobcomp...");
+    }
+    auto map = topo::read_fabric_map(slurp(map_path), map_path);
+    if (!map) {
+        die(map.error().message());
+    }
+    const auto trace = read_trace(trace_path);
+    const pol::CostParams params;
+    std::vector<Run> runs;
+    std::vector<Summary> sums;
+    for (const auto& l : logs) {
+        runs.push_back(read_run(l, trace, *map, params));
+        sums.push_back(summarise(runs.back(), *map, params));
+        if (!svg_dir.empty()) {
+            write_svg(svg_dir, runs.back(), *map);
+        }
+    }
+    std::printf("%zu jobs, fabric %s: %zu hosts, %zu SUs, %zu groups\n", trace.size(),
+                std::string(topo::to_string(map->kind)).c_str(), map->hosts.size(), map->sus.size(),
+                map->groups.size());
+    std::printf("%-30s", "");
+    for (const auto& r : runs) {
+        std::printf(" %18s", r.label.c_str());
+    }
+    std::printf("\n");
+    const auto row = [&](const char* name, auto value) {
+        std::printf("%-30s", name);
+        for (const auto& s : sums) {
+            std::printf(" %18s", value(s).c_str());
+        }
+        std::printf("\n");
+    };
+    const auto pct = [](unsigned a, unsigned b) {
+        return fixed(b == 0 ? 0 : 100.0 * a / b, 1) + " %";
+    };
+    row("stages inside one SU", [&](const Summary& s) { return pct(s.in_su, s.stages); });
+    row("stages inside one group", [&](const Summary& s) { return pct(s.in_group, s.stages); });
+    row("stage spread, SUs: median",
+        [](const Summary& s) { return fixed(quantile(s.su_spread, 0.5), 0); });
+    row("stage spread, SUs: worst",
+        [](const Summary& s) { return fixed(quantile(s.su_spread, 1), 0); });
+    row("stage spread, groups: worst",
+        [](const Summary& s) { return fixed(quantile(s.group_spread, 1), 0); });
+    row("step time, geomean (ms)", [](const Summary& s) { return fixed(geomean(s.step_ms), 2); });
+    row("step time, worst (ms)", [](const Summary& s) { return fixed(quantile(s.step_ms, 1), 2); });
+    row("wait: median (s)", [](const Summary& s) { return fixed(quantile(s.wait_s, 0.5), 0); });
+    row("wait: p95 (s)", [](const Summary& s) { return fixed(quantile(s.wait_s, 0.95), 0); });
+    row("nodes busy", [](const Summary& s) { return fixed(100 * s.busy, 1) + " %"; });
+    return 0;
+}
