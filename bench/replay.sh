@@ -11,18 +11,22 @@
 # (stages inside one SU / group, stage spread, modelled step time with the other running
 # jobs' traffic on the same links, wait) and one SVG per run.
 #
-# Usage: bench/replay.sh [--fabric rail|dfp] [--cut] [--out DIR] [--runs LIST]
+# Usage: bench/replay.sh [--fabric rail|dfp] [--shuffle SEED] [--cut] [--check] [--runs LIST]
+#                        [--out DIR]
 #   --fabric rail  4 SUs x 32 hosts, 2 rails, leaves tapered 2:1 to 8 spines (the default)
 #   --fabric dfp   8 Dragonfly+ groups x 16 hosts, global links thinner than local ones
 #   --shuffle SEED hosts numbered in a random order (names that do not follow the cabling, as
 #                  where racks were renumbered or moved); by default they follow it
-#   --cut          the 2-minute cut CI runs: 24 jobs of 2-8 s (default: 200 jobs of 5-120 s)
+#   --cut          the short cut CI runs: 32 jobs of 2-8 s offered at 1.5 x the cluster
+#                  (~35 s per run); default: 200 jobs of 5-120 s at 1.0 x (~15 min per run)
 #   --runs LIST    comma-separated subset of plain-22.05,switchyard-22.05,plain-24.11,switchyard-24.11
+#   --check        fail unless, per release, Switchyard has at least plain Slurm's share of
+#                  stages inside one SU and no wider worst stage spread (what CI asserts)
 #   --out DIR      where the tables, job lists and pictures go (default build/replay/<fabric>)
 # Needs build/dev and, for 24.11, build/slurm-24.11 in the root (scripts/test makes both).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-fabric=rail cut=0 shuffle=() out="" runs=plain-22.05,switchyard-22.05,plain-24.11,switchyard-24.11
+fabric=rail cut=0 check=() shuffle=() out="" runs=plain-22.05,switchyard-22.05,plain-24.11,switchyard-24.11
 
 # one_run BUILD tree|block plain|switchyard WORK: replays WORK/trace.txt, writes WORK/<run>.jobs
 one_run() {
@@ -82,11 +86,12 @@ while [ $# -gt 0 ]; do
   case $1 in
     --fabric) fabric=$2; shift 2 ;;
     --cut) cut=1; shift ;;
+    --check) check=(--check); shift ;;
     --shuffle) shuffle=(--shuffle "$2"); shift 2 ;;
     --out) out=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
-    -h|--help) sed -n '3,24p' "$0"; exit 0 ;;
-    *) echo "replay: unknown argument '$1'; expected --fabric rail|dfp, --shuffle SEED, --cut, --out DIR or --runs LIST" >&2; exit 2 ;;
+    -h|--help) sed -n '3,28p' "$0"; exit 0 ;;
+    *) echo "replay: unknown argument '$1'; expected --fabric rail|dfp, --shuffle SEED, --cut, --check, --out DIR or --runs LIST" >&2; exit 2 ;;
   esac
 done
 case $fabric in
@@ -121,5 +126,9 @@ for r in ${runs//,/ }; do
   esac
   echo "replay: $r done" >&2
 done
+logs=()
+for r in ${runs//,/ }; do logs+=("$out/$r.jobcomp"); done
 "$top/build/dev/bench/replay_report" --map "$out/fabric/fabric.map" --trace "$out/trace.txt" \
-  --svg "$out" "$out"/*.jobcomp | tee "$out/report.txt"
+  --svg "$out" ${check[@]+"${check[@]}"} "${logs[@]}" > "$out/report.txt" || status=$?
+cat "$out/report.txt"
+exit "${status:-0}"

@@ -5,7 +5,9 @@
 // stages) and prints, per run side by side: stages inside one SU / one group, stage spread,
 // the modelled step time (α–β model, sharing links with the jobs running when it started)
 // and the wait before start. With --svg DIR, one picture per run: nodes (grouped by SU) over
-// time, each job a colour, its stages alternating shades.
+// time, each job a colour, its stages alternating shades. With --check, exits 1 unless, on
+// each release replayed both ways, Switchyard puts at least as many stages inside one SU as
+// plain Slurm and its worst stage spread is no wider.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -303,12 +305,16 @@ int main(int argc, char** argv) {
     std::string trace_path;
     std::string svg_dir;
     std::vector<std::string> logs;
+    bool check = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if ((a == "--map" || a == "--trace" || a == "--svg") && i + 1 < argc) {
+        if (a == "--check") {
+            check = true;
+        } else if ((a == "--map" || a == "--trace" || a == "--svg") && i + 1 < argc) {
             (a == "--map" ? map_path : a == "--trace" ? trace_path : svg_dir) = argv[++i];
         } else if (a.rfind("--", 0) == 0) {
-            die("unknown option '" + a + "'; expected --map FILE --trace FILE [--svg DIR] LOG...");
+            die("unknown option '" + a +
+                "'; expected --map FILE --trace FILE [--svg DIR] [--check] LOG...");
         } else {
             logs.push_back(a);
         }
@@ -362,5 +368,27 @@ int main(int argc, char** argv) {
     row("wait: median (s)", [](const Summary& s) { return fixed(quantile(s.wait_s, 0.5), 0); });
     row("wait: p95 (s)", [](const Summary& s) { return fixed(quantile(s.wait_s, 0.95), 0); });
     row("nodes busy", [](const Summary& s) { return fixed(100 * s.busy, 1) + " %"; });
-    return 0;
+    int status = 0;
+    for (std::size_t i = 0; check && i < runs.size(); ++i) {
+        if (runs[i].label.rfind("switchyard-", 0) != 0) {
+            continue;
+        }
+        const auto release = runs[i].label.substr(11);
+        for (std::size_t j = 0; j < runs.size(); ++j) {
+            if (runs[j].label != "plain-" + release) {
+                continue;
+            }
+            const auto& sy = sums[i];
+            const auto& pl = sums[j];
+            const bool ok = sy.in_su * pl.stages >= pl.in_su * sy.stages &&
+                            quantile(sy.su_spread, 1) <= quantile(pl.su_spread, 1);
+            std::printf("check %s: stages inside one SU %u/%u vs plain %u/%u, worst spread %.0f "
+                        "vs %.0f: %s\n",
+                        release.c_str(), sy.in_su, sy.stages, pl.in_su, pl.stages,
+                        quantile(sy.su_spread, 1), quantile(pl.su_spread, 1),
+                        ok ? "ok" : "FAILED");
+            status = ok ? status : 1;
+        }
+    }
+    return status;
 }
