@@ -382,11 +382,11 @@ int main(int argc, char** argv) {
             const auto& pl = sums[j];
             const bool ok = sy.in_su * pl.stages >= pl.in_su * sy.stages &&
                             quantile(sy.su_spread, 1) <= quantile(pl.su_spread, 1);
-            std::printf("check %s: stages inside one SU %u/%u vs plain %u/%u, worst spread %.0f "
-                        "vs %.0f: %s\n",
-                        release.c_str(), sy.in_su, sy.stages, pl.in_su, pl.stages,
-                        quantile(sy.su_spread, 1), quantile(pl.su_spread, 1),
-                        ok ? "ok" : "FAILED");
+            std::printf(
+                "check %s: stages inside one SU %u/%u vs plain %u/%u, worst spread %.0f "
+                "vs %.0f: %s\n",
+                release.c_str(), sy.in_su, sy.stages, pl.in_su, pl.stages,
+                quantile(sy.su_spread, 1), quantile(pl.su_spread, 1), ok ? "ok" : "FAILED");
             status = ok ? status : 1;
         }
     }

@@ -44,6 +44,7 @@ void setup_check_config(CLI::App& cmd, Runner& run);
 void setup_nccl_env(CLI::App& cmd, Runner& run);
 void setup_plan(CLI::App& cmd, Runner& run);
 void setup_health(CLI::App& cmd, Runner& run);
+void setup_steer(CLI::App& cmd, Runner& run);
 void setup_render(CLI::App& cmd, Runner& run);
 
 }  // namespace switchyard::cli

@@ -28,17 +28,6 @@ struct HealthArgs {
     bool resume = false;
 };
 
-/// Why an scontrol call failed, in words an operator can act on.
-std::string scontrol_problem(const ProcessRun& r) {
-    if (r.timed_out) {
-        return "no answer within 15 s (is slurmctld up?)";
-    }
-    if (r.exit_code == 127) {
-        return "cannot run scontrol (install slurm-client, or put it on PATH)";
-    }
-    return std::string(trim(r.output));
-}
-
 /// The node's drain/down reason as `scontrol show node` prints it, without the "[user@time]"
 /// suffix; "" when it has none or Slurm does not hold the node (State= without DRAIN, DOWN or
 /// FAIL): Slurm 24.11 keeps the last reason after a resume, and that one is no reason.

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "switchyard/common/file.hpp"
+#include "switchyard/common/strings.hpp"
 
 namespace switchyard::cli {
 
@@ -53,6 +54,16 @@ Result<topology::FabricMap> load_fabric_map(const std::string& path) {
         return fail(text.error());
     }
     return topology::read_fabric_map(*text, path);
+}
+
+std::string scontrol_problem(const ProcessRun& r) {
+    if (r.timed_out) {
+        return "no answer in time (is slurmctld up?)";
+    }
+    if (r.exit_code == 127) {
+        return "cannot run scontrol (install slurm-client, or put it on PATH)";
+    }
+    return std::string(trim(r.output));
 }
 
 }  // namespace switchyard::cli

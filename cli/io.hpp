@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "switchyard/common/file.hpp"
+#include "switchyard/common/process.hpp"
 #include "switchyard/common/result.hpp"
 #include "switchyard/topology/fabric_map.hpp"
 
@@ -21,6 +22,9 @@ namespace switchyard::cli {
 
 /// This machine's host name up to the first dot (Slurm node names are short).
 [[nodiscard]] std::string short_hostname();
+
+/// Why an scontrol call failed, in words an operator can act on.
+[[nodiscard]] std::string scontrol_problem(const ProcessRun& r);
 
 /// Reads and validates a fabric map file (errors name the file and line).
 [[nodiscard]] Result<topology::FabricMap> load_fabric_map(const std::string& path);

@@ -12,7 +12,8 @@ Shapes (see ../shared/reference/fabric.md section 3):
         host to leaf r of its SU; every leaf to every spine
 
 Fault injection: --drop-uplinks PCT and --drop-global PCT pull that share of the leaf-to-upper
-and group-to-group cables (--drop-seed chooses which); the truth lists them under "dropped".
+and group-to-group cables (--drop-seed chooses which); --halve-uplinks PREFIX pulls every second
+uplink of the leaves named PREFIX...; the truth lists them under "dropped".
 
 Writes <out>.net (ibnetdiscover format as ibsim 0.10 reads it: every link on both ends) and
 <out>.truth.json (hosts, HCA -> leaf/port, SU, pod/group, switch roles, full link list, counts)
@@ -126,6 +127,22 @@ class Fabric:
                 self.unlink(link)
                 dropped.append({"kind": kind, "a": a["name"], "b": b["name"]})
                 want -= 1
+        return dropped
+
+    def halve_uplinks(self, prefix):
+        """Pulls every second uplink of each leaf whose name starts with prefix (a degraded SU:
+        half its uplinks gone). Returns the pulled cables as drop_cables does."""
+        role = {sw["id"]: sw for sw in self.switches}
+        dropped = []
+        for leaf in self.switches:
+            if leaf["role"] != "leaf" or not leaf["name"].startswith(prefix):
+                continue
+            ups = [l for l in self.links if leaf["id"] in (l[0], l[2]) and l[0] in role and
+                   l[2] in role and role[l[0]]["role"] != role[l[2]]["role"]]
+            for link in ups[1::2]:
+                self.unlink(link)
+                dropped.append({"kind": "uplink", "a": role[link[0]]["name"],
+                                "b": role[link[2]]["name"]})
         return dropped
 
     def truth(self, shape, params):
@@ -274,6 +291,8 @@ def main(argv):
     p.add_argument("--drop-global", type=float, default=0.0, metavar="PCT",
                    help="pull this %% of the global cables between groups (dfp)")
     p.add_argument("--drop-seed", type=int, default=1, help="which cables are pulled")
+    p.add_argument("--halve-uplinks", default="", metavar="PREFIX",
+                   help="pull every second uplink of the leaves named PREFIX... (a degraded SU)")
     p.add_argument("--host-prefix", default="gpu", help="host names: PREFIX + zero-padded number")
     p.add_argument("--host-digits", type=int, default=4)
     a = p.parse_args(argv)
@@ -295,6 +314,8 @@ def main(argv):
     {"fat2": build_fat2, "fat3": build_fat3, "dfp": build_dfp, "rail": build_rail}[a.shape](f, a)
     if a.drop_uplinks or a.drop_global:
         f.dropped = f.drop_cables(a.drop_uplinks, a.drop_global, a.drop_seed)
+    if a.halve_uplinks:
+        f.dropped = getattr(f, "dropped", []) + f.halve_uplinks(a.halve_uplinks)
     unnamed = f.cas[:: max(1, len(f.cas) // a.unnamed)][: a.unnamed] if a.unnamed else []
     for ca in unnamed:
         ca["unnamed"] = True

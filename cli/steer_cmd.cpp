@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: Apache-2.0
+// `switchyard steer`: the fabric's degraded places (an SU short of uplinks, a Dragonfly+ group
+// short of global cables) become higher node Weights in Slurm, so the scheduler fills healthy
+// nodes first; weights an admin set are never changed (policy/steer.hpp).
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "commands.hpp"
+#include "io.hpp"
+#include "switchyard/common/hostlist.hpp"
+#include "switchyard/common/state_file.hpp"
+#include "switchyard/common/strings.hpp"
+#include "switchyard/policy/steer.hpp"
+
+namespace switchyard::cli {
+namespace {
+
+struct SteerArgs {
+    std::string map;
+    std::string state = "/var/lib/switchyard/steer.state";
+    policy::SteerPolicy policy;
+    bool apply = false;
+};
+
+/// Every node's weight as `scontrol show node -o` prints it (one line per node).
+Result<std::map<std::string, unsigned>> slurm_weights() {
+    const auto r = run_process({"scontrol", "show", "node", "-o"}, 30);
+    if (r.exit_code != 0) {
+        return fail(Error::io("scontrol show node -o: " + scontrol_problem(r)));
+    }
+    std::map<std::string, unsigned> out;
+    for (const auto line : split(r.output, '\n')) {
+        std::string_view name;
+        std::optional<unsigned> weight;
+        for (const auto word : split(trim(line), ' ')) {
+            if (word.starts_with("NodeName=")) {
+                name = word.substr(9);
+            } else if (word.starts_with("Weight=")) {
+                weight = parse_number<unsigned>(word.substr(7));
+            }
+        }
+        if (!name.empty() && weight) {
+            out[std::string(name)] = *weight;
+        }
+    }
+    return out;
+}
+
+int run_steer(const SteerArgs& a) {
+    auto map = load_fabric_map(a.map);
+    if (!map) {
+        std::cerr << "switchyard steer: " << map.error().to_string() << "\n";
+        return kExitProblem;
+    }
+    if (!map->link_counts) {
+        std::cerr << "switchyard steer: " << a.map
+                  << ": the map has no cable counts (written before version 4); re-run "
+                     "'switchyard discover'\n";
+        return kExitProblem;
+    }
+    const auto degraded = policy::fabric_degradation(*map);
+    // One line per place: its nodes as a host list, the score, the weight and why.
+    std::map<std::pair<std::string, double>, std::vector<std::string>> places;
+    for (const auto& [node, d] : degraded) {
+        places[{d.why, d.score}].push_back(node);
+    }
+    for (const auto& [place, nodes] : places) {
+        char score[16];
+        std::snprintf(score, sizeof score, "%.2f", place.second);
+        std::cout << compress_hostlist(nodes) << ": score " << score << ", weight "
+                  << policy::wanted_weight(a.policy, place.second) << ": " << place.first << "\n";
+    }
+    if (degraded.empty()) {
+        std::cout << "no degraded place in the fabric\n";
+    }
+    if (!a.apply) {
+        return kExitOk;
+    }
+    const auto dir = a.state.substr(0, a.state.rfind('/') + 1);
+    if (auto d = ensure_private_dir(dir.empty() ? "." : dir); !d) {
+        std::cerr << "switchyard steer: --state: " << d.error().message() << "\n";
+        return kExitProblem;
+    }
+    auto text = read_owned_file(a.state);
+    if (!text) {
+        std::cerr << "switchyard steer: " << text.error().message() << "; ignored and replaced\n";
+        text = std::string();
+    }
+    auto record = policy::WeightRecord::parse(*text);
+    auto weights = slurm_weights();
+    if (!weights) {
+        std::cerr << "switchyard steer: " << weights.error().message() << "\n";
+        return kExitProblem;
+    }
+    const double now = static_cast<double>(std::time(nullptr));
+    std::map<unsigned, std::vector<std::string>> to_set;
+    for (const auto& h : map->hosts) {
+        const auto current = weights->find(h.name);
+        if (current == weights->end()) {
+            continue;  // in the fabric, not in this Slurm cluster
+        }
+        const auto it = degraded.find(h.name);
+        const auto wanted =
+            policy::wanted_weight(a.policy, it == degraded.end() ? 0 : it->second.score);
+        const auto owned = record.find(h.name);
+        const auto d = policy::decide_weight(h.name, current->second, owned, wanted, a.policy, now);
+        switch (d.action) {
+            case policy::WeightDecision::Action::Set:
+                to_set[d.weight].push_back(h.name);
+                break;
+            case policy::WeightDecision::Action::AdminOwned:
+                if (owned) {
+                    record.erase(h.name);  // someone changed our weight: it is theirs now
+                }
+                if (it != degraded.end() || owned) {
+                    std::cout << d.message << "\n";
+                }
+                break;
+            case policy::WeightDecision::Action::TooSoon:
+                std::cout << d.message << "\n";
+                break;
+            case policy::WeightDecision::Action::Keep:
+                break;
+        }
+    }
+    int rc = kExitOk;
+    for (const auto& [weight, nodes] : to_set) {
+        const auto list = compress_hostlist(nodes);
+        const auto r = run_process(
+            {"scontrol", "update", "NodeName=" + list, "Weight=" + std::to_string(weight)}, 30);
+        if (r.exit_code != 0) {
+            std::cerr << "switchyard steer: scontrol update NodeName=" << list
+                      << " Weight=" << weight << ": " << scontrol_problem(r) << "\n";
+            rc = kExitProblem;
+            continue;
+        }
+        for (const auto& n : nodes) {
+            if (weight == a.policy.base_weight) {
+                record.erase(n);  // back to the base: nothing of ours remains
+            } else {
+                record.set(n, weight, now);
+            }
+        }
+        std::cout << "set Weight=" << weight << " on " << list << "\n";
+    }
+    if (auto w = replace_owned_file(a.state, record.text()); !w) {
+        std::cerr << "switchyard steer: " << w.error().message() << "\n";
+        return kExitProblem;
+    }
+    return rc;
+}
+
+}  // namespace
+
+void setup_steer(CLI::App& cmd, Runner& run) {
+    auto a = std::make_shared<SteerArgs>();
+    cmd.footer(
+        "\nPrints each degraded node's score, the Weight it should have and why. With --apply\n"
+        "(as root or SlurmUser, e.g. from a timer after discover) sets those weights with\n"
+        "scontrol and records them in --state; a node whose weight someone else set (not the\n"
+        "base, not switchyard's last) is never changed, and a node that heals gets the base back.\n"
+        "\nExamples:\n  switchyard steer --map /etc/slurm/switchyard/fabric.map\n"
+        "  switchyard steer --map /etc/slurm/switchyard/fabric.map --apply\n");
+    cmd.add_option("--map", a->map, "fabric map written by 'switchyard discover'")->required();
+    cmd.add_flag("--apply", a->apply, "set the weights in Slurm (scontrol update)");
+    cmd.add_option("--state", a->state,
+                   "the weights switchyard set (a file in a directory only you can write)")
+        ->capture_default_str();
+    cmd.add_option("--base-weight", a->policy.base_weight,
+                   "the weight of nodes nobody customised (slurm.conf's default is 1)")
+        ->capture_default_str()
+        ->check(CLI::Range(0U, 1000000U));
+    cmd.add_option("--max-penalty", a->policy.max_penalty, "weight added for the worst place")
+        ->capture_default_str()
+        ->check(CLI::Range(1U, 1000000U));
+    cmd.add_option("--min-interval", a->policy.min_interval_s,
+                   "seconds between two changes of one node's weight")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 86400.0 * 30));
+    cmd.callback([&run, a] { run = [a] { return run_steer(*a); }; });
+}
+
+}  // namespace switchyard::cli

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fabric degradation per node and the ownership rules of the node weights Switchyard sets.
+#include "switchyard/policy/steer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "switchyard/common/strings.hpp"
+
+namespace switchyard::policy {
+namespace {
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+std::string number(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", v);
+    return b;
+}
+
+}  // namespace
+
+std::map<std::string, Degradation> fabric_degradation(const topology::FabricMap& map) {
+    std::map<std::string, Degradation> out;
+    if (!map.link_counts) {
+        return out;
+    }
+    // Per SU: uplinks per rail, against the usual SU's. Cables, not the taper per host: an SU
+    // with hosts missing from the capture (powered off) is not better cabled for it.
+    std::vector<double> per_rail(map.sus.size(), 0);
+    for (std::size_t s = 0; s < map.sus.size(); ++s) {
+        const auto& su = map.sus[s];
+        std::uint32_t rails = 1;
+        for (const auto h : su.hosts) {
+            rails = std::max(rails, map.hosts[h].rail_count);
+        }
+        double cables = 0;
+        for (const auto leaf : su.leaves) {
+            cables += leaf < map.switches.size() ? map.switches[leaf].uplinks : 0;
+        }
+        per_rail[s] = cables / rails;
+    }
+    const double usual_su = map.sus.size() > 1 ? median(per_rail) : 0;
+    std::vector<double> globals;
+    for (const auto& g : map.groups) {
+        globals.push_back(g.global);
+    }
+    const bool dragonfly = map.kind == topology::FabricKind::DragonflyPlus;
+    const double usual_global = dragonfly ? median(globals) : 0;
+    for (const auto& h : map.hosts) {
+        const auto& su = map.sus[h.su];
+        Degradation d;
+        if (usual_su > 0 && per_rail[h.su] < usual_su) {
+            d.score = 1 - per_rail[h.su] / usual_su;
+            d.why = "SU " + su.name + " has " + number(per_rail[h.su]) +
+                    " uplinks per rail, the usual SU " + number(usual_su);
+        }
+        const auto& g = map.groups[su.group];
+        if (usual_global > 0 && g.global < usual_global && 1 - g.global / usual_global > d.score) {
+            d.score = 1 - g.global / usual_global;
+            d.why = "group " + g.name + " has " + std::to_string(g.global) +
+                    " global cables to some group, the usual group " + number(usual_global);
+        }
+        if (d.score > 0) {
+            out.emplace(h.name, std::move(d));
+        }
+    }
+    return out;
+}
+
+unsigned wanted_weight(const SteerPolicy& p, double score) {
+    const double s = std::clamp(score, 0.0, 1.0);
+    return p.base_weight + static_cast<unsigned>(std::lround(s * p.max_penalty));
+}
+
+WeightDecision decide_weight(const std::string& node,
+                             unsigned current,
+                             const std::optional<OwnedWeight>& owned,
+                             unsigned wanted,
+                             const SteerPolicy& p,
+                             double now) {
+    using A = WeightDecision::Action;
+    const bool ours = owned.has_value() && owned->weight == current;
+    if (!ours && current != p.base_weight) {
+        return {A::AdminOwned, current,
+                node + ": weight " + std::to_string(current) + " was not set by switchyard (base " +
+                    std::to_string(p.base_weight) + "): left alone"};
+    }
+    if (current == wanted) {
+        return {A::Keep, current, node + ": weight " + std::to_string(current) + " is right"};
+    }
+    if (ours && now - owned->at < p.min_interval_s) {
+        return {A::TooSoon, current,
+                node + ": weight " + std::to_string(current) + " set " +
+                    number(std::round(now - owned->at)) + " s ago; " + std::to_string(wanted) +
+                    " waits for the " + number(p.min_interval_s) + " s interval"};
+    }
+    return {A::Set, wanted,
+            node + ": weight " + std::to_string(current) + " -> " + std::to_string(wanted)};
+}
+
+WeightRecord WeightRecord::parse(std::string_view text) {
+    WeightRecord r;
+    for (const auto line : split(text, '\n')) {
+        const auto f = split(trim(line), ' ');
+        if (f.size() != 3 || f[0].empty()) {
+            continue;
+        }
+        const auto w = parse_number<unsigned>(f[1]);
+        const auto at = parse_number<std::uint64_t>(f[2]);
+        if (w && at) {
+            r.owned_[std::string(f[0])] = {*w, static_cast<double>(*at)};
+        }
+    }
+    return r;
+}
+
+std::string WeightRecord::text() const {
+    std::string out;
+    for (const auto& [node, o] : owned_) {
+        out += node + ' ' + std::to_string(o.weight) + ' ' +
+               std::to_string(static_cast<std::uint64_t>(std::max(0.0, o.at))) + '\n';
+    }
+    return out;
+}
+
+std::optional<OwnedWeight> WeightRecord::find(const std::string& node) const {
+    const auto it = owned_.find(node);
+    return it == owned_.end() ? std::nullopt : std::optional(it->second);
+}
+
+void WeightRecord::set(const std::string& node, unsigned weight, double at) {
+    owned_[node] = {weight, at};
+}
+
+void WeightRecord::erase(const std::string& node) {
+    owned_.erase(node);
+}
+
+}  // namespace switchyard::policy

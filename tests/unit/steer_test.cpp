@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tests of health steering placement: the fabric's degraded places and the ownership rules of
+// the node weights switchyard sets.
+#include "switchyard/policy/steer.hpp"
+
+#include "catch.hpp"
+
+using namespace switchyard::policy;
+using switchyard::topology::FabricKind;
+using switchyard::topology::FabricMap;
+
+namespace {
+
+/// `sus` SUs of 2 hosts with one leaf each (uplinks[s] cables), in groups of `per_group` SUs
+/// (global[g] cables each).
+FabricMap make_map(FabricKind kind,
+                   const std::vector<std::uint32_t>& uplinks,
+                   unsigned per_group,
+                   const std::vector<std::uint32_t>& global) {
+    FabricMap m;
+    m.kind = kind;
+    m.link_counts = true;
+    m.hcas = {"mlx5_0"};
+    for (std::size_t g = 0; g < global.size(); ++g) {
+        m.groups.push_back({"g" + std::to_string(g + 1), {}, global[g]});
+    }
+    for (std::uint32_t s = 0; s < uplinks.size(); ++s) {
+        m.switches.push_back({"leaf" + std::to_string(s + 1), s + 1, 1, uplinks[s]});
+        switchyard::topology::MapSu su;
+        su.name = "su" + std::to_string(s + 1);
+        su.group = s / per_group;
+        su.leaves = {s};
+        for (unsigned h = 0; h < 2; ++h) {
+            su.hosts.push_back(static_cast<std::uint32_t>(m.hosts.size()));
+            m.rails.push_back({0, s, 1});
+            m.hosts.push_back({"n" + std::to_string(s) + std::to_string(h), s,
+                               static_cast<std::uint32_t>(m.rails.size() - 1), 1});
+        }
+        m.groups[su.group].sus.push_back(s);
+        m.sus.push_back(su);
+    }
+    return m;
+}
+
+}  // namespace
+
+TEST_CASE("steer: an SU short of uplinks is degraded by its share of the usual", "[steer]") {
+    const auto m = make_map(FabricKind::FatTree, {16, 16, 8, 16}, 4, {0});
+    const auto d = fabric_degradation(m);
+    REQUIRE(d.size() == 2);  // the two hosts of su3
+    CHECK(d.at("n20").score == Approx(0.5));
+    CHECK(d.at("n21").why == "SU su3 has 8 uplinks per rail, the usual SU 16");
+    // Old maps carry no counts: nothing is said to be degraded.
+    auto old = m;
+    old.link_counts = false;
+    CHECK(fabric_degradation(old).empty());
+    // One SU has no peers to be compared with.
+    CHECK(fabric_degradation(make_map(FabricKind::FatTree, {4}, 1, {0})).empty());
+}
+
+TEST_CASE("steer: a Dragonfly+ group short of global cables: the worse reason wins", "[steer]") {
+    const auto m = make_map(FabricKind::DragonflyPlus, {8, 8, 8, 6, 8, 8}, 2, {4, 1, 4});
+    const auto d = fabric_degradation(m);
+    // g2 (su3, su4) has 1 global cable where the usual group has 4: 0.75 beats su4's 0.25.
+    REQUIRE(d.size() == 4);
+    CHECK(d.at("n20").score == Approx(0.75));
+    CHECK(d.at("n30").score == Approx(0.75));
+    CHECK(d.at("n30").why == "group g2 has 1 global cables to some group, the usual group 4");
+}
+
+TEST_CASE("steer: weights from scores", "[steer]") {
+    const SteerPolicy p{1, 1000, 300};
+    CHECK(wanted_weight(p, 0) == 1);
+    CHECK(wanted_weight(p, 0.5) == 501);
+    CHECK(wanted_weight(p, 7) == 1001);  // clamped
+    CHECK(wanted_weight(p, -1) == 1);
+}
+
+TEST_CASE("steer: an admin's weight is never changed, switchyard's own is", "[steer]") {
+    using A = WeightDecision::Action;
+    const SteerPolicy p{1, 1000, 300};
+    // A node nobody customised: switchyard may raise it.
+    CHECK(decide_weight("n1", 1, std::nullopt, 501, p, 1000).action == A::Set);
+    CHECK(decide_weight("n1", 1, std::nullopt, 1, p, 1000).action == A::Keep);
+    // An admin's weight (not the base, not switchyard's): left alone, degraded or not.
+    const auto admin = decide_weight("n1", 5, std::nullopt, 501, p, 1000);
+    CHECK(admin.action == A::AdminOwned);
+    CHECK(admin.message == "n1: weight 5 was not set by switchyard (base 1): left alone");
+    CHECK(decide_weight("n1", 5, std::nullopt, 1, p, 1000).action == A::AdminOwned);
+    // Switchyard's own weight: lowered back when the place heals, after the interval.
+    const OwnedWeight ours{501, 1000};
+    CHECK(decide_weight("n1", 501, ours, 1, p, 1200).action == A::TooSoon);
+    const auto heal = decide_weight("n1", 501, ours, 1, p, 1300);
+    CHECK(heal.action == A::Set);
+    CHECK(heal.weight == 1);
+    CHECK(decide_weight("n1", 501, ours, 501, p, 1200).action == A::Keep);
+    // Someone changed switchyard's weight by hand: it is theirs now.
+    CHECK(decide_weight("n1", 7, ours, 501, p, 5000).action == A::AdminOwned);
+    // ... even when they set it back to the base, it is the base again: switchyard may act.
+    CHECK(decide_weight("n1", 1, ours, 501, p, 5000).action == A::Set);
+}
+
+TEST_CASE("steer: the record of weights set reads back, bad lines dropped", "[steer]") {
+    WeightRecord r;
+    r.set("n2", 501, 1700000000);
+    r.set("n1", 201, 1700000001.7);
+    CHECK(r.text() == "n1 201 1700000001\nn2 501 1700000000\n");
+    auto back = WeightRecord::parse(r.text() + "junk\nn3 x 5\nn4 7\n\n");
+    CHECK(back.text() == r.text());
+    REQUIRE(back.find("n2"));
+    CHECK(back.find("n2")->weight == 501);
+    back.erase("n2");
+    CHECK_FALSE(back.find("n2"));
+}
