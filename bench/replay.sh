@@ -6,6 +6,8 @@
 #   switchyard 22.05  the same jobs with --pipeline-stages (job_submit.lua asks for --switches)
 #   plain 24.11       Slurm 24.11 (the Debian 13 root), topology/block, no options
 #   switchyard 24.11  --pipeline-stages (cli_filter.lua asks for --segment)
+#   steered 22.05/24.11  as switchyard, after `switchyard steer --apply` raised the Weight of
+#                     the nodes in degraded places of the fabric (see --degrade)
 # Every job is exclusive and sleeps its duration. Slurm's job completion log gives each job's
 # nodes, submit and start times; bench/replay_report turns them into the side-by-side table
 # (stages inside one SU / group, stage spread, modelled step time with the other running
@@ -17,18 +19,22 @@
 #   --fabric dfp   8 Dragonfly+ groups x 16 hosts, global links thinner than local ones
 #   --shuffle SEED hosts numbered in a random order (names that do not follow the cabling, as
 #                  where racks were renumbered or moved); by default they follow it
+#   --degrade      pull half the uplinks of one SU (rail: su02, dfp: g3-leaf1); the report
+#                  adds how much of the jobs' node time landed there
 #   --cut          the short cut CI runs: 32 jobs of 2-8 s offered at 1.5 x the cluster
 #                  (~35 s per run); default: 200 jobs of 5-120 s at 1.0 x (~15 min per run)
-#   --runs LIST    comma-separated subset of plain-22.05,switchyard-22.05,plain-24.11,switchyard-24.11
+#   --runs LIST    comma-separated runs among plain-, switchyard- and steered-22.05 and -24.11
+#                  (default: plain and switchyard on both releases)
 #   --check        fail unless, per release, Switchyard has at least plain Slurm's share of
 #                  stages inside one SU and no wider worst stage spread (what CI asserts)
 #   --out DIR      where the tables, job lists and pictures go (default build/replay/<fabric>)
 # Needs build/dev and, for 24.11, build/slurm-24.11 in the root (scripts/test makes both).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-fabric=rail cut=0 check=() shuffle=() out="" runs=plain-22.05,switchyard-22.05,plain-24.11,switchyard-24.11
+fabric=rail cut=0 check=() shuffle=() degrade=() out="" runs=plain-22.05,switchyard-22.05,plain-24.11,switchyard-24.11
 
-# one_run BUILD tree|block plain|switchyard WORK: replays WORK/trace.txt, writes WORK/<run>.jobs
+# one_run BUILD tree|block plain|switchyard|steered WORK: replays WORK/trace.txt, writes
+# WORK/<mode>-<release>.jobcomp
 one_run() {
   local build=$1 topo_plugin=$2 mode=$3 work=$4
   local sy=$build/cli/switchyard plugin=$build/plugin/spank_switchyard.so
@@ -47,6 +53,10 @@ one_run() {
     -- config="$run/switchyard.yaml" nccl_env=off 2>/dev/null
   export SLURM_CONF=$run/cluster/etc/slurm.conf
   cd "$run/cluster/jobs"
+  if [ "$mode" = steered ]; then
+    mkdir -m 700 "$run/state"
+    "$sy" steer --map "$work/fabric/fabric.map" --apply --state "$run/state/steer.state" >&2
+  fi
   # Submit on the trace's clock; then wait for the queue to drain.
   python3 - "$work/trace.txt" "$mode" <<'PY'
 import subprocess, sys, time
@@ -60,7 +70,7 @@ for line in open(trace):
     if delay > 0:
         time.sleep(delay)
     cmd = ["sbatch", "--parsable", "-J", "r" + jid, "-N", nodes, "--exclusive", "-o", "/dev/null"]
-    if mode == "switchyard" and int(stages) > 1:
+    if mode in ("switchyard", "steered") and int(stages) > 1:
         cmd.append("--pipeline-stages=" + stages)
     cmd += ["--wrap", "sleep " + dur]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -88,10 +98,11 @@ while [ $# -gt 0 ]; do
     --cut) cut=1; shift ;;
     --check) check=(--check); shift ;;
     --shuffle) shuffle=(--shuffle "$2"); shift 2 ;;
+    --degrade) degrade=(--halve-uplinks); shift ;;
     --out) out=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
-    -h|--help) sed -n '3,28p' "$0"; exit 0 ;;
-    *) echo "replay: unknown argument '$1'; expected --fabric rail|dfp, --shuffle SEED, --cut, --check, --out DIR or --runs LIST" >&2; exit 2 ;;
+    -h|--help) sed -n '3,33p' "$0"; exit 0 ;;
+    *) echo "replay: unknown argument '$1'; expected --fabric rail|dfp, --shuffle SEED, --degrade, --cut, --check, --out DIR or --runs LIST" >&2; exit 2 ;;
   esac
 done
 case $fabric in
@@ -99,13 +110,16 @@ case $fabric in
   dfp) shape=(dfp --groups 8 --leaves 2 --spines 2 --hosts-per-leaf 8 --parallel 4 --global-links 2) ;;
   *) echo "replay: --fabric '$fabric': expected rail or dfp" >&2; exit 2 ;;
 esac
+if [ ${#degrade[@]} -gt 0 ]; then  # the degraded SU's leaves
+  [ "$fabric" = rail ] && degrade+=(su02-) || degrade+=(g3-leaf1)
+fi
 # The work folder is under the checkout: the Debian 13 root sees the checkout, not the host's /tmp.
-out=${out:-$top/build/replay/$fabric}
+out=$(realpath -m "${out:-$top/build/replay/$fabric}")
 rm -rf "$out"
 mkdir -p "$out/fabric"
 chmod 755 "$out" "$out/fabric"
 sy=$top/build/dev/cli/switchyard
-"$top/tests/fabric/gen_fabric.py" "${shape[@]}" ${shuffle[@]+"${shuffle[@]}"} --host-prefix node --host-digits 3 -o "$out/fabric/net" >/dev/null
+"$top/tests/fabric/gen_fabric.py" "${shape[@]}" ${shuffle[@]+"${shuffle[@]}"} ${degrade[@]+"${degrade[@]}"} --host-prefix node --host-digits 3 -o "$out/fabric/net" >/dev/null
 "$top/tests/fabric/ibsim-capture" "$out/fabric/net.net" "$out/fabric/ibnetdiscover.txt" 2>/dev/null
 "$sy" discover --ibnetdiscover "$out/fabric/ibnetdiscover.txt" -o "$out/fabric" >/dev/null
 "$sy" discover --ibnetdiscover "$out/fabric/ibnetdiscover.txt" --topology-plugin block -o "$out/fabric" >/dev/null
@@ -119,8 +133,8 @@ chmod -R a+rX "$out"
 for r in ${runs//,/ }; do
   mode=${r%-*} release=${r##*-}
   case $mode/$release in
-    plain/22.05|switchyard/22.05) "$0" --one "$top/build/dev" tree "$mode" "$out" ;;
-    plain/24.11|switchyard/24.11)
+    plain/22.05|switchyard/22.05|steered/22.05) "$0" --one "$top/build/dev" tree "$mode" "$out" ;;
+    plain/24.11|switchyard/24.11|steered/24.11)
       "$top/scripts/in-slurm-root" "$0" --one "$top/build/slurm-24.11" block "$mode" "$out" ;;
     *) echo "replay: --runs: unknown run '$r'" >&2; exit 2 ;;
   esac

@@ -23,6 +23,7 @@
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/common/strings.hpp"
 #include "switchyard/policy/planner.hpp"
+#include "switchyard/policy/steer.hpp"
 #include "switchyard/topology/fabric_map.hpp"
 
 namespace {
@@ -102,7 +103,9 @@ Run read_run(const std::string& path,
     const auto slash = path.find_last_of('/');
     run.label = path.substr(slash == std::string::npos ? 0 : slash + 1);
     run.label = run.label.substr(0, run.label.find(".jobcomp"));
-    const bool switchyard = run.label.rfind("switchyard", 0) == 0;
+    // Runs with Switchyard's options ("steered": after `switchyard steer --apply` too).
+    const bool switchyard =
+        run.label.rfind("switchyard", 0) == 0 || run.label.rfind("steered", 0) == 0;
     std::istringstream in(slurp(path));
     std::string line;
     unsigned n = 0;
@@ -184,9 +187,15 @@ struct Summary {
     std::vector<double> step_ms;       ///< per job with 2+ nodes
     std::vector<double> wait_s;
     double busy = 0;  ///< node-seconds used / node-seconds available over the run
+    double node_seconds = 0;
+    double degraded_node_seconds = 0;  ///< on nodes of degraded places (fabric_degradation)
+    unsigned degraded_stages = 0;      ///< stages with a node in a degraded place
 };
 
-Summary summarise(const Run& run, const topo::FabricMap& map, const pol::CostParams& params) {
+Summary summarise(const Run& run,
+                  const topo::FabricMap& map,
+                  const pol::CostParams& params,
+                  const std::map<std::string, pol::Degradation>& degraded) {
     Summary s;
     long first = run.jobs.empty() ? 0 : run.jobs.front().submit;
     long last = first;
@@ -210,6 +219,12 @@ Summary summarise(const Run& run, const topo::FabricMap& map, const pol::CostPar
             }
             nodes += st.size();
             ++s.stages;
+            const auto bad =
+                static_cast<double>(std::count_if(st.begin(), st.end(), [&](const std::string& n) {
+                    return degraded.count(n) != 0;
+                }));
+            s.degraded_stages += bad > 0 ? 1U : 0U;
+            s.degraded_node_seconds += bad * static_cast<double>(j.end - j.start);
             s.in_su += su_set.size() == 1 ? 1U : 0U;
             s.in_group += group_set.size() == 1 ? 1U : 0U;
             sus = std::max(sus, su_set.size());
@@ -232,6 +247,7 @@ Summary summarise(const Run& run, const topo::FabricMap& map, const pol::CostPar
     }
     const double span = static_cast<double>(std::max<long>(1, last - first));
     s.busy = node_seconds / (static_cast<double>(map.hosts.size()) * span);
+    s.node_seconds = node_seconds;
     return s;
 }
 
@@ -328,11 +344,12 @@ int main(int argc, char** argv) {
     }
     const auto trace = read_trace(trace_path);
     const pol::CostParams params;
+    const auto degraded = pol::fabric_degradation(*map);
     std::vector<Run> runs;
     std::vector<Summary> sums;
     for (const auto& l : logs) {
         runs.push_back(read_run(l, trace, *map, params));
-        sums.push_back(summarise(runs.back(), *map, params));
+        sums.push_back(summarise(runs.back(), *map, params, degraded));
         if (!svg_dir.empty()) {
             write_svg(svg_dir, runs.back(), *map);
         }
@@ -368,6 +385,17 @@ int main(int argc, char** argv) {
     row("wait: median (s)", [](const Summary& s) { return fixed(quantile(s.wait_s, 0.5), 0); });
     row("wait: p95 (s)", [](const Summary& s) { return fixed(quantile(s.wait_s, 0.95), 0); });
     row("nodes busy", [](const Summary& s) { return fixed(100 * s.busy, 1) + " %"; });
+    if (!degraded.empty()) {
+        std::printf("degraded places: %zu nodes (switchyard steer's fabric part)\n",
+                    degraded.size());
+        row("node time on degraded nodes", [](const Summary& s) {
+            return fixed(s.node_seconds > 0 ? 100 * s.degraded_node_seconds / s.node_seconds : 0,
+                         1) +
+                   " %";
+        });
+        row("stages touching them",
+            [&](const Summary& s) { return pct(s.degraded_stages, s.stages); });
+    }
     int status = 0;
     for (std::size_t i = 0; check && i < runs.size(); ++i) {
         if (runs[i].label.rfind("switchyard-", 0) != 0) {
