@@ -3,7 +3,8 @@
 // (discover --guid-map), NCCL versions and version ranges (policy), nccl-tests output (a health
 // command), /proc/meminfo (the memory check), numbers, %n node-name patterns, and the node facts
 // cache (read under the key it names, so that the lines after it are reached; what is accepted
-// must write back to the same text).
+// must write back to the same text), and the record of the node weights `switchyard steer` set
+// (what it keeps must write back to itself).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include "switchyard/common/strings.hpp"
 #include "switchyard/policy/health.hpp"
 #include "switchyard/policy/policy.hpp"
+#include "switchyard/policy/steer.hpp"
 #include "switchyard/topology/classify.hpp"
 #include "switchyard/topology/node_facts.hpp"
 #include "switchyard/topology/node_readers.hpp"
@@ -57,5 +59,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)switchyard::topology::expand_node_path(text, "node%n");
     }
     node_facts(text);
+    const auto weights = pol::WeightRecord::parse(text);
+    if (pol::WeightRecord::parse(weights.text()).text() != weights.text()) {
+        std::abort();
+    }
     return 0;
 }
