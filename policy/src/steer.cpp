@@ -12,6 +12,8 @@
 namespace switchyard::policy {
 namespace {
 
+constexpr std::uint64_t kMaxEpoch = 1ULL << 52;
+
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v.empty() ? 0 : v[v.size() / 2];
@@ -113,7 +115,7 @@ WeightRecord WeightRecord::parse(std::string_view text) {
         }
         const auto w = parse_number<unsigned>(f[1]);
         const auto at = parse_number<std::uint64_t>(f[2]);
-        if (w && at) {
+        if (w && at && *at <= kMaxEpoch) {  // a time a double holds exactly
             r.owned_[std::string(f[0])] = {*w, static_cast<double>(*at)};
         }
     }
@@ -123,8 +125,9 @@ WeightRecord WeightRecord::parse(std::string_view text) {
 std::string WeightRecord::text() const {
     std::string out;
     for (const auto& [node, o] : owned_) {
+        const double at = std::clamp(o.at, 0.0, static_cast<double>(kMaxEpoch));
         out += node + ' ' + std::to_string(o.weight) + ' ' +
-               std::to_string(static_cast<std::uint64_t>(std::max(0.0, o.at))) + '\n';
+               std::to_string(static_cast<std::uint64_t>(at)) + '\n';
     }
     return out;
 }

@@ -105,7 +105,7 @@ TEST_CASE("steer: the record of weights set reads back, bad lines dropped", "[st
     r.set("n2", 501, 1700000000);
     r.set("n1", 201, 1700000001.7);
     CHECK(r.text() == "n1 201 1700000001\nn2 501 1700000000\n");
-    auto back = WeightRecord::parse(r.text() + "junk\nn3 x 5\nn4 7\n\n");
+    auto back = WeightRecord::parse(r.text() + "junk\nn3 x 5\nn4 7\n\nn5 1 99999999999999999999\n");
     CHECK(back.text() == r.text());
     REQUIRE(back.find("n2"));
     CHECK(back.find("n2")->weight == 501);
