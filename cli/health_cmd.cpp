@@ -159,6 +159,9 @@ int run_health(HealthArgs a) {
                               {"status", policy::to_string(c.status)},
                               {"detail", c.detail},
                               {"duration_ms", c.duration_ms}});
+            if (c.soft > 0) {  // how near failing a passing check came (switchyard steer)
+                checks.back()["soft"] = c.soft;
+            }
         }
         std::cout << out.dump(1) << "\n";
     } else if (failed) {
@@ -193,7 +196,8 @@ void setup_health(CLI::App& cmd, Runner& run) {
                    "partition(s) the checks are for: picks the policy's health.sets entry "
                    "(default $SLURM_JOB_PARTITION)");
     cmd.add_option("--prometheus", a->prometheus, "also write node_exporter textfile metrics here");
-    cmd.add_flag("--json", a->json, "JSON: verdict, checks [{name, status, detail, duration_ms}]");
+    cmd.add_flag("--json", a->json,
+                 "JSON: verdict, checks [{name, status, detail, duration_ms[, soft]}]");
     cmd.callback([&run, a] { run = [a] { return run_health(*a); }; });
 }
 

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -64,6 +65,28 @@ std::string scontrol_problem(const ProcessRun& r) {
         return "cannot run scontrol (install slurm-client, or put it on PATH)";
     }
     return std::string(trim(r.output));
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> read_json_dir(const std::string& dir,
+                                                                       const std::string& option) {
+    std::error_code ec;
+    std::filesystem::directory_iterator it(dir, ec);
+    if (ec) {
+        return fail(Error::io(option + " " + dir + ": " + ec.message() +
+                              "; expected a directory of `switchyard health --json` outputs"));
+    }
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& e : it) {
+        if (e.path().extension() != ".json") {
+            continue;
+        }
+        auto text = read_input(e.path().string(), kSmallInput);
+        if (!text) {
+            return fail(text.error());
+        }
+        out.emplace_back(e.path().string(), std::move(*text));
+    }
+    return out;
 }
 
 }  // namespace switchyard::cli

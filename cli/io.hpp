@@ -5,6 +5,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "switchyard/common/file.hpp"
 #include "switchyard/common/process.hpp"
@@ -19,6 +21,11 @@ namespace switchyard::cli {
 /// Writes `content` to `path` through a temporary file and rename, so readers (the plugin at
 /// step launch) never see a half-written file.
 [[nodiscard]] Result<void> write_file_atomic(const std::string& path, std::string_view content);
+
+/// The *.json files of `dir` (a directory of `switchyard health --json` outputs): path and
+/// bytes of each, read within kSmallInput. Errors name `option` and the directory or file.
+[[nodiscard]] Result<std::vector<std::pair<std::string, std::string>>> read_json_dir(
+    const std::string& dir, const std::string& option);
 
 /// This machine's host name up to the first dot (Slurm node names are short).
 [[nodiscard]] std::string short_hostname();

@@ -30,21 +30,12 @@ Result<void> read_plan(const std::string& path, RenderOverlay& ov) {
 
 /// Drained nodes from a directory of `switchyard health --json` outputs (one file per node).
 Result<void> read_health(const std::string& dir, RenderOverlay& ov) {
-    std::error_code ec;
-    std::filesystem::directory_iterator it(dir, ec);
-    if (ec) {
-        return fail(Error::io("--health " + dir + ": " + ec.message() +
-                              "; expected a directory of `switchyard health --json` outputs"));
+    auto files = read_json_dir(dir, "--health");
+    if (!files) {
+        return fail(files.error());
     }
-    for (const auto& e : it) {
-        if (e.path().extension() != ".json") {
-            continue;
-        }
-        auto text = read_input(e.path().string(), kSmallInput);
-        if (!text) {
-            return fail(text.error());
-        }
-        if (auto r = parse_health_json(*text, e.path().string(), ov); !r) {
+    for (const auto& [path, text] : *files) {
+        if (auto r = parse_health_json(text, path, ov); !r) {
             return r;
         }
     }

@@ -86,9 +86,7 @@ Result<void> parse_plan_json(std::string_view text, const std::string& source, R
     return {};
 }
 
-Result<void> parse_health_json(std::string_view text,
-                               const std::string& source,
-                               RenderOverlay& ov) {
+Result<HealthVerdict> read_health_verdict(std::string_view text, const std::string& source) {
     constexpr const char* kHealthShape =
         "`switchyard health --json` output (an object with \"node\" and \"verdict\" strings)";
     const auto j = json::parse(text, nullptr, false);
@@ -102,23 +100,47 @@ Result<void> parse_health_json(std::string_view text,
         !verdict->is_string()) {
         return fail(Error::invalid_argument(source + ": expected " + kHealthShape));
     }
-    if (*verdict != "fail") {
-        return {};
+    HealthVerdict v;
+    v.node = node->get<std::string>();
+    v.failed = *verdict == "fail";
+    v.reason = "failed its health checks";
+    const auto checks = j.find("checks");
+    if (checks == j.end()) {
+        return v;
     }
-    std::string reason = "failed its health checks";
-    if (const auto checks = j.find("checks"); checks != j.end()) {
-        if (!checks->is_array()) {
-            return fail(Error::invalid_argument(
-                source + ": \"checks\" must be a list of {\"name\", \"status\", \"detail\"}"));
+    if (!checks->is_array()) {
+        return fail(Error::invalid_argument(
+            source + ": \"checks\" must be a list of {\"name\", \"status\", \"detail\"}"));
+    }
+    bool first_failure = true;
+    for (const auto& c : *checks) {
+        if (!c.is_object()) {
+            continue;
         }
-        for (const auto& c : *checks) {
-            if (c.is_object() && text_of(c, "status", "") == "fail") {
-                reason = text_of(c, "name", "?") + ": " + text_of(c, "detail", "");
-                break;
-            }
+        if (v.failed && first_failure && text_of(c, "status", "") == "fail") {
+            v.reason = text_of(c, "name", "?") + ": " + text_of(c, "detail", "");
+            first_failure = false;
+        }
+        const auto soft = c.find("soft");
+        if (soft != c.end() && soft->is_number() && soft->get<double>() > v.soft &&
+            soft->get<double>() <= 1) {
+            v.soft = soft->get<double>();
+            v.soft_reason = text_of(c, "name", "?") + ": " + text_of(c, "detail", "");
         }
     }
-    ov.drained[node->get<std::string>()] = reason;
+    return v;
+}
+
+Result<void> parse_health_json(std::string_view text,
+                               const std::string& source,
+                               RenderOverlay& ov) {
+    auto v = read_health_verdict(text, source);
+    if (!v) {
+        return fail(v.error());
+    }
+    if (v->failed) {
+        ov.drained[v->node] = v->reason;
+    }
     return {};
 }
 

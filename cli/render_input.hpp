@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "render_svg.hpp"
 #include "switchyard/common/result.hpp"
@@ -18,6 +19,19 @@ namespace switchyard::cli {
 [[nodiscard]] Result<void> parse_plan_json(std::string_view text,
                                            const std::string& source,
                                            RenderOverlay& ov);
+
+/// One node's `switchyard health --json` output: {"node": "n1", "verdict": "fail", "checks":
+/// [{"name": ..., "status": ..., "detail": ..., "soft": 0.4}]}: whether it failed and why (the
+/// first failed check), and the largest soft signal of its checks (0..1) and whose.
+struct HealthVerdict {
+    std::string node;
+    bool failed = false;
+    std::string reason;
+    double soft = 0;
+    std::string soft_reason;
+};
+[[nodiscard]] Result<HealthVerdict> read_health_verdict(std::string_view text,
+                                                        const std::string& source);
 
 /// Adds the node of one health verdict when it failed: {"node": "n1", "verdict": "fail",
 /// "checks": [{"name": ..., "status": ..., "detail": ...}]}; the first failed check is the

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `switchyard steer`: the fabric's degraded places (an SU short of uplinks, a Dragonfly+ group
-// short of global cables) become higher node Weights in Slurm, so the scheduler fills healthy
-// nodes first; weights an admin set are never changed (policy/steer.hpp).
+// short of global cables) and nodes whose passing health checks came near their limits (link
+// errors growing) become higher node Weights in Slurm, so the scheduler fills healthy nodes
+// first; weights an admin set are never changed (policy/steer.hpp).
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -10,6 +11,7 @@
 
 #include "commands.hpp"
 #include "io.hpp"
+#include "render_input.hpp"
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/common/state_file.hpp"
 #include "switchyard/common/strings.hpp"
@@ -21,6 +23,8 @@ namespace {
 struct SteerArgs {
     std::string map;
     std::string state = "/var/lib/switchyard/steer.state";
+    std::string health;        ///< a directory of `switchyard health --json` outputs
+    double soft_weight = 0.5;  ///< a check at its limit counts as half an SU's uplinks gone
     policy::SteerPolicy policy;
     bool apply = false;
 };
@@ -61,7 +65,24 @@ int run_steer(const SteerArgs& a) {
                      "'switchyard discover'\n";
         return kExitProblem;
     }
-    const auto degraded = policy::fabric_degradation(*map);
+    auto degraded = policy::fabric_degradation(*map);
+    if (!a.health.empty()) {
+        auto files = read_json_dir(a.health, "--health");
+        if (!files) {
+            std::cerr << "switchyard steer: " << files.error().message() << "\n";
+            return kExitProblem;
+        }
+        for (const auto& [path, text] : *files) {
+            auto v = read_health_verdict(text, path);
+            if (!v) {
+                std::cerr << "switchyard steer: " << v.error().message() << "\n";
+                return kExitProblem;
+            }
+            if (map->find_host(v->node) != nullptr && !v->failed) {  // a failed one is drained
+                policy::add_soft_signal(degraded, v->node, v->soft, a.soft_weight, v->soft_reason);
+            }
+        }
+    }
     // One line per place: its nodes as a host list, the score, the weight and why.
     std::map<std::pair<std::string, double>, std::vector<std::string>> places;
     for (const auto& [node, d] : degraded) {
@@ -169,6 +190,13 @@ void setup_steer(CLI::App& cmd, Runner& run) {
     cmd.add_option("--state", a->state,
                    "the weights switchyard set (a file in a directory only you can write)")
         ->capture_default_str();
+    cmd.add_option("--health", a->health,
+                   "a directory of `switchyard health --json` outputs: passing checks near "
+                   "their limit (growing link errors) count too");
+    cmd.add_option("--soft-weight", a->soft_weight,
+                   "what a check at its limit counts for, against a place with no uplink left")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 1.0));
     cmd.add_option("--base-weight", a->policy.base_weight,
                    "the weight of nodes nobody customised (slurm.conf's default is 1)")
         ->capture_default_str()

@@ -75,6 +75,21 @@ std::map<std::string, Degradation> fabric_degradation(const topology::FabricMap&
     return out;
 }
 
+void add_soft_signal(std::map<std::string, Degradation>& scores,
+                     const std::string& node,
+                     double soft,
+                     double weight,
+                     const std::string& why) {
+    const double score = std::clamp(soft, 0.0, 1.0) * std::clamp(weight, 0.0, 1.0);
+    if (score <= 0) {
+        return;
+    }
+    auto& d = scores[node];
+    if (score > d.score) {
+        d = {score, "health: " + why};
+    }
+}
+
 unsigned wanted_weight(const SteerPolicy& p, double score) {
     const double s = std::clamp(score, 0.0, 1.0);
     return p.base_weight + static_cast<unsigned>(std::lround(s * p.max_penalty));

@@ -100,8 +100,16 @@ TEST_CASE("health: link errors growing between runs (flaps)", "[health]") {
     CHECK(first.status == HealthStatus::Pass);
     CHECK_THAT(first.detail, Catch::StartsWith("baseline recorded"));
     CHECK(check_link_errors(Sys(node).p(), c).detail == "4 counters steady");
-    node.nics[1].ports[0].counters["link_downed"] += 2;  // at the threshold: still fine
-    CHECK(check_link_errors(Sys(node).p(), c).status == HealthStatus::Pass);
+    CHECK(check_link_errors(Sys(node).p(), c).soft == 0);  // steady: no soft signal
+    node.nics[1].ports[0].counters["link_downed"] += 1;    // below the threshold: a soft signal
+    const auto growing = check_link_errors(Sys(node).p(), c);
+    CHECK(growing.status == HealthStatus::Pass);
+    CHECK(growing.soft == Approx(0.5));
+    CHECK(growing.detail == "3 counters steady, 1 growing (largest +1, max 2)");
+    node.nics[1].ports[0].counters["link_downed"] += 2;  // at the threshold: still passing
+    const auto at_limit = check_link_errors(Sys(node).p(), c);
+    CHECK(at_limit.status == HealthStatus::Pass);
+    CHECK(at_limit.soft == Approx(1.0));
     node.nics[1].ports[0].counters["link_downed"] += 3;
     node.nics[0].ports[0].counters["symbol_error"] += 40;
     node.nics[0].ports[0].counters["port_xmit_data"] += 1000000;  // traffic, not an error

@@ -68,6 +68,22 @@ TEST_CASE("steer: a Dragonfly+ group short of global cables: the worse reason wi
     CHECK(d.at("n30").why == "group g2 has 1 global cables to some group, the usual group 4");
 }
 
+TEST_CASE("steer: a health check near its limit adds a soft score, the worse reason wins",
+          "[steer]") {
+    const auto m = make_map(FabricKind::FatTree, {16, 16, 8, 16}, 4, {0});
+    auto d = fabric_degradation(m);
+    add_soft_signal(d, "n00", 0.8, 0.5, "link-errors: 1 growing (largest +8, max 10)");
+    CHECK(d.at("n00").score == Approx(0.4));
+    CHECK(d.at("n00").why == "health: link-errors: 1 growing (largest +8, max 10)");
+    add_soft_signal(d, "n20", 0.8, 0.5, "link-errors: ...");  // su3's 0.5 is worse: it stays
+    CHECK(d.at("n20").score == Approx(0.5));
+    CHECK_THAT(d.at("n20").why, Catch::StartsWith("SU su3"));
+    add_soft_signal(d, "n01", 0, 0.5, "steady");  // nothing near a limit: nothing added
+    CHECK(d.count("n01") == 0);
+    add_soft_signal(d, "n10", 9, 2, "out of range");  // both clamped to 1
+    CHECK(d.at("n10").score == Approx(1.0));
+}
+
 TEST_CASE("steer: weights from scores", "[steer]") {
     const SteerPolicy p{1, 1000, 300};
     CHECK(wanted_weight(p, 0) == 1);

@@ -26,6 +26,9 @@ struct CheckResult {
     HealthStatus status = HealthStatus::Pass;
     std::string detail;
     double duration_ms = 0;
+    /// How near a passing check came to failing, 0..1 (link-errors: the largest counter growth
+    /// over its maximum): a soft signal that `switchyard steer` turns into a higher Weight.
+    double soft = 0;
 };
 
 struct RdmaPortsCheck {

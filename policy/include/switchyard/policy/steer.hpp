@@ -28,6 +28,15 @@ struct Degradation {
 /// (version < 4) and for fabrics of one SU.
 [[nodiscard]] std::map<std::string, Degradation> fabric_degradation(const topology::FabricMap& map);
 
+/// Adds the health gate's part for `node`: the soft signal of its passing checks (0..1, how near
+/// one came to failing: CheckResult::soft) times `weight`, named by `why`; the worse of it and
+/// what `scores` already holds for the node stays.
+void add_soft_signal(std::map<std::string, Degradation>& scores,
+                     const std::string& node,
+                     double soft,
+                     double weight,
+                     const std::string& why);
+
 /// Weights Switchyard may set: base for a healthy node, up to base + max_penalty for the worst.
 struct SteerPolicy {
     unsigned base_weight = 1;     ///< the weight of a node no one has customised
