@@ -322,15 +322,19 @@ int main(int argc, char** argv) {
     std::string svg_dir;
     std::vector<std::string> logs;
     bool check = false;
+    std::vector<std::string> flaky;  ///< nodes with growing link errors (--flaky NODE)
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--check") {
             check = true;
+        } else if (a == "--flaky" && i + 1 < argc) {
+            flaky.emplace_back(argv[++i]);
         } else if ((a == "--map" || a == "--trace" || a == "--svg") && i + 1 < argc) {
             (a == "--map" ? map_path : a == "--trace" ? trace_path : svg_dir) = argv[++i];
         } else if (a.rfind("--", 0) == 0) {
             die("unknown option '" + a +
-                "'; expected --map FILE --trace FILE [--svg DIR] [--check] LOG...");
+                "'; expected --map FILE --trace FILE [--svg DIR] [--check] [--flaky NODE] "
+                "LOG...");
         } else {
             logs.push_back(a);
         }
@@ -344,7 +348,10 @@ int main(int argc, char** argv) {
     }
     const auto trace = read_trace(trace_path);
     const pol::CostParams params;
-    const auto degraded = pol::fabric_degradation(*map);
+    auto degraded = pol::fabric_degradation(*map);
+    for (const auto& n : flaky) {
+        pol::add_soft_signal(degraded, n, 0.9, 0.5, "link errors growing");
+    }
     std::vector<Run> runs;
     std::vector<Summary> sums;
     for (const auto& l : logs) {
@@ -386,8 +393,10 @@ int main(int argc, char** argv) {
     row("wait: p95 (s)", [](const Summary& s) { return fixed(quantile(s.wait_s, 0.95), 0); });
     row("nodes busy", [](const Summary& s) { return fixed(100 * s.busy, 1) + " %"; });
     if (!degraded.empty()) {
-        std::printf("degraded places: %zu nodes (switchyard steer's fabric part)\n",
-                    degraded.size());
+        std::printf(
+            "degraded: %zu nodes (an SU short of uplinks; nodes with link errors "
+            "growing)\n",
+            degraded.size());
         row("node time on degraded nodes", [](const Summary& s) {
             return fixed(s.node_seconds > 0 ? 100 * s.degraded_node_seconds / s.node_seconds : 0,
                          1) +
