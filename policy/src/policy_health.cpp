@@ -54,115 +54,130 @@ public:
     }
 
     /// The checks of the health section, or of one of its sets (key prefix `k`): a set starts
-    /// from the general checks and replaces those it names.
-    void read_health_checks(const YAML::Node& n, const std::string& k, HealthPolicy& out) {
-        if (auto r = n["rdma_ports"];
-            r && keys(r, k + "rdma_ports.", {"count", "min_rate_gbps", "link_layer", "hca"})) {
-            RdmaPortsCheck c;
-            c.count =
-                r["count"] ? number(r["count"], k + "rdma_ports.count", 0, 64).value_or(0) : 0;
-            if (r["min_rate_gbps"]) {
-                c.min_rate_gbps =
-                    positive(r["min_rate_gbps"], k + "rdma_ports.min_rate_gbps", 10000).value_or(0);
-            }
-            if (auto ll = r["link_layer"]) {
-                c.link_layer = scalar(ll);
-                if (c.link_layer != "InfiniBand" && c.link_layer != "Ethernet") {
-                    problem(ll, k + "rdma_ports.link_layer",
-                            "expected InfiniBand or Ethernet, got '" + c.link_layer + "'");
-                }
-            }
-            if (auto h = r["hca"]; h && regex_ok(h, k + "rdma_ports.hca")) {
-                c.hca = scalar(h);
-            }
-            out.rdma_ports = c;
+    /// from the general checks and replaces those it names. One reader per check, under the keys
+    /// of the gate's table (kCheckReaders below).
+    void read_health_checks(const YAML::Node& n, const std::string& k, HealthPolicy& out);
+
+    void read_rdma_ports(const YAML::Node& r, const std::string& k, HealthPolicy& out) {
+        if (!keys(r, k + ".", {"count", "min_rate_gbps", "link_layer", "hca"})) {
+            return;
         }
-        if (auto r = n["link_errors"];
-            r && keys(r, k + "link_errors.", {"max_growth", "hca", "state"})) {
-            LinkErrorsCheck c;
-            if (r["max_growth"]) {
-                c.max_growth = static_cast<std::uint64_t>(
-                    number(r["max_growth"], k + "link_errors.max_growth", 0, 1000000).value_or(0));
-            }
-            if (auto h = r["hca"]; h && regex_ok(h, k + "link_errors.hca")) {
-                c.hca = scalar(h);
-            }
-            if (r["state"]) {
-                c.state = path(r["state"], k + "link_errors.state", true);
-            }
-            out.link_errors = c;
+        RdmaPortsCheck c;
+        c.count = r["count"] ? number(r["count"], k + ".count", 0, 64).value_or(0) : 0;
+        if (r["min_rate_gbps"]) {
+            c.min_rate_gbps = positive(r["min_rate_gbps"], k + ".min_rate_gbps", 10000).value_or(0);
         }
-        if (auto v = n["gpus"]) {
-            out.gpus = number(v, k + "gpus", 0, 64);
-        }
-        if (auto r = n["nvml"]; r && keys(r, k + "nvml.",
-                                          {"library", "gpus", "max_retired_pages",
-                                           "max_uncorrected_ecc", "nvlinks", "timeout_s"})) {
-            NvmlCheck c;
-            if (auto v = r["library"]) {
-                c.library = text(v, k + "nvml.library", "a library name or path");
-                if (c.library.empty() && v.IsScalar()) {
-                    problem(v, k + "nvml.library",
-                            "expected a library name or path, e.g. libnvidia-ml.so.1");
-                }
-            }
-            if (auto v = r["gpus"]) {
-                c.gpus = number(v, k + "nvml.gpus", 1, 64);
-            }
-            if (auto v = r["max_retired_pages"]) {
-                c.max_retired_pages =
-                    number(v, k + "nvml.max_retired_pages", 0, 1000).value_or(c.max_retired_pages);
-            }
-            if (auto v = r["max_uncorrected_ecc"]) {
-                c.max_uncorrected_ecc = number(v, k + "nvml.max_uncorrected_ecc", 0, 1000000)
-                                            .value_or(c.max_uncorrected_ecc);
-            }
-            if (auto v = r["nvlinks"]) {
-                c.nvlinks = number(v, k + "nvml.nvlinks", 1, 18);
-            }
-            if (auto v = r["timeout_s"]) {
-                c.timeout_s = positive(v, k + "nvml.timeout_s", 600).value_or(c.timeout_s);
-            }
-            out.nvml = c;
-        }
-        if (auto v = n["min_memory_gb"]) {
-            out.min_memory_gb = positive(v, k + "min_memory_gb", 1e6);
-        }
-        if (auto v = n["shape"]) {
-            if (!v.IsScalar() || scalar(v).empty()) {
-                problem(v, k + "shape",
-                        "expected the node's shape fingerprint as `switchyard node` prints it, "
-                        "e.g. 'gpu:8x10de:2330 nic:8xinfiniband numa:2 best:8xPIX'");
-            } else {
-                out.shape = scalar(v);
+        if (auto ll = r["link_layer"]) {
+            c.link_layer = scalar(ll);
+            if (c.link_layer != "InfiniBand" && c.link_layer != "Ethernet") {
+                problem(ll, k + ".link_layer",
+                        "expected InfiniBand or Ethernet, got '" + c.link_layer + "'");
             }
         }
-        if (auto list = n["filesystems"];
-            list && list_of(list, k + "filesystems", "filesystems ('- path: /...')")) {
-            out.filesystems.clear();  // a set's list replaces the general one
-            for (std::size_t i = 0; i < list.size(); ++i) {
-                const auto f = list[i];
-                const auto key = k + "filesystems[" + std::to_string(i) + "]";
-                if (!keys(f, key + ".", {"path", "min_free_gb", "writable"})) {
-                    continue;
-                }
-                FilesystemCheck c;
-                c.path = path(f["path"], key + ".path", false);
-                if (f["min_free_gb"]) {
-                    c.min_free_gb =
-                        positive(f["min_free_gb"], key + ".min_free_gb", 1e9).value_or(0);
-                }
-                c.writable =
-                    f["writable"] && boolean(f["writable"], key + ".writable").value_or(false);
-                out.filesystems.push_back(c);
+        if (auto h = r["hca"]; h && regex_ok(h, k + ".hca")) {
+            c.hca = scalar(h);
+        }
+        out.rdma_ports = c;
+    }
+
+    void read_link_errors(const YAML::Node& r, const std::string& k, HealthPolicy& out) {
+        if (!keys(r, k + ".", {"max_growth", "hca", "state"})) {
+            return;
+        }
+        LinkErrorsCheck c;
+        if (r["max_growth"]) {
+            c.max_growth = static_cast<std::uint64_t>(
+                number(r["max_growth"], k + ".max_growth", 0, 1000000).value_or(0));
+        }
+        if (auto h = r["hca"]; h && regex_ok(h, k + ".hca")) {
+            c.hca = scalar(h);
+        }
+        if (r["state"]) {
+            c.state = path(r["state"], k + ".state", true);
+        }
+        out.link_errors = c;
+    }
+
+    void read_gpus(const YAML::Node& v, const std::string& k, HealthPolicy& out) {
+        out.gpus = number(v, k, 0, 64);
+    }
+
+    void read_nvml(const YAML::Node& r, const std::string& k, HealthPolicy& out) {
+        if (!keys(r, k + ".",
+                  {"library", "gpus", "max_retired_pages", "max_uncorrected_ecc", "nvlinks",
+                   "timeout_s"})) {
+            return;
+        }
+        NvmlCheck c;
+        if (auto v = r["library"]) {
+            c.library = text(v, k + ".library", "a library name or path");
+            if (c.library.empty() && v.IsScalar()) {
+                problem(v, k + ".library",
+                        "expected a library name or path, e.g. libnvidia-ml.so.1");
             }
         }
-        if (auto list = n["commands"];
-            list && list_of(list, k + "commands", "commands ('- name: ...' with argv)")) {
-            out.commands.clear();
-            for (std::size_t i = 0; i < list.size(); ++i) {
-                read_command(list[i], k + "commands[" + std::to_string(i) + "]", out);
+        if (auto v = r["gpus"]) {
+            c.gpus = number(v, k + ".gpus", 1, 64);
+        }
+        if (auto v = r["max_retired_pages"]) {
+            c.max_retired_pages =
+                number(v, k + ".max_retired_pages", 0, 1000).value_or(c.max_retired_pages);
+        }
+        if (auto v = r["max_uncorrected_ecc"]) {
+            c.max_uncorrected_ecc =
+                number(v, k + ".max_uncorrected_ecc", 0, 1000000).value_or(c.max_uncorrected_ecc);
+        }
+        if (auto v = r["nvlinks"]) {
+            c.nvlinks = number(v, k + ".nvlinks", 1, 18);
+        }
+        if (auto v = r["timeout_s"]) {
+            c.timeout_s = positive(v, k + ".timeout_s", 600).value_or(c.timeout_s);
+        }
+        out.nvml = c;
+    }
+
+    void read_min_memory(const YAML::Node& v, const std::string& k, HealthPolicy& out) {
+        out.min_memory_gb = positive(v, k, 1e6);
+    }
+
+    void read_shape(const YAML::Node& v, const std::string& k, HealthPolicy& out) {
+        if (!v.IsScalar() || scalar(v).empty()) {
+            problem(v, k,
+                    "expected the node's shape fingerprint as `switchyard node` prints it, "
+                    "e.g. 'gpu:8x10de:2330 nic:8xinfiniband numa:2 best:8xPIX'");
+        } else {
+            out.shape = scalar(v);
+        }
+    }
+
+    void read_filesystems(const YAML::Node& list, const std::string& k, HealthPolicy& out) {
+        if (!list_of(list, k, "filesystems ('- path: /...')")) {
+            return;
+        }
+        out.filesystems.clear();  // a set's list replaces the general one
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const auto f = list[i];
+            const auto key = k + "[" + std::to_string(i) + "]";
+            if (!keys(f, key + ".", {"path", "min_free_gb", "writable"})) {
+                continue;
             }
+            FilesystemCheck c;
+            c.path = path(f["path"], key + ".path", false);
+            if (f["min_free_gb"]) {
+                c.min_free_gb = positive(f["min_free_gb"], key + ".min_free_gb", 1e9).value_or(0);
+            }
+            c.writable = f["writable"] && boolean(f["writable"], key + ".writable").value_or(false);
+            out.filesystems.push_back(c);
+        }
+    }
+
+    void read_commands(const YAML::Node& list, const std::string& k, HealthPolicy& out) {
+        if (!list_of(list, k, "commands ('- name: ...' with argv)")) {
+            return;
+        }
+        out.commands.clear();
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            read_command(list[i], k + "[" + std::to_string(i) + "]", out);
         }
     }
 
@@ -238,6 +253,33 @@ public:
         out.commands.push_back(cmd);
     }
 };
+
+/// The reader of each check's policy key: the keys of the gate's table (health_check_keys(),
+/// which also lists the keys the section allows; a unit test reads a bad value under each).
+struct CheckReader {
+    std::string_view key;
+    void (HealthReader::*read)(const YAML::Node&, const std::string&, HealthPolicy&);
+};
+constexpr CheckReader kCheckReaders[] = {
+    {"rdma_ports", &HealthReader::read_rdma_ports},
+    {"link_errors", &HealthReader::read_link_errors},
+    {"gpus", &HealthReader::read_gpus},
+    {"nvml", &HealthReader::read_nvml},
+    {"min_memory_gb", &HealthReader::read_min_memory},
+    {"shape", &HealthReader::read_shape},
+    {"filesystems", &HealthReader::read_filesystems},
+    {"commands", &HealthReader::read_commands},
+};
+
+void HealthReader::read_health_checks(const YAML::Node& n,
+                                      const std::string& k,
+                                      HealthPolicy& out) {
+    for (const auto& r : kCheckReaders) {
+        if (const auto v = n[std::string(r.key)]) {
+            (this->*r.read)(v, k + std::string(r.key), out);
+        }
+    }
+}
 
 }  // namespace
 

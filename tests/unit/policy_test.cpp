@@ -3,6 +3,7 @@
 #include "switchyard/policy/policy.hpp"
 
 #include "catch.hpp"
+#include "switchyard/policy/health.hpp"
 #include "switchyard/policy/nccl_params.hpp"
 
 using namespace switchyard::policy;
@@ -95,6 +96,27 @@ TEST_CASE("policy: the health checks of compute ports use nccl.compute_hca unles
     const auto all = load_policy("version: 1\nhealth:\n  rdma_ports: {count: 4}\n", "p.yaml");
     REQUIRE(all.policy);
     CHECK(all.policy->health.rdma_ports->hca.empty());
+}
+
+TEST_CASE("policy: every check of the gate's table is read by the loader, in sections and sets",
+          "[policy]") {
+    // A value no check accepts under each key the gate runs: the loader must read the key (a
+    // problem naming it), not merely allow it.
+    for (const auto key : health_check_keys()) {
+        const std::string k(key);
+        for (const auto& [yaml, where] :
+             {std::pair("version: 1\nhealth:\n  " + k + ": [[]]\n", "health." + k),
+              std::pair("version: 1\nhealth:\n  sets:\n    - name: a\n      match: {partition: "
+                        "a}\n      " +
+                            k + ": [[]]\n",
+                        "health.sets[0]." + k)}) {
+            const auto loaded = load_policy(yaml, "p.yaml");
+            INFO(yaml);
+            CHECK_FALSE(loaded.policy);
+            REQUIRE_FALSE(loaded.problems.empty());
+            CHECK(loaded.problems[0].key.rfind(where, 0) == 0);
+        }
+    }
 }
 
 TEST_CASE("policy: Pattern::compile bounds every pattern a user or admin gives", "[policy]") {
