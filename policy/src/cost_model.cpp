@@ -102,7 +102,8 @@ void job_flows(const std::vector<std::vector<Place>>& stages,
                 ring_owner->push_back(s);
             }
         }
-        for (std::size_t i = 0; s + 1 < stages.size() && i < st.size(); ++i) {
+        for (std::size_t i = 0; s + 1 < stages.size() && !stages[s + 1].empty() && i < st.size();
+             ++i) {
             p2p.emplace_back(st[i], stages[s + 1][std::min(i, stages[s + 1].size() - 1)]);
             if (p2p_owner != nullptr) {
                 p2p_owner->push_back(s);
