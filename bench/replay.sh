@@ -30,17 +30,19 @@
 #   --check        fail unless, per release, Switchyard has at least plain Slurm's share of
 #                  stages inside one SU and no wider worst stage spread (what CI asserts)
 #   --out DIR      where the tables, job lists and pictures go (default build/replay/<fabric>)
-# Needs build/dev and, for 24.11, build/slurm-24.11 in the root (scripts/test makes both).
+# Needs build/dev and, for 24.11, build/slurm-24.11 in the root (scripts/test makes both); the
+# plugin and the command are copied into the output folder first, so a rebuild during a long
+# replay does not change what it runs.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 fabric=rail cut=0 check=() shuffle=() degrade=() out="" runs=plain-22.05,switchyard-22.05,plain-24.11,switchyard-24.11
 
-# one_run BUILD tree|block plain|switchyard|steered WORK: replays WORK/trace.txt, writes
-# WORK/<mode>-<release>.jobcomp
+# one_run BIN tree|block plain|switchyard|steered WORK: replays WORK/trace.txt with BIN's
+# switchyard and spank_switchyard.so, writes WORK/<mode>-<release>.jobcomp
 one_run() {
-  local build=$1 topo_plugin=$2 mode=$3 work=$4
-  local sy=$build/cli/switchyard plugin=$build/plugin/spank_switchyard.so
-  [ -x "$sy" ] && [ -f "$plugin" ] || { echo "replay: build $build first" >&2; exit 1; }
+  local bin=$1 topo_plugin=$2 mode=$3 work=$4
+  local sy=$bin/switchyard plugin=$bin/spank_switchyard.so
+  [ -x "$sy" ] && [ -f "$plugin" ] || { echo "replay: no switchyard build in $bin" >&2; exit 1; }
   local run; run=$(mktemp -d /tmp/switchyard-replay.XXXXXX)
   chmod 755 "$run"
   trap '"$top/tests/integration/slurm-cluster" down "'"$run/cluster"'" >/dev/null 2>&1 || true; rm -rf "'"$run"'"' EXIT
@@ -123,7 +125,17 @@ out=$(realpath -m "${out:-$top/build/replay/$fabric}")
 rm -rf "$out"
 mkdir -p "$out/fabric"
 chmod 755 "$out" "$out/fabric"
-sy=$top/build/dev/cli/switchyard
+# Snapshots of the builds this replay runs (a rebuild meanwhile must not reach a running job).
+snapshot() {  # snapshot BUILD DIR
+  mkdir -p "$2"
+  cp "$1/cli/switchyard" "$1/plugin/spank_switchyard.so" "$2/"
+}
+snapshot "$top/build/dev" "$out/bin/22.05"
+cp "$top/build/dev/bench/replay_report" "$out/bin/"
+case $runs in
+  *24.11*) [ -d "$top/build/slurm-24.11" ] && snapshot "$top/build/slurm-24.11" "$out/bin/24.11" ;;
+esac
+sy=$out/bin/22.05/switchyard
 "$top/tests/fabric/gen_fabric.py" "${shape[@]}" ${shuffle[@]+"${shuffle[@]}"} ${degrade[@]+"${degrade[@]}"} --host-prefix node --host-digits 3 -o "$out/fabric/net" >/dev/null
 "$top/tests/fabric/ibsim-capture" "$out/fabric/net.net" "$out/fabric/ibnetdiscover.txt" 2>/dev/null
 "$sy" discover --ibnetdiscover "$out/fabric/ibnetdiscover.txt" -o "$out/fabric" >/dev/null
@@ -145,16 +157,16 @@ chmod -R a+rX "$out"
 for r in ${runs//,/ }; do
   mode=${r%-*} release=${r##*-}
   case $mode/$release in
-    plain/22.05|switchyard/22.05|steered/22.05) "$0" --one "$top/build/dev" tree "$mode" "$out" ;;
+    plain/22.05|switchyard/22.05|steered/22.05) "$0" --one "$out/bin/22.05" tree "$mode" "$out" ;;
     plain/24.11|switchyard/24.11|steered/24.11)
-      "$top/scripts/in-slurm-root" "$0" --one "$top/build/slurm-24.11" block "$mode" "$out" ;;
+      "$top/scripts/in-slurm-root" "$0" --one "$out/bin/24.11" block "$mode" "$out" ;;
     *) echo "replay: --runs: unknown run '$r'" >&2; exit 2 ;;
   esac
   echo "replay: $r done" >&2
 done
 logs=()
 for r in ${runs//,/ }; do logs+=("$out/$r.jobcomp"); done
-"$top/build/dev/bench/replay_report" --map "$out/fabric/fabric.map" --trace "$out/trace.txt" \
+"$out/bin/replay_report" --map "$out/fabric/fabric.map" --trace "$out/trace.txt" \
   --svg "$out" ${check[@]+"${check[@]}"} ${flaky[@]+"${flaky[@]}"} "${logs[@]}" > "$out/report.txt" || status=$?
 cat "$out/report.txt"
 exit "${status:-0}"
