@@ -15,6 +15,7 @@
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/common/state_file.hpp"
 #include "switchyard/common/strings.hpp"
+#include "switchyard/policy/drain.hpp"
 #include "switchyard/policy/steer.hpp"
 
 namespace switchyard::cli {
@@ -23,34 +24,87 @@ namespace {
 struct SteerArgs {
     std::string map;
     std::string state = "/var/lib/switchyard/steer.state";
-    std::string health;        ///< a directory of `switchyard health --json` outputs
-    double soft_weight = 0.5;  ///< a check at its limit counts as half an SU's uplinks gone
+    std::string health;            ///< a directory of `switchyard health --json` outputs
+    double soft_weight = 0.5;      ///< a check at its limit counts as half an SU's uplinks gone
+    double flap_window_s = 86400;  ///< a node drained and put back counts this long
     policy::SteerPolicy policy;
     bool apply = false;
 };
 
-/// Every node's weight as `scontrol show node -o` prints it (one line per node).
-Result<std::map<std::string, unsigned>> slurm_weights() {
+/// What Slurm says of a node: its weight, and whether it is held with a reason switchyard owns.
+struct SlurmNode {
+    unsigned weight = 0;
+    bool owned_drain = false;
+};
+
+/// Every node as `scontrol show node -o` prints it (one line per node, Reason= last).
+Result<std::map<std::string, SlurmNode>> slurm_nodes() {
     const auto r = run_process({"scontrol", "show", "node", "-o"}, 30);
     if (r.exit_code != 0) {
         return fail(Error::io("scontrol show node -o: " + scontrol_problem(r)));
     }
-    std::map<std::string, unsigned> out;
-    for (const auto line : split(r.output, '\n')) {
+    std::map<std::string, SlurmNode> out;
+    for (auto line : split(r.output, '\n')) {
+        line = trim(line);
         std::string_view name;
         std::optional<unsigned> weight;
-        for (const auto word : split(trim(line), ' ')) {
+        bool held = false;
+        const auto reason_at = line.find(" Reason=");
+        for (const auto word : split(line.substr(0, reason_at), ' ')) {
             if (word.starts_with("NodeName=")) {
                 name = word.substr(9);
             } else if (word.starts_with("Weight=")) {
                 weight = parse_number<unsigned>(word.substr(7));
+            } else if (word.starts_with("State=")) {
+                held = word.find("DRAIN") != std::string_view::npos ||
+                       word.find("DOWN") != std::string_view::npos ||
+                       word.find("FAIL") != std::string_view::npos;
             }
         }
+        const auto reason =
+            reason_at == std::string_view::npos ? std::string_view() : line.substr(reason_at + 8);
         if (!name.empty() && weight) {
-            out[std::string(name)] = *weight;
+            out[std::string(name)] = {*weight, held && policy::owned_reason(reason)};
         }
     }
     return out;
+}
+
+/// The health gate's soft signals from a directory of `switchyard health --json` outputs.
+Result<void> add_health_signals(const SteerArgs& a,
+                                const topology::FabricMap& map,
+                                std::map<std::string, policy::Degradation>& degraded) {
+    auto files = read_json_dir(a.health, "--health");
+    if (!files) {
+        return fail(files.error());
+    }
+    for (const auto& [path, text] : *files) {
+        auto v = read_health_verdict(text, path);
+        if (!v) {
+            return fail(v.error());
+        }
+        if (map.find_host(v->node) != nullptr && !v->failed) {  // a failed one is drained
+            policy::add_soft_signal(degraded, v->node, v->soft, a.soft_weight, v->soft_reason);
+        }
+    }
+    return {};
+}
+
+/// One line per place: its nodes as a host list, the score, the weight and why.
+void print_places(const SteerArgs& a, const std::map<std::string, policy::Degradation>& degraded) {
+    std::map<std::pair<std::string, double>, std::vector<std::string>> places;
+    for (const auto& [node, d] : degraded) {
+        places[{d.why, d.score}].push_back(node);
+    }
+    for (const auto& [place, nodes] : places) {
+        char score[16];
+        std::snprintf(score, sizeof score, "%.2f", place.second);
+        std::cout << compress_hostlist(nodes) << ": score " << score << ", weight "
+                  << policy::wanted_weight(a.policy, place.second) << ": " << place.first << "\n";
+    }
+    if (degraded.empty()) {
+        std::cout << "no degraded place in the fabric\n";
+    }
 }
 
 int run_steer(const SteerArgs& a) {
@@ -67,37 +121,13 @@ int run_steer(const SteerArgs& a) {
     }
     auto degraded = policy::fabric_degradation(*map);
     if (!a.health.empty()) {
-        auto files = read_json_dir(a.health, "--health");
-        if (!files) {
-            std::cerr << "switchyard steer: " << files.error().message() << "\n";
+        if (auto r = add_health_signals(a, *map, degraded); !r) {
+            std::cerr << "switchyard steer: " << r.error().message() << "\n";
             return kExitProblem;
         }
-        for (const auto& [path, text] : *files) {
-            auto v = read_health_verdict(text, path);
-            if (!v) {
-                std::cerr << "switchyard steer: " << v.error().message() << "\n";
-                return kExitProblem;
-            }
-            if (map->find_host(v->node) != nullptr && !v->failed) {  // a failed one is drained
-                policy::add_soft_signal(degraded, v->node, v->soft, a.soft_weight, v->soft_reason);
-            }
-        }
-    }
-    // One line per place: its nodes as a host list, the score, the weight and why.
-    std::map<std::pair<std::string, double>, std::vector<std::string>> places;
-    for (const auto& [node, d] : degraded) {
-        places[{d.why, d.score}].push_back(node);
-    }
-    for (const auto& [place, nodes] : places) {
-        char score[16];
-        std::snprintf(score, sizeof score, "%.2f", place.second);
-        std::cout << compress_hostlist(nodes) << ": score " << score << ", weight "
-                  << policy::wanted_weight(a.policy, place.second) << ": " << place.first << "\n";
-    }
-    if (degraded.empty()) {
-        std::cout << "no degraded place in the fabric\n";
     }
     if (!a.apply) {
+        print_places(a, degraded);
         return kExitOk;
     }
     const auto dir = a.state.substr(0, a.state.rfind('/') + 1);
@@ -111,23 +141,40 @@ int run_steer(const SteerArgs& a) {
         text = std::string();
     }
     auto record = policy::WeightRecord::parse(*text);
-    auto weights = slurm_weights();
-    if (!weights) {
-        std::cerr << "switchyard steer: " << weights.error().message() << "\n";
+    auto history = policy::DrainHistory::parse(*text);
+    auto nodes = slurm_nodes();
+    if (!nodes) {
+        std::cerr << "switchyard steer: " << nodes.error().message() << "\n";
         return kExitProblem;
     }
     const double now = static_cast<double>(std::time(nullptr));
+    // Nodes switchyard drained and Slurm put back lately are likely to fail again.
+    for (const auto& h : map->hosts) {
+        const auto n = nodes->find(h.name);
+        if (n == nodes->end()) {
+            continue;
+        }
+        history.observe(h.name, n->second.owned_drain, now);
+        if (const auto at = history.resumed_within(h.name, now, a.flap_window_s)) {
+            policy::add_soft_signal(degraded, h.name, 1.0, a.soft_weight,
+                                    "drained by switchyard, back in service for " +
+                                        std::to_string(static_cast<long>(now - *at)) + " s");
+        }
+    }
+    history.expire(now, a.flap_window_s);
+    print_places(a, degraded);
     std::map<unsigned, std::vector<std::string>> to_set;
     for (const auto& h : map->hosts) {
-        const auto current = weights->find(h.name);
-        if (current == weights->end()) {
+        const auto n = nodes->find(h.name);
+        if (n == nodes->end()) {
             continue;  // in the fabric, not in this Slurm cluster
         }
         const auto it = degraded.find(h.name);
         const auto wanted =
             policy::wanted_weight(a.policy, it == degraded.end() ? 0 : it->second.score);
         const auto owned = record.find(h.name);
-        const auto d = policy::decide_weight(h.name, current->second, owned, wanted, a.policy, now);
+        const auto d =
+            policy::decide_weight(h.name, n->second.weight, owned, wanted, a.policy, now);
         switch (d.action) {
             case policy::WeightDecision::Action::Set:
                 to_set[d.weight].push_back(h.name);
@@ -148,8 +195,8 @@ int run_steer(const SteerArgs& a) {
         }
     }
     int rc = kExitOk;
-    for (const auto& [weight, nodes] : to_set) {
-        const auto list = compress_hostlist(nodes);
+    for (const auto& [weight, names] : to_set) {
+        const auto list = compress_hostlist(names);
         const auto r = run_process(
             {"scontrol", "update", "NodeName=" + list, "Weight=" + std::to_string(weight)}, 30);
         if (r.exit_code != 0) {
@@ -158,7 +205,7 @@ int run_steer(const SteerArgs& a) {
             rc = kExitProblem;
             continue;
         }
-        for (const auto& n : nodes) {
+        for (const auto& n : names) {
             if (weight == a.policy.base_weight) {
                 record.erase(n);  // back to the base: nothing of ours remains
             } else {
@@ -167,7 +214,7 @@ int run_steer(const SteerArgs& a) {
         }
         std::cout << "set Weight=" << weight << " on " << list << "\n";
     }
-    if (auto w = replace_owned_file(a.state, record.text()); !w) {
+    if (auto w = replace_owned_file(a.state, record.text() + history.text()); !w) {
         std::cerr << "switchyard steer: " << w.error().message() << "\n";
         return kExitProblem;
     }
@@ -197,6 +244,11 @@ void setup_steer(CLI::App& cmd, Runner& run) {
                    "what a check at its limit counts for, against a place with no uplink left")
         ->capture_default_str()
         ->check(CLI::Range(0.0, 1.0));
+    cmd.add_option("--flap-window", a->flap_window_s,
+                   "seconds a node switchyard drained counts as degraded after it is back "
+                   "(seen by successive --apply runs)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 86400.0 * 365));
     cmd.add_option("--base-weight", a->policy.base_weight,
                    "the weight of nodes nobody customised (slurm.conf's default is 1)")
         ->capture_default_str()

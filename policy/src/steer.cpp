@@ -121,6 +121,65 @@ WeightDecision decide_weight(const std::string& node,
             node + ": weight " + std::to_string(current) + " -> " + std::to_string(wanted)};
 }
 
+DrainHistory DrainHistory::parse(std::string_view text) {
+    DrainHistory h;
+    for (const auto line : split(text, '\n')) {
+        const auto f = split(trim(line), ' ');
+        if (f.size() != 4 || f[0] != "flap" || f[1].empty()) {
+            continue;
+        }
+        const auto drained = parse_number<std::uint64_t>(f[2]);
+        const auto resumed = parse_number<std::uint64_t>(f[3]);
+        if (drained && resumed && *drained <= kMaxEpoch && *resumed <= kMaxEpoch) {
+            h.nodes_[std::string(f[1])] = {static_cast<double>(*drained),
+                                           static_cast<double>(*resumed)};
+        }
+    }
+    return h;
+}
+
+std::string DrainHistory::text() const {
+    const auto epoch = [](double t) {
+        return std::to_string(
+            static_cast<std::uint64_t>(std::clamp(t, 0.0, static_cast<double>(kMaxEpoch))));
+    };
+    std::string out;
+    for (const auto& [node, e] : nodes_) {
+        out += "flap " + node + ' ' + epoch(e.drained) + ' ' + epoch(e.resumed) + '\n';
+    }
+    return out;
+}
+
+void DrainHistory::observe(const std::string& node, bool owned_drain, double now) {
+    if (owned_drain) {
+        auto& e = nodes_[node];
+        if (e.drained == 0 || e.resumed != 0) {  // a new drain
+            e = {now, 0};
+        }
+        return;
+    }
+    const auto it = nodes_.find(node);
+    if (it != nodes_.end() && it->second.resumed == 0) {
+        it->second.resumed = now;  // back in service since the last look
+    }
+}
+
+std::optional<double> DrainHistory::resumed_within(const std::string& node,
+                                                   double now,
+                                                   double window_s) const {
+    const auto it = nodes_.find(node);
+    if (it == nodes_.end() || it->second.resumed == 0 || now - it->second.resumed >= window_s) {
+        return std::nullopt;
+    }
+    return it->second.resumed;
+}
+
+void DrainHistory::expire(double now, double window_s) {
+    std::erase_if(nodes_, [&](const auto& kv) {
+        return kv.second.resumed != 0 && now - kv.second.resumed >= window_s;
+    });
+}
+
 WeightRecord WeightRecord::parse(std::string_view text) {
     WeightRecord r;
     for (const auto line : split(text, '\n')) {

@@ -3,8 +3,8 @@
 // (discover --guid-map), NCCL versions and version ranges (policy), nccl-tests output (a health
 // command), /proc/meminfo (the memory check), numbers, %n node-name patterns, and the node facts
 // cache (read under the key it names, so that the lines after it are reached; what is accepted
-// must write back to the same text), and the record of the node weights `switchyard steer` set
-// (what it keeps must write back to itself).
+// must write back to the same text), and the state of `switchyard steer` (the weights it set,
+// the nodes it saw drained and back; what it keeps must write back to itself).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -60,7 +60,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     node_facts(text);
     const auto weights = pol::WeightRecord::parse(text);
-    if (pol::WeightRecord::parse(weights.text()).text() != weights.text()) {
+    const auto flaps = pol::DrainHistory::parse(text);
+    if (pol::WeightRecord::parse(weights.text()).text() != weights.text() ||
+        pol::DrainHistory::parse(flaps.text()).text() != flaps.text()) {
         std::abort();
     }
     return 0;

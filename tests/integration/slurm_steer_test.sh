@@ -84,4 +84,25 @@ expect_eq "$(weight "${bad[2]}")" 1 "a repaired SU's node gets the base weight b
 expect_eq "$(weight "$admin")" 5 "the admin's weight still stands"
 expect_eq "$(weight "${bad[1]}")" 9 "so does the one the admin took over"
 expect_eq "$(wc -c < "$state")" 0 "nothing of switchyard's remains in the state"
+
+# A node switchyard drained and Slurm put back counts as degraded for a while; a node drained
+# for another reason does not.
+other=$(comm -23 <(printf 'node%03d\n' $(seq 16)) <(printf '%s\n' "${bad[@]}" "$healthy") | head -1)
+scontrol update NodeName="$healthy" State=DRAIN Reason="switchyard: rdma-ports: mlx5_0 port 1 DOWN"
+scontrol update NodeName="$other" State=DRAIN Reason="maintenance"
+run_capture "$sy" steer --map "$work/fabric2/fabric.map" --apply --state "$state" --min-interval 0
+expect_rc 0 "steer --apply with two nodes drained"
+expect_contains "$(cat "$state")" "flap $healthy " "switchyard's drain of $healthy is recorded"
+expect_not_contains "$(cat "$state")" "flap $other " "the admin's drain of $other is not"
+scontrol update NodeName="$healthy,$other" State=RESUME
+run_capture "$sy" steer --map "$work/fabric2/fabric.map" --apply --state "$state" --min-interval 0
+expect_rc 0 "steer --apply after both are back"
+expect_contains "$out" "$healthy: score 0.50, weight 501: health: drained by switchyard, back in service" \
+  "the node switchyard drained counts as degraded once back"
+expect_eq "$(weight "$healthy")" 501 "and gets weight 501"
+expect_eq "$(weight "$other")" 1 "the node drained for maintenance keeps the base weight"
+run_capture "$sy" steer --map "$work/fabric2/fabric.map" --apply --state "$state" --min-interval 0 \
+  --flap-window 0
+expect_eq "$(weight "$healthy")" 1 "after the window it gets the base back"
+expect_eq "$(wc -c < "$state")" 0 "and the state forgets it"
 finish

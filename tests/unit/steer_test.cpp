@@ -128,3 +128,27 @@ TEST_CASE("steer: the record of weights set reads back, bad lines dropped", "[st
     back.erase("n2");
     CHECK_FALSE(back.find("n2"));
 }
+
+TEST_CASE("steer: a node switchyard drained counts for a window after it is back", "[steer]") {
+    DrainHistory h;
+    h.observe("n1", true, 100);                      // seen drained by switchyard
+    h.observe("n2", false, 100);                     // never drained: nothing recorded
+    CHECK_FALSE(h.resumed_within("n1", 150, 3600));  // still drained
+    h.observe("n1", true, 200);                      // still drained: the first sighting stays
+    h.observe("n1", false, 300);                     // back in service
+    REQUIRE(h.resumed_within("n1", 400, 3600));
+    CHECK(*h.resumed_within("n1", 400, 3600) == 300);
+    CHECK_FALSE(h.resumed_within("n2", 400, 3600));
+    CHECK(h.text() == "flap n1 100 300\n");
+    // The record reads back from a state file that holds weights too.
+    const auto back = DrainHistory::parse("n9 501 5\n" + h.text() + "flap x y z\nflap n3 1\n");
+    CHECK(back.text() == h.text());
+    CHECK(WeightRecord::parse(h.text()).text().empty());  // and the weights ignore it
+    // After the window it no longer counts and is forgotten; a new drain starts over.
+    CHECK_FALSE(h.resumed_within("n1", 300 + 3600, 3600));
+    h.expire(300 + 3600, 3600);
+    CHECK(h.text().empty());
+    h.observe("n1", true, 5000);
+    h.observe("n1", false, 5100);
+    CHECK(h.text() == "flap n1 5000 5100\n");
+}

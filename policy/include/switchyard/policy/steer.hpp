@@ -90,4 +90,30 @@ private:
     std::map<std::string, OwnedWeight> owned_;
 };
 
+/// Nodes switchyard drained that Slurm later returned to service, as successive `steer --apply`
+/// runs saw them: "flap <node> <drained-seen> <resumed-seen>" lines of the state file (a node
+/// that flapped is likely to again: steer gives it a soft score for a window after its resume).
+class DrainHistory {
+public:
+    /// Only "flap" lines are read (the state file holds the WeightRecord's lines too); lines
+    /// that do not read are dropped.
+    [[nodiscard]] static DrainHistory parse(std::string_view text);
+    [[nodiscard]] std::string text() const;
+    /// One look at Slurm: whether the node is held with a reason switchyard owns right now.
+    void observe(const std::string& node, bool owned_drain, double now);
+    /// When the node was seen back in service, if within `window_s` of now.
+    [[nodiscard]] std::optional<double> resumed_within(const std::string& node,
+                                                       double now,
+                                                       double window_s) const;
+    /// Forgets resumes older than the window.
+    void expire(double now, double window_s);
+
+private:
+    struct Entry {
+        double drained = 0;
+        double resumed = 0;  ///< 0 while still drained
+    };
+    std::map<std::string, Entry> nodes_;
+};
+
 }  // namespace switchyard::policy
