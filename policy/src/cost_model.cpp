@@ -28,6 +28,8 @@ std::vector<FlowBw> flow_bandwidth(const std::vector<std::pair<Place, Place>>& p
                                    const CostParams& p) {
     std::vector<double> out_of(loc.id_limit(), 0.0);
     std::vector<double> into(loc.id_limit(), 0.0);
+    std::vector<double> out_of_pod(loc.id_limit(), 0.0);
+    std::vector<double> into_pod(loc.id_limit(), 0.0);
     std::map<std::pair<std::uint32_t, std::uint32_t>, double> global;
     for (const auto* set : {&places, &others}) {
         for (const auto& [pa, pb] : *set) {
@@ -37,6 +39,8 @@ std::vector<FlowBw> flow_bandwidth(const std::vector<std::pair<Place, Place>>& p
             }
             if (pa.group != pb.group) {
                 global[{pa.group, pb.group}] += 1;
+                out_of_pod[pa.group] += 1;
+                into_pod[pb.group] += 1;
             }
         }
     }
@@ -65,6 +69,16 @@ std::vector<FlowBw> flow_bandwidth(const std::vector<std::pair<Place, Place>>& p
             const double cables = loc.global_cables(pa.group, pb.group);
             consider(Limit::Kind::Global, pa.group, pb.group,
                      cables > 0 ? cables / p.rails : p.global_links, global[{pa.group, pb.group}]);
+        }
+        if (pa.group != pb.group) {  // a 3-level fat tree's pods to and from the core
+            if (const double up = loc.core_cables(pa.group); up > 0) {
+                consider(Limit::Kind::PodUp, pa.group, pa.group, up / p.rails,
+                         out_of_pod[pa.group]);
+            }
+            if (const double down = loc.core_cables(pb.group); down > 0) {
+                consider(Limit::Kind::PodDown, pb.group, pb.group, down / p.rails,
+                         into_pod[pb.group]);
+            }
         }
         bw.push_back(f);
     }
@@ -187,6 +201,12 @@ void explain(PlanCost& c, const Locator& loc) {
             case Limit::Kind::Global:
                 return std::string(head) + "global links " + loc.group_name(l.a) + "-" +
                        loc.group_name(l.b) + counts;
+            case Limit::Kind::PodUp:
+                return head + std::string("pod ") + loc.group_name(l.a) + " links to the core" +
+                       counts;
+            case Limit::Kind::PodDown:
+                return head + std::string("pod ") + loc.group_name(l.a) + " links from the core" +
+                       counts;
             case Limit::Kind::Port:
                 break;
         }

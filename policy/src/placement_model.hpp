@@ -79,6 +79,15 @@ public:
         }
         return std::min(map_->groups[a].global, map_->groups[b].global);
     }
+    /// 3-level fat tree: cables from pod `g` to the core, or 0 when the map does not know them
+    /// (or the fabric is another kind).
+    [[nodiscard]] double core_cables(std::uint32_t g) const {
+        if (map_ == nullptr || !map_->link_counts || map_->kind != FabricKind::FatTree3 ||
+            g >= map_->groups.size()) {
+            return 0;
+        }
+        return map_->groups[g].uplinks;
+    }
     /// Upper bound of the SU and group ids handed out (for dense per-id tables).
     [[nodiscard]] std::uint32_t id_limit() const {
         const std::uint32_t sus =

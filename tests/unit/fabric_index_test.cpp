@@ -30,7 +30,7 @@ FabricMap synthetic(std::uint32_t groups,
     }
     std::uint32_t n = 0;
     for (std::uint32_t g = 0; g < groups; ++g) {
-        m.groups.push_back({"g" + std::to_string(g), {}, 2 + g});
+        m.groups.push_back({"g" + std::to_string(g), {}, 2 + g, 3 * g});
         for (std::uint32_t s = 0; s < sus; ++s) {
             MapSu su;
             su.name = "g" + std::to_string(g) + "-su" + std::to_string(s);
@@ -73,7 +73,8 @@ std::string describe(const FabricMap& m) {
     for (const auto& h : m.hosts) {
         const auto& su = m.sus[h.su];
         out << h.name << " su " << su.name << " group " << m.groups[su.group].name << " ("
-            << m.groups[su.group].global << " global) of " << su.fabric_hosts() << " leaves";
+            << m.groups[su.group].global << " global, " << m.groups[su.group].uplinks
+            << " to the core) of " << su.fabric_hosts() << " leaves";
         for (const auto l : su.leaves) {
             out << ' ' << m.switches[l].name << '/' << m.switches[l].guid << '/'
                 << m.switches[l].tier << '^' << m.switches[l].uplinks;

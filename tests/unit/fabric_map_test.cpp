@@ -40,8 +40,8 @@ hcas mlx5_0 mlx5_1
 switch g1-leaf1 0x0000000000000101 1 3
 switch g2-leaf1 0x0000000000000102 1 2
 switch g1-spine1 0x0000000000000201 2 0
-group g1 4
-group g2 5
+group g1 4 0
+group g2 5 0
 su g1-leaf1 g1 g1-leaf1 mlx5_0:g1-leaf1,mlx5_1:g1-leaf1*2
 su g2-leaf1 g2 g2-leaf1 mlx5_0:g2-leaf1,mlx5_1:g2-leaf1
 host n01 g1-leaf1
@@ -125,10 +125,10 @@ TEST_CASE("fabric_map: version 2 and 3 maps are read without cable counts", "[fa
     CHECK_THAT(error_of(with_digest(kMap, 4)),
                Catch::StartsWith("m.map:6: expected 'switch <name> <guid> <tier> <uplinks>'"));
     std::string v4 = kMap4;
-    v4.replace(v4.find("group g2 5"), 10, "group g2 x");
+    v4.replace(v4.find("group g2 5 0"), 12, "group g2 x 0");
     CHECK_THAT(error_of(with_digest(v4, 4)),
-               Catch::StartsWith("m.map:10: expected 'group <name> <global cables>', got "
-                                 "'group g2 x'"));
+               Catch::StartsWith("m.map:10: expected 'group <name> <global cables> <core "
+                                 "cables>', got 'group g2 x 0'"));
 }
 
 TEST_CASE("fabric_map: a version 3 map is refused when its content does not match its digest",

@@ -219,14 +219,18 @@ TEST_CASE("planner: the rail count comes from the map, not a constant", "[planne
 namespace {
 
 /// `m` with cable counts, as discover writes them: each leaf's uplinks per rail, each group's
-/// global cables to every other group.
-FabricMap with_cables(FabricMap m, std::uint32_t uplinks, std::uint32_t global) {
+/// global cables to every other group and its cables to the core.
+FabricMap with_cables(FabricMap m,
+                      std::uint32_t uplinks,
+                      std::uint32_t global,
+                      std::uint32_t core = 0) {
     m.link_counts = true;
     for (auto& s : m.switches) {
         s.uplinks = uplinks;
     }
     for (auto& g : m.groups) {
         g.global = global;
+        g.uplinks = core;
     }
     return m;
 }
@@ -313,4 +317,29 @@ TEST_CASE("cost calibration: Dragonfly+ global cables from the map pace a split 
     REQUIRE(plan);
     CHECK_THAT(format_plan(*plan), Catch::Contains("    Slurm order: dp at 11.9 GB/s per rail: "
                                                    "global links g1-g2"));
+}
+
+TEST_CASE("cost calibration: a 3-level fat tree's pod links to the core pace a split stage",
+          "[planner][cost]") {
+    // Two pods of 2 SUs x 8 hosts, one rail, leaves non-blocking (8 uplinks), 4 cables from each
+    // pod to the core (4:1). A 16-node stage split 8 + 8 between the pods in order crosses once
+    // each way; interleaved, 8 flows leave each pod over its 4 core cables: half speed.
+    const CostParams p;
+    const auto m = with_cables(make_map(FabricKind::FatTree3, 2, 2, 8), 8, 0, 4);
+    const auto halves = nodes("n[0001-0008],n[0017-0024]");
+    const auto mixed = interleave_halves(halves);
+    const auto in_order = shared_cost({halves}, {}, &m, p);
+    const auto interleaved = shared_cost({mixed}, {}, &m, p);
+    CHECK(in_order.dp_bytes_per_s == Approx(47.5e9));
+    CHECK(interleaved.dp_bytes_per_s == Approx(47.5e9 / 2));
+    CHECK(interleaved.dp_limit.kind == Limit::Kind::PodUp);
+    CHECK_THAT(interleaved.why, Catch::StartsWith("dp at 23.8 GB/s per rail: pod g1 links to the "
+                                                  "core, 4 cable(s) per rail for 8 flow(s)"));
+    CHECK(interleaved.dp - in_order.dp ==
+          Approx(ring_bytes_time(16, 2e9, 1, 47.5e9) + 2 * 15 * (14 * 4 * 0.25e-6) / 16)
+              .epsilon(1e-9));
+    // The same map as a 2-level fat tree has no core: no pod limit.
+    auto flat = m;
+    flat.kind = FabricKind::FatTree;
+    CHECK(shared_cost({mixed}, {}, &flat, p).dp_bytes_per_s == Approx(47.5e9));
 }

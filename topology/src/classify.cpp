@@ -279,7 +279,8 @@ void Classifier::build_groups() {
 
 /// Per switch, cables to a higher tier (a leaf's uplinks: the capacity its hosts share to
 /// leave it); per group, the fewest cables it has to any other group (Dragonfly+ global links
-/// between same-tier switches of two groups).
+/// between same-tier switches of two groups) and its cables to switches above it that belong
+/// to no group (a 3-level fat tree's pod to the core).
 void Classifier::count_links(const std::vector<std::uint32_t>& group_of_switch) {
     const auto ng = map_.groups.size();
     std::vector<std::uint32_t> pair(ng * ng, 0);
@@ -295,6 +296,9 @@ void Classifier::count_links(const std::vector<std::uint32_t>& group_of_switch) 
             }
             if (map_.switches[o].tier > sw.tier) {
                 ++sw.uplinks;
+                if (group_of_switch[w] != kNone && group_of_switch[o] != group_of_switch[w]) {
+                    ++map_.groups[group_of_switch[w]].uplinks;  // a pod's cable to the core
+                }
             } else if (map_.switches[o].tier == sw.tier && group_of_switch[w] != kNone &&
                        group_of_switch[o] != kNone && group_of_switch[o] != group_of_switch[w]) {
                 ++pair[group_of_switch[w] * ng + group_of_switch[o]];

@@ -99,16 +99,14 @@ public:
             if (!r) {
                 return fail(r.error());
             }
-            const auto sp = r->find(' ');
-            const auto global =
-                sp == std::string::npos
-                    ? std::nullopt
-                    : parse_number<std::uint32_t>(std::string_view(*r).substr(sp + 1));
-            if (sp == 0 || !global) {
-                return fail(bad(kGroups, id, "expected '<group name> <global cables>'"));
+            const auto f = split(*r, ' ');
+            const auto global = f.size() == 3 ? parse_number<std::uint32_t>(f[1]) : std::nullopt;
+            const auto core = f.size() == 3 ? parse_number<std::uint32_t>(f[2]) : std::nullopt;
+            if (!global || !core || f[0].empty()) {
+                return fail(
+                    bad(kGroups, id, "expected '<group name> <global cables> <core cables>'"));
             }
-            r->resize(sp);
-            map_.groups.push_back({std::move(*r), {}, *global});
+            map_.groups.push_back({std::string(f[0]), {}, *global, *core});
         }
         for (std::size_t s = 0; s < su_records.size(); ++s) {
             auto& r = su_records[s];

@@ -87,7 +87,7 @@ Result<std::string> write_fabric_index(const FabricMap& map, std::string_view ma
     }
     std::vector<std::string> groups;
     for (const auto& g : map.groups) {
-        groups.push_back(g.name + ' ' + std::to_string(g.global));
+        groups.push_back(g.name + ' ' + std::to_string(g.global) + ' ' + std::to_string(g.uplinks));
     }
     std::vector<std::string> switches;
     for (const auto& s : map.switches) {

@@ -223,18 +223,21 @@ private:
             return su_line(rest, line);
         }
         if (key == "group") {
-            // Version 4 adds the group's global cable count.
-            const std::size_t want = version_ >= 4 ? 2 : 1;
-            const auto n = fields(rest, f, 3);
+            // Version 4 adds the group's global and core cable counts.
+            const std::size_t want = version_ >= 4 ? 3 : 1;
+            const auto n = fields(rest, f, 4);
             const auto global =
-                n == want && want == 2 ? number(f[1]) : std::optional<std::uint32_t>(0);
-            if (n != want || !global) {
-                return bad(std::string(want == 2 ? "expected 'group <name> <global cables>', got '"
+                n == want && want == 3 ? number(f[1]) : std::optional<std::uint32_t>(0);
+            const auto core =
+                n == want && want == 3 ? number(f[2]) : std::optional<std::uint32_t>(0);
+            if (n != want || !global || !core) {
+                return bad(std::string(want == 3 ? "expected 'group <name> <global cables> <core "
+                                                   "cables>', got '"
                                                  : "expected 'group <name>', got '") +
                            std::string(line.substr(0, 200)) + "'");
             }
             const auto idx = static_cast<std::uint32_t>(map_.groups.size());
-            map_.groups.push_back({std::string(f[0]), {}, *global});
+            map_.groups.push_back({std::string(f[0]), {}, *global, *core});
             return define(group_by_name_, f[0], "group", idx);
         }
         if (key == "anomaly") {

@@ -87,7 +87,8 @@ std::string write_fabric_map(const FabricMap& map, std::string_view comment) {
                std::to_string(s.uplinks) + '\n';
     }
     for (const auto& g : map.groups) {
-        out += "group " + g.name + ' ' + std::to_string(g.global) + '\n';
+        out += "group " + g.name + ' ' + std::to_string(g.global) + ' ' +
+               std::to_string(g.uplinks) + '\n';
     }
     // Each SU's usual rails: those of its first host with the most rails.
     std::vector<std::span<const MapRail>> usual(map.sus.size());

@@ -30,10 +30,11 @@ struct PlanFacts {
 };
 
 /// What limits a flow's bandwidth: its node port (the default), its SU's uplinks (leaving it)
-/// or downlinks (entering it), or the global cables between two Dragonfly+ groups.
+/// or downlinks (entering it), the global cables between two Dragonfly+ groups, or a 3-level
+/// fat tree's pod cables to the core (leaving or entering the pod).
 struct Limit {
-    enum class Kind { Port, Uplinks, Downlinks, Global } kind = Kind::Port;
-    std::uint32_t a = 0;  ///< SU (uplinks, downlinks) or first group (global); map index
+    enum class Kind { Port, Uplinks, Downlinks, Global, PodUp, PodDown } kind = Kind::Port;
+    std::uint32_t a = 0;  ///< SU (uplinks, downlinks), first group (global) or pod; map index
     std::uint32_t b = 0;  ///< second group (global)
     double cables = 0;    ///< per rail
     double flows = 0;     ///< flows sharing them, this job's and the others'

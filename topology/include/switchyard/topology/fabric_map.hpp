@@ -67,6 +67,7 @@ struct MapGroup {
     std::string name;
     std::vector<std::uint32_t> sus;  ///< derived; not stored in the file
     std::uint32_t global = 0;        ///< Dragonfly+: the fewest cables it has to any other group
+    std::uint32_t uplinks = 0;       ///< 3-level fat tree: cables from the pod to the core
 };
 
 struct Anomaly {
@@ -99,7 +100,8 @@ struct FabricMap {
 inline constexpr std::string_view kFabricMapMagic = "switchyard-fabric-map";
 
 /// Current version of the map file format. 2 added the closing `end` line; 3 the digest on the
-/// first line; 4 each switch's uplink and each group's global cable counts. Versions 2 (without a
+/// first line; 4 each switch's uplink count and each group's global and core cable counts.
+/// Versions 2 (without a
 /// digest to check or an index to use) and 3 (without cable counts) are still read.
 inline constexpr int kFabricMapVersion = 4;
 
@@ -109,11 +111,12 @@ inline constexpr int kFabricMapVersion = 4;
 
 /// Writes the map file: "switchyard-fabric-map 4 <digest>", then kind, tiers, hcas, switch
 /// ("switch <name> <guid> <tier> <uplinks>"), group ("group <name> <fewest global cables to another
-/// group>"), su, host and anomaly lines, one object per line, sorted, so two maps diff
-/// meaningfully, and last "end <n> switches <n> sus <n> hosts", so a map cut short (a full disk, a
-/// copy interrupted at a line boundary) is refused instead of loading fewer hosts. An SU line
-/// carries its hosts' usual rails ("<hca>:<leaf>[*cables],..."); a host line lists rails only when
-/// they differ from its SU's (a missing rail, say), which keeps the file small and fast to load.
+/// group> <cables to the core>"), su, host and anomaly lines, one object per line, sorted, so two
+/// maps diff meaningfully, and last "end <n> switches <n> sus <n> hosts", so a map cut short (a
+/// full disk, a copy interrupted at a line boundary) is refused instead of loading fewer hosts. An
+/// SU line carries its hosts' usual rails ("<hca>:<leaf>[*cables],..."); a host line lists rails
+/// only when they differ from its SU's (a missing rail, say), which keeps the file small and fast
+/// to load.
 [[nodiscard]] std::string write_fabric_map(const FabricMap& map, std::string_view comment);
 
 /// Reads a map file. Validates everything: the version line and digest, line shapes, references to
