@@ -15,9 +15,11 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <numeric>
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "switchyard/common/hostlist.hpp"
@@ -266,13 +268,19 @@ std::string fixed(double v, int digits) {
 }
 
 void write_svg(const std::string& dir, const Run& run, const topo::FabricMap& map) {
-    // Rows: hosts grouped by SU (map order), a gap between SUs; columns: seconds since the
-    // first submission.
+    // Rows: hosts grouped by SU, SUs by group (name order), a gap between SUs; columns:
+    // seconds since the first submission.
+    std::vector<std::uint32_t> su_order(map.sus.size());
+    std::iota(su_order.begin(), su_order.end(), 0U);
+    std::sort(su_order.begin(), su_order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return std::tie(map.groups[map.sus[a].group].name, map.sus[a].name) <
+               std::tie(map.groups[map.sus[b].group].name, map.sus[b].name);
+    });
     std::map<std::string, int> row;
     int y = 0;
-    std::vector<int> su_top;
-    for (std::uint32_t su = 0; su < map.sus.size(); ++su) {
-        su_top.push_back(y);
+    std::vector<int> su_top(map.sus.size());
+    for (const auto su : su_order) {
+        su_top[su] = y;
         for (std::uint32_t h = 0; h < map.hosts.size(); ++h) {
             if (map.hosts[h].su == su) {
                 row[map.hosts[h].name] = y++;
