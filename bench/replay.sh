@@ -51,7 +51,12 @@ one_run() {
   printf 'version: 1\nfabric:\n  map: %s\n' "$work/fabric/fabric.map" > "$run/switchyard.yaml"
   export SWITCHYARD_JOB_SUBMIT_HINTS=$work/fabric/job_submit_hints.lua SWITCHYARD_BIN=$sy
   export SWITCHYARD_POLICY=$run/switchyard.yaml
-  "$top/tests/integration/slurm-cluster" up "$run/cluster" "$plugin" --nodes 128 --port-base 19000 \
+  # The first port range no other cluster listens on (another replay may be running).
+  local base
+  for base in 19000 19400 19800 20200; do
+    ss -ltn 2>/dev/null | grep -qE ":($((base + 17))|$((base + 101)))\b" || break
+  done
+  "$top/tests/integration/slurm-cluster" up "$run/cluster" "$plugin" --nodes 128 --port-base "$base" \
     --topology "$topo_file" --topology-plugin "$topo_plugin" --job-submit "$top/etc/job_submit.lua" \
     --cli-filter "$top/etc/cli_filter.lua" --features "$work/fabric/node-features.sh" \
     -- config="$run/switchyard.yaml" nccl_env=off 2>/dev/null
