@@ -56,19 +56,7 @@ public:
     /// Cables per rail from the SU's leaves to the tier above (the map's uplink counts, split
     /// over its hosts' rails), or 0 when the map does not know them (an older map).
     [[nodiscard]] double su_uplinks(std::uint32_t su) const {
-        if (map_ == nullptr || !map_->link_counts || su >= map_->sus.size()) {
-            return 0;
-        }
-        const auto& s = map_->sus[su];
-        double cables = 0;
-        for (const auto leaf : s.leaves) {
-            cables += leaf < map_->switches.size() ? map_->switches[leaf].uplinks : 0;
-        }
-        std::uint32_t rails = 1;
-        for (const auto h : s.hosts) {
-            rails = std::max(rails, map_->hosts[h].rail_count);
-        }
-        return cables / rails;
+        return map_ != nullptr ? map_->su_uplinks_per_rail(su) : 0;
     }
     /// Dragonfly+ cables between groups a and b (the fewer either has to any other group), or 0
     /// when the map does not know them.

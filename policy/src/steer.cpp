@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <sstream>
 
 #include "switchyard/common/strings.hpp"
 
@@ -35,17 +34,8 @@ std::map<std::string, Degradation> fabric_degradation(const topology::FabricMap&
     // Per SU: uplinks per rail, against the usual SU's. Cables, not the taper per host: an SU
     // with hosts missing from the capture (powered off) is not better cabled for it.
     std::vector<double> per_rail(map.sus.size(), 0);
-    for (std::size_t s = 0; s < map.sus.size(); ++s) {
-        const auto& su = map.sus[s];
-        std::uint32_t rails = 1;
-        for (const auto h : su.hosts) {
-            rails = std::max(rails, map.hosts[h].rail_count);
-        }
-        double cables = 0;
-        for (const auto leaf : su.leaves) {
-            cables += leaf < map.switches.size() ? map.switches[leaf].uplinks : 0;
-        }
-        per_rail[s] = cables / rails;
+    for (std::uint32_t s = 0; s < map.sus.size(); ++s) {
+        per_rail[s] = map.su_uplinks_per_rail(s);
     }
     const double usual_su = map.sus.size() > 1 ? median(per_rail) : 0;
     std::vector<double> globals;

@@ -44,6 +44,21 @@ bool same_rails(std::span<const MapRail> a, std::span<const MapRail> b) {
                       });
 }
 
+double FabricMap::su_uplinks_per_rail(std::uint32_t su) const {
+    if (!link_counts || su >= sus.size()) {
+        return 0;
+    }
+    double cables = 0;
+    for (const auto leaf : sus[su].leaves) {
+        cables += leaf < switches.size() ? switches[leaf].uplinks : 0;
+    }
+    std::uint32_t most = 1;
+    for (const auto h : sus[su].hosts) {
+        most = std::max(most, hosts[h].rail_count);
+    }
+    return cables / most;
+}
+
 const MapHost* FabricMap::find_host(std::string_view name) const {
     const auto it =
         std::lower_bound(hosts.begin(), hosts.end(), name,

@@ -94,6 +94,9 @@ struct FabricMap {
     [[nodiscard]] std::span<const MapRail> rails_of(const MapHost& h) const {
         return {rails.data() + h.rail_begin, h.rail_count};
     }
+    /// Cables per rail from SU `su`'s leaves to the tier above: their uplink counts over the
+    /// most rails one of its hosts has (0 for maps without counts).
+    [[nodiscard]] double su_uplinks_per_rail(std::uint32_t su) const;
 };
 
 /// The first word of a map file.
