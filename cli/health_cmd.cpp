@@ -40,10 +40,7 @@ Result<std::string> slurm_reason(const std::string& node) {
     for (auto line : split(r.output, '\n')) {
         line = trim(line);
         if (line.starts_with("State=")) {
-            const auto state = line.substr(6, line.find(' ') - 6);
-            held = state.find("DRAIN") != std::string_view::npos ||
-                   state.find("DOWN") != std::string_view::npos ||
-                   state.find("FAIL") != std::string_view::npos;
+            held = slurm_state_held(line.substr(6, line.find(' ') - 6));
         }
         if (!line.starts_with("Reason=") || !held) {
             continue;

@@ -57,6 +57,12 @@ Result<topology::FabricMap> load_fabric_map(const std::string& path) {
     return topology::read_fabric_map(*text, path);
 }
 
+bool slurm_state_held(std::string_view state) {
+    return state.find("DRAIN") != std::string_view::npos ||
+           state.find("DOWN") != std::string_view::npos ||
+           state.find("FAIL") != std::string_view::npos;
+}
+
 std::string scontrol_problem(const ProcessRun& r) {
     if (r.timed_out) {
         return "no answer in time (is slurmctld up?)";

@@ -30,6 +30,9 @@ namespace switchyard::cli {
 /// This machine's host name up to the first dot (Slurm node names are short).
 [[nodiscard]] std::string short_hostname();
 
+/// Whether a node State= value (IDLE+DRAIN, DOWN*, ...) holds the node out of service.
+[[nodiscard]] bool slurm_state_held(std::string_view state);
+
 /// Why an scontrol call failed, in words an operator can act on.
 [[nodiscard]] std::string scontrol_problem(const ProcessRun& r);
 

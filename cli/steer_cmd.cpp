@@ -56,9 +56,7 @@ Result<std::map<std::string, SlurmNode>> slurm_nodes() {
             } else if (word.starts_with("Weight=")) {
                 weight = parse_number<unsigned>(word.substr(7));
             } else if (word.starts_with("State=")) {
-                held = word.find("DRAIN") != std::string_view::npos ||
-                       word.find("DOWN") != std::string_view::npos ||
-                       word.find("FAIL") != std::string_view::npos;
+                held = slurm_state_held(word.substr(6));
             }
         }
         const auto reason =
