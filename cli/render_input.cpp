@@ -113,7 +113,8 @@ Result<HealthVerdict> read_health_verdict(std::string_view text, const std::stri
             source + ": \"checks\" must be a list of {\"name\", \"status\", \"detail\"}"));
     }
     bool first_failure = true;
-    for (const auto& c : *checks) {
+    for (std::size_t i = 0; i < checks->size(); ++i) {
+        const auto& c = (*checks)[i];
         if (!c.is_object()) {
             continue;
         }
@@ -122,8 +123,14 @@ Result<HealthVerdict> read_health_verdict(std::string_view text, const std::stri
             first_failure = false;
         }
         const auto soft = c.find("soft");
-        if (soft != c.end() && soft->is_number() && soft->get<double>() > v.soft &&
-            soft->get<double>() <= 1) {
+        if (soft == c.end()) {
+            continue;
+        }
+        if (!soft->is_number() || !(soft->get<double>() >= 0 && soft->get<double>() <= 1)) {
+            return fail(Error::invalid_argument(source + ": checks[" + std::to_string(i) +
+                                                "].soft: expected a number from 0 to 1"));
+        }
+        if (soft->get<double>() > v.soft) {
             v.soft = soft->get<double>();
             v.soft_reason = text_of(c, "name", "?") + ": " + text_of(c, "detail", "");
         }
