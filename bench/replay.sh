@@ -37,10 +37,11 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 fabric=rail cut=0 check=() shuffle=() degrade=() out="" runs=plain-22.05,switchyard-22.05,plain-24.11,switchyard-24.11
 
-# one_run BIN tree|block plain|switchyard|steered WORK: replays WORK/trace.txt with BIN's
-# switchyard and spank_switchyard.so, writes WORK/<mode>-<release>.jobcomp
+# one_run BIN tree|block plain|switchyard|steered WORK [LIMIT]: replays WORK/trace.txt with
+# BIN's switchyard and spank_switchyard.so, writes WORK/<mode>-<release>.jobcomp; fails when the
+# queue has not drained LIMIT seconds (7200) after the last submission
 one_run() {
-  local bin=$1 topo_plugin=$2 mode=$3 work=$4
+  local bin=$1 topo_plugin=$2 mode=$3 work=$4 limit=${5:-7200}
   local sy=$bin/switchyard plugin=$bin/spank_switchyard.so
   [ -x "$sy" ] && [ -f "$plugin" ] || { echo "replay: no switchyard build in $bin" >&2; exit 1; }
   local run; run=$(mktemp -d /tmp/switchyard-replay.XXXXXX)
@@ -85,22 +86,29 @@ for line in open(trace):
     if mode in ("switchyard", "steered") and int(stages) > 1:
         cmd.append("--pipeline-stages=" + stages)
     cmd += ["--wrap", "sleep " + dur]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        sys.exit("replay: sbatch of job %s got no answer in 60 s" % jid)
     if r.returncode != 0:
         sys.exit("replay: job %s refused: %s" % (jid, r.stderr.strip()))
 PY
   local i
-  for ((i = 0; i < 7200; i++)); do
+  for ((i = 0; i < limit; i++)); do
     [ -z "$(squeue -h 2>/dev/null)" ] && break
     sleep 1
   done
-  [ -z "$(squeue -h)" ] || { echo "replay: jobs still queued after 2 h" >&2; exit 1; }
+  if [ -n "$(squeue -h)" ]; then
+    echo "replay: jobs still queued $limit s after the last submission:" >&2
+    squeue >&2
+    exit 1
+  fi
   # The completion log: one line per job with its nodes and times (jobcomp/filetxt).
   cp "$run/cluster/log/jobcomp.log" "$work/$mode-$(sinfo -V | awk '{print $2}' | cut -d. -f1,2).jobcomp"
 }
 
 if [ "${1:-}" = --one ]; then
-  one_run "$2" "$3" "$4" "$5"
+  one_run "$2" "$3" "$4" "$5" "${6:-}"
   exit 0
 fi
 
@@ -152,7 +160,9 @@ if [ ${#degrade[@]} -gt 0 ]; then  # a node with link errors growing, below the 
     > "$out/health/node001.json"
   flaky=(--flaky node001)
 fi
+limit=7200  # seconds the queue may take to drain after the last submission
 if [ $cut = 1 ]; then
+  limit=300
   "$top/bench/replay_trace.py" --jobs 32 --load 1.5 --min-duration 2 --max-duration 8 > "$out/trace.txt"
 else
   "$top/bench/replay_trace.py" --jobs 200 --min-duration 5 --max-duration 120 > "$out/trace.txt"
@@ -162,9 +172,9 @@ chmod -R a+rX "$out"
 for r in ${runs//,/ }; do
   mode=${r%-*} release=${r##*-}
   case $mode/$release in
-    plain/22.05|switchyard/22.05|steered/22.05) "$0" --one "$out/bin/22.05" tree "$mode" "$out" ;;
+    plain/22.05|switchyard/22.05|steered/22.05) "$0" --one "$out/bin/22.05" tree "$mode" "$out" "$limit" ;;
     plain/24.11|switchyard/24.11|steered/24.11)
-      "$top/scripts/in-slurm-root" "$0" --one "$out/bin/24.11" block "$mode" "$out" ;;
+      "$top/scripts/in-slurm-root" "$0" --one "$out/bin/24.11" block "$mode" "$out" "$limit" ;;
     *) echo "replay: --runs: unknown run '$r'" >&2; exit 2 ;;
   esac
   echo "replay: $r done" >&2
