@@ -13,17 +13,20 @@ sy=${2:?usage: slurm_steer_test.sh PLUGIN.so SWITCHYARD_BINARY}
 work=$(mktemp -d /tmp/switchyard-steer.XXXXXX)
 chmod 755 "$work"
 run=$work/c
-trap '"$here/slurm-cluster" down "$run" >/dev/null 2>&1; rm -rf "$work"' EXIT
+trap 'env -u LD_PRELOAD "$here/slurm-cluster" down "$run" >/dev/null 2>&1; rm -rf "$work"' EXIT
+# Under ASan the clients (srun) get libasan preloaded to load the plugin; the tools that make the
+# fabric and the cluster (dd, ibsim, the daemons' own preload) must not.
+nopreload() { env -u LD_PRELOAD "$@"; }
 
 # 2 groups x 2 leaves x 4 hosts, 4 uplinks per leaf; g1-leaf1 keeps 2 of its 4.
-"$here/../fabric/gen_fabric.py" dfp --groups 2 --leaves 2 --spines 2 --hosts-per-leaf 4 \
+nopreload "$here/../fabric/gen_fabric.py" dfp --groups 2 --leaves 2 --spines 2 --hosts-per-leaf 4 \
   --parallel 2 --global-links 4 --host-prefix node --host-digits 3 --halve-uplinks g1-leaf1 \
   -o "$work/net" >/dev/null || { echo "FAIL: gen_fabric"; exit 1; }
-"$here/../fabric/ibsim-capture" "$work/net.net" "$work/ibnetdiscover.txt" 2>/dev/null ||
+nopreload "$here/../fabric/ibsim-capture" "$work/net.net" "$work/ibnetdiscover.txt" 2>/dev/null ||
   { echo "FAIL: ibsim-capture"; exit 1; }
 "$sy" discover --ibnetdiscover "$work/ibnetdiscover.txt" -o "$work/fabric" >/dev/null ||
   { echo "FAIL: discover"; exit 1; }
-"$here/slurm-cluster" up "$run" "$plugin" --nodes 16 --port-base 17400 2>/dev/null ||
+nopreload "$here/slurm-cluster" up "$run" "$plugin" --nodes 16 --port-base 17400 2>/dev/null ||
   { echo "FAIL: cluster up"; exit 1; }
 use_cluster "$run"
 map=$work/fabric/fabric.map
@@ -74,9 +77,9 @@ expect_eq "$(weight "${bad[2]}")" 501 "switchyard's other weights stay"
 expect_not_contains "$out" "set Weight=" "nothing to change on a second run"
 
 # The same fabric repaired: switchyard gives its own nodes the base back (the admin's stay).
-"$here/../fabric/gen_fabric.py" dfp --groups 2 --leaves 2 --spines 2 --hosts-per-leaf 4 \
+nopreload "$here/../fabric/gen_fabric.py" dfp --groups 2 --leaves 2 --spines 2 --hosts-per-leaf 4 \
   --parallel 2 --global-links 4 --host-prefix node --host-digits 3 -o "$work/net2" >/dev/null
-"$here/../fabric/ibsim-capture" "$work/net2.net" "$work/ib2.txt" 2>/dev/null
+nopreload "$here/../fabric/ibsim-capture" "$work/net2.net" "$work/ib2.txt" 2>/dev/null
 "$sy" discover --ibnetdiscover "$work/ib2.txt" -o "$work/fabric2" >/dev/null
 run_capture "$sy" steer --map "$work/fabric2/fabric.map" --apply --state "$state" --min-interval 0
 expect_rc 0 "steer --apply after the repair"
