@@ -186,7 +186,10 @@ struct Summary {
     unsigned in_group = 0;
     std::vector<double> su_spread;     ///< per job: most SUs one of its stages touches
     std::vector<double> group_spread;  ///< per job: most groups one of its stages touches
-    std::vector<double> step_ms;       ///< per job with 2+ nodes
+    /// per job: most SUs one of its stages touches beyond the fewest it could (a stage larger
+    /// than an SU must touch several; this is what placement can change)
+    std::vector<double> excess_spread;
+    std::vector<double> step_ms;  ///< per job with 2+ nodes
     std::vector<double> wait_s;
     double busy = 0;  ///< node-seconds used / node-seconds available over the run
     double node_seconds = 0;
@@ -199,6 +202,10 @@ Summary summarise(const Run& run,
                   const pol::CostParams& params,
                   const std::map<std::string, pol::Degradation>& degraded) {
     Summary s;
+    std::size_t largest_su = 1;
+    for (const auto& su : map.sus) {
+        largest_su = std::max(largest_su, su.fabric_hosts());
+    }
     long first = run.jobs.empty() ? 0 : run.jobs.front().submit;
     long last = first;
     double node_seconds = 0;
@@ -208,6 +215,7 @@ Summary summarise(const Run& run,
         std::size_t nodes = 0;
         std::size_t sus = 0;
         std::size_t groups = 0;
+        std::size_t excess = 0;
         for (const auto& st : j.stage_nodes) {
             std::set<std::uint32_t> su_set;
             std::set<std::uint32_t> group_set;
@@ -230,10 +238,13 @@ Summary summarise(const Run& run,
             s.in_su += su_set.size() == 1 ? 1U : 0U;
             s.in_group += group_set.size() == 1 ? 1U : 0U;
             sus = std::max(sus, su_set.size());
+            const std::size_t fewest = (st.size() + largest_su - 1) / largest_su;
+            excess = std::max(excess, su_set.size() - std::min(su_set.size(), fewest));
             groups = std::max(groups, group_set.size());
         }
         s.su_spread.push_back(static_cast<double>(sus));
         s.group_spread.push_back(static_cast<double>(groups));
+        s.excess_spread.push_back(static_cast<double>(excess));
         s.wait_s.push_back(static_cast<double>(j.start - j.submit));
         node_seconds += static_cast<double>(nodes) * static_cast<double>(j.end - j.start);
         // The jobs running when this one started share the fabric's links with it.
@@ -393,6 +404,16 @@ int main(int argc, char** argv) {
         [](const Summary& s) { return fixed(quantile(s.su_spread, 0.5), 0); });
     row("stage spread, SUs: worst",
         [](const Summary& s) { return fixed(quantile(s.su_spread, 1), 0); });
+    row("SUs beyond the fewest: worst",
+        [](const Summary& s) { return fixed(quantile(s.excess_spread, 1), 0); });
+    row("SUs beyond the fewest: mean", [](const Summary& s) {
+        double sum = 0;
+        for (const double x : s.excess_spread) {
+            sum += x;
+        }
+        return fixed(
+            s.excess_spread.empty() ? 0 : sum / static_cast<double>(s.excess_spread.size()), 2);
+    });
     row("stage spread, groups: worst",
         [](const Summary& s) { return fixed(quantile(s.group_spread, 1), 0); });
     row("step time, geomean (ms)", [](const Summary& s) { return fixed(geomean(s.step_ms), 2); });
