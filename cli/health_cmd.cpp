@@ -28,31 +28,18 @@ struct HealthArgs {
     bool resume = false;
 };
 
-/// The node's drain/down reason as `scontrol show node` prints it, without the "[user@time]"
-/// suffix; "" when it has none or Slurm does not hold the node (State= without DRAIN, DOWN or
-/// FAIL): Slurm 24.11 keeps the last reason after a resume, and that one is no reason.
+/// The reason Slurm holds the node for; "" when it has none or Slurm does not hold it.
 Result<std::string> slurm_reason(const std::string& node) {
-    const auto r = run_process({"scontrol", "show", "node", node}, 15);
-    if (r.exit_code != 0) {
-        return fail(Error::io("scontrol show node " + node + ": " + scontrol_problem(r)));
+    auto nodes = slurm_nodes(node);
+    if (!nodes) {
+        return fail(nodes.error());
     }
-    bool held = false;
-    for (auto line : split(r.output, '\n')) {
-        line = trim(line);
-        if (line.starts_with("State=")) {
-            held = slurm_state_held(line.substr(6, line.find(' ') - 6));
-        }
-        if (!line.starts_with("Reason=") || !held) {
-            continue;
-        }
-        auto reason = line.substr(7);
-        if (const auto at = reason.rfind(" [");
-            at != std::string_view::npos && reason.ends_with("]")) {
-            reason = reason.substr(0, at);
-        }
-        return std::string(reason);
+    const auto it = nodes->find(node);
+    if (it == nodes->end()) {
+        return fail(Error::io("sinfo shows no node '" + node +
+                              "' (not a node of this cluster, or in no partition)"));
     }
-    return std::string();
+    return it->second.reason;
 }
 
 /// --resume: a node drained by switchyard that passes again is resumed; any other reason is
@@ -69,7 +56,7 @@ Result<std::string> resume_if_owned(const std::string& node) {
     const auto r = run_process({"scontrol", "update", "NodeName=" + node, "State=RESUME"}, 15);
     if (r.exit_code != 0) {
         return fail(Error::io("scontrol update NodeName=" + node +
-                              " State=RESUME: " + scontrol_problem(r)));
+                              " State=RESUME: " + slurm_problem(r, "scontrol")));
     }
     return decision.message;
 }

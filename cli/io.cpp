@@ -57,20 +57,32 @@ Result<topology::FabricMap> load_fabric_map(const std::string& path) {
     return topology::read_fabric_map(*text, path);
 }
 
-bool slurm_state_held(std::string_view state) {
-    return state.find("DRAIN") != std::string_view::npos ||
-           state.find("DOWN") != std::string_view::npos ||
-           state.find("FAIL") != std::string_view::npos;
-}
-
-std::string scontrol_problem(const ProcessRun& r) {
+std::string slurm_problem(const ProcessRun& r, std::string_view command) {
     if (r.timed_out) {
         return "no answer in time (is slurmctld up?)";
     }
     if (r.exit_code == 127) {
-        return "cannot run scontrol (install slurm-client, or put it on PATH)";
+        return "cannot run " + std::string(command) +
+               " (install slurm-client, or put it on PATH)";
     }
     return std::string(trim(r.output));
+}
+
+Result<std::map<std::string, policy::SlurmNodeState>> slurm_nodes(const std::string& nodes) {
+    const auto argv = policy::slurm_nodes_query(nodes);
+    const auto r = run_process(argv, 30, nullptr, std::size_t{64} << 20);
+    const auto what = join(argv, " ");
+    if (r.exit_code != 0) {
+        return fail(Error::io(what + ": " + slurm_problem(r, "sinfo")));
+    }
+    if (r.truncated) {
+        return fail(Error::io(what + ": more than 64 MiB of output; not read"));
+    }
+    auto parsed = policy::parse_slurm_nodes(r.output);
+    if (!parsed) {
+        return fail(Error::io(what + ": " + parsed.error().to_string()));
+    }
+    return parsed;
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> read_json_dir(const std::string& dir,

@@ -3,6 +3,7 @@
 // name the path.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -11,6 +12,7 @@
 #include "switchyard/common/file.hpp"
 #include "switchyard/common/process.hpp"
 #include "switchyard/common/result.hpp"
+#include "switchyard/policy/drain.hpp"
 #include "switchyard/topology/fabric_map.hpp"
 
 namespace switchyard::cli {
@@ -30,11 +32,13 @@ namespace switchyard::cli {
 /// This machine's host name up to the first dot (Slurm node names are short).
 [[nodiscard]] std::string short_hostname();
 
-/// Whether a node State= value (IDLE+DRAIN, DOWN*, ...) holds the node out of service.
-[[nodiscard]] bool slurm_state_held(std::string_view state);
+/// Why a call of a Slurm command (scontrol, sinfo) failed, in words an operator can act on.
+[[nodiscard]] std::string slurm_problem(const ProcessRun& r, std::string_view command);
 
-/// Why an scontrol call failed, in words an operator can act on.
-[[nodiscard]] std::string scontrol_problem(const ProcessRun& r);
+/// What Slurm says of `nodes` (a host list; "" for every node), through sinfo. Its output is
+/// read up to 64 MiB (about a million nodes); more is refused, never half read.
+[[nodiscard]] Result<std::map<std::string, policy::SlurmNodeState>> slurm_nodes(
+    const std::string& nodes);
 
 /// Reads and validates a fabric map file (errors name the file and line).
 [[nodiscard]] Result<topology::FabricMap> load_fabric_map(const std::string& path);

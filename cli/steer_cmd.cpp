@@ -31,43 +31,6 @@ struct SteerArgs {
     bool apply = false;
 };
 
-/// What Slurm says of a node: its weight, and whether it is held with a reason switchyard owns.
-struct SlurmNode {
-    unsigned weight = 0;
-    bool owned_drain = false;
-};
-
-/// Every node as `scontrol show node -o` prints it (one line per node, Reason= last).
-Result<std::map<std::string, SlurmNode>> slurm_nodes() {
-    const auto r = run_process({"scontrol", "show", "node", "-o"}, 30);
-    if (r.exit_code != 0) {
-        return fail(Error::io("scontrol show node -o: " + scontrol_problem(r)));
-    }
-    std::map<std::string, SlurmNode> out;
-    for (auto line : split(r.output, '\n')) {
-        line = trim(line);
-        std::string_view name;
-        std::optional<unsigned> weight;
-        bool held = false;
-        const auto reason_at = line.find(" Reason=");
-        for (const auto word : split(line.substr(0, reason_at), ' ')) {
-            if (word.starts_with("NodeName=")) {
-                name = word.substr(9);
-            } else if (word.starts_with("Weight=")) {
-                weight = parse_number<unsigned>(word.substr(7));
-            } else if (word.starts_with("State=")) {
-                held = slurm_state_held(word.substr(6));
-            }
-        }
-        const auto reason =
-            reason_at == std::string_view::npos ? std::string_view() : line.substr(reason_at + 8);
-        if (!name.empty() && weight) {
-            out[std::string(name)] = {*weight, held && policy::owned_reason(reason)};
-        }
-    }
-    return out;
-}
-
 /// The health gate's soft signals from a directory of `switchyard health --json` outputs.
 Result<void> add_health_signals(const SteerArgs& a,
                                 const topology::FabricMap& map,
@@ -140,7 +103,7 @@ int run_steer(const SteerArgs& a) {
     }
     auto record = policy::WeightRecord::parse(*text);
     auto history = policy::DrainHistory::parse(*text);
-    auto nodes = slurm_nodes();
+    auto nodes = slurm_nodes("");
     if (!nodes) {
         std::cerr << "switchyard steer: " << nodes.error().message() << "\n";
         return kExitProblem;
@@ -152,7 +115,7 @@ int run_steer(const SteerArgs& a) {
         if (n == nodes->end()) {
             continue;
         }
-        history.observe(h.name, n->second.owned_drain, now);
+        history.observe(h.name, n->second.held && policy::owned_reason(n->second.reason), now);
         if (const auto at = history.resumed_within(h.name, now, a.flap_window_s)) {
             policy::add_soft_signal(degraded, h.name, 1.0, a.soft_weight,
                                     "drained by switchyard, back in service for " +
@@ -199,7 +162,7 @@ int run_steer(const SteerArgs& a) {
             {"scontrol", "update", "NodeName=" + list, "Weight=" + std::to_string(weight)}, 30);
         if (r.exit_code != 0) {
             std::cerr << "switchyard steer: scontrol update NodeName=" << list
-                      << " Weight=" << weight << ": " << scontrol_problem(r) << "\n";
+                      << " Weight=" << weight << ": " << slurm_problem(r, "scontrol") << "\n";
             rc = kExitProblem;
             continue;
         }

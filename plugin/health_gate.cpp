@@ -81,7 +81,7 @@ int run_health_gate(const policy::Policy& pol,
                     Logger& log,
                     double now) {
     const auto& h = pol.health;
-    const int internal_error_rc = h.fail_closed ? -1 : 0;
+    const int internal_error_rc = h.on_error == policy::OnError::Fail ? -1 : 0;
     std::vector<std::string> notes;  // the node's facts are cached for the job's steps
     auto node = policy::load_node(pol, {node_name, "", "", policy::NodeCache::Write, &notes});
     for (const auto& n : notes) {
@@ -90,7 +90,7 @@ int run_health_gate(const policy::Policy& pol,
     if (!node) {
         log.error(Component::Health, "health gate on " + node_name +
                                          ": node facts: " + node.error().to_string() +
-                                         (h.fail_closed ? " (fail-closed)" : " (fail-open)"));
+                                         " " + std::string(policy::on_error_outcome(h.on_error)));
         return internal_error_rc;
     }
     policy::SystemProbe probe(*node, topology::expand_node_path(pol.sysfs_root, node_name));

@@ -23,14 +23,13 @@ Result<void> apply_key(PluginArgs& args, std::string_view key, std::string_view 
         return {};
     }
     if (key == "on_error") {
-        if (value == "fail") {
-            args.on_error = OnError::Fail;
-        } else if (value == "warn") {
-            args.on_error = OnError::Warn;
-        } else {
-            return fail(Error::invalid_argument("expected one of fail, warn, got '" +
+        const auto e = policy::parse_on_error(value);
+        if (!e) {
+            return fail(Error::invalid_argument("expected one of " +
+                                                std::string(policy::kOnErrorChoices) + ", got '" +
                                                 std::string(value) + "'"));
         }
+        args.on_error = *e;
         return {};
     }
     using policy::OptionId;

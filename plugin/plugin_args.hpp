@@ -8,21 +8,18 @@
 
 #include "switchyard/common/result.hpp"
 #include "switchyard/policy/job_options.hpp"
+#include "switchyard/policy/on_error.hpp"
 
 namespace switchyard::spank {
 
-/// What an internal error does to the step or prolog.
-enum class OnError {
-    Fail,  ///< the hook returns an error (fail-closed; default)
-    Warn,  ///< the hook logs and returns success (fail-open)
-};
+using policy::OnError;
 
 /// The admin's plugstack.conf words after the plugin path.
 struct PluginArgs {
     std::string config = "/etc/slurm/switchyard.yaml";  ///< policy file
     bool config_given = false;    ///< config= was in plugstack.conf (then the file must exist)
     policy::JobOptions defaults;  ///< admin defaults under the user's options
-    OnError on_error = OnError::Fail;
+    OnError on_error = OnError::Fail;  ///< a step whose setup fails does not run
 };
 
 /// The accepted keys, for messages: "config, stage_scope, rank_order, nccl_env, on_error".

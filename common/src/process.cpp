@@ -26,7 +26,8 @@ const std::vector<std::string>& clean_environment() {
 
 ProcessRun run_process(const std::vector<std::string>& argv,
                        double timeout_s,
-                       const std::vector<std::string>* env) {
+                       const std::vector<std::string>* env,
+                       std::size_t max_output) {
     ProcessRun r;
     if (argv.empty()) {
         r.error = "empty argv";
@@ -96,9 +97,10 @@ ProcessRun run_process(const std::vector<std::string>& argv,
             if (n <= 0) {
                 break;  // EOF: the command closed its output
             }
-            if (r.output.size() < (1U << 20)) {
-                r.output.append(buf, static_cast<std::size_t>(n));
-            }
+            const auto room = max_output - std::min(max_output, r.output.size());
+            const auto got = static_cast<std::size_t>(n);
+            r.output.append(buf, std::min(room, got));
+            r.truncated = r.truncated || got > room;
         }
     }
     close(fds[0]);

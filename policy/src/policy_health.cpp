@@ -13,10 +13,16 @@ public:
     void read_health(const YAML::Node& n, HealthPolicy& out) {
         out.enabled = n["enabled"] ? boolean(n["enabled"], "health.enabled").value_or(false) : true;
         if (auto v = n["on_error"]) {
-            if (scalar(v) != "open" && scalar(v) != "closed") {
-                problem(v, "health.on_error", "expected open or closed, got '" + scalar(v) + "'");
+            if (const auto e = parse_on_error(scalar(v))) {
+                out.on_error = *e;
+            } else {
+                const auto renamed = scalar(v) == "open"     ? " (open is now warn)"
+                                     : scalar(v) == "closed" ? " (closed is now fail)"
+                                                             : "";
+                problem(v, "health.on_error",
+                        "expected one of " + std::string(kOnErrorChoices) + ", got '" + scalar(v) +
+                            "'" + renamed);
             }
-            out.fail_closed = scalar(v) == "closed";
         }
         if (auto v = n["budget_s"]) {
             out.budget_s = positive(v, "health.budget_s", 3600).value_or(out.budget_s);

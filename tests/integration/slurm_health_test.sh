@@ -88,7 +88,7 @@ case $case_name in
     scontrol update nodename=node011 state=resume
     run_capture env PATH=/nonexistent "$cli" health --policy "$policy" --host node011 --resume
     expect_rc 1 "without scontrol, --resume fails"
-    expect_contains "$err" "cannot run scontrol (install slurm-client, or put it on PATH)" "and says what to change"
+    expect_contains "$err" "cannot run sinfo (install slurm-client, or put it on PATH)" "and says what to change"
     mv "$port/state.orig" "$port/state"; mv "$port/phys_state.orig" "$port/phys_state"
     ;;
   breaker-and-hang)

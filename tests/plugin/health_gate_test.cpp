@@ -156,7 +156,7 @@ TEST_CASE("health gate: internal errors follow fail-open or fail-closed", "[heal
     CapturingLogger log;
     CHECK(run_health_gate(g.pol, "n1", "", c, log, 1000) == 0);
     CHECK(log.contains(Level::Error, "(fail-open)"));
-    g.pol.health.fail_closed = true;
+    g.pol.health.on_error = policy::OnError::Fail;
     CHECK(run_health_gate(g.pol, "n1", "", c, log, 1000) == -1);
     CHECK(c.drained.empty());
 }

@@ -88,3 +88,43 @@ TEST_CASE("drain: --resume brings back only Switchyard's own drains", "[drain]")
     CHECK(ours.resume);
     CHECK(ours.message == "resumed node005 (was: switchyard: gpus: 7 of 8 GPUs on PCI)");
 }
+
+TEST_CASE("drain: sinfo's node lines give weight, held state and reason", "[drain]") {
+    // As sinfo --Node prints them: a node once per partition, a reason only when held (24.11
+    // keeps the last one after a resume), "none" for no reason, a '|' inside a reason.
+    const auto nodes = parse_slurm_nodes(
+        "node001|1|idle|none\n"
+        "node001|1|idle|none\n"
+        "node002|10|drained|switchyard: gpus: 7 of 8 GPUs\n"
+        "node003|1|mixed+drain|admin: a|b\n"
+        "node004|1|down*|Not responding\n"
+        "node005|1|idle|switchyard: old reason kept by 24.11\n"
+        "node006|1|idle~|none\n"
+        "node007|1|IDLE+CLOUD+POWERED_DOWN|none\n"
+        "node008|1|drained|none\n"
+        "\n");
+    REQUIRE(nodes);
+    CHECK(nodes->size() == 8);
+    CHECK_FALSE(nodes->at("node001").held);
+    CHECK(nodes->at("node002").weight == 10);
+    CHECK(nodes->at("node002").held);
+    CHECK(nodes->at("node002").reason == "switchyard: gpus: 7 of 8 GPUs");
+    CHECK(nodes->at("node003").held);
+    CHECK(nodes->at("node003").reason == "admin: a|b");
+    CHECK(nodes->at("node004").held);
+    CHECK_FALSE(nodes->at("node005").held);
+    CHECK(nodes->at("node005").reason.empty());
+    CHECK_FALSE(nodes->at("node006").held);  // powered down by power saving: not held
+    CHECK_FALSE(nodes->at("node007").held);
+    CHECK(nodes->at("node008").held);
+    CHECK(nodes->at("node008").reason.empty());
+}
+
+TEST_CASE("drain: an sinfo line that cannot be read is named", "[drain]") {
+    const auto bad = parse_slurm_nodes("node001|1|idle|none\nsinfo: error: x\n");
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().to_string() ==
+          "sinfo output:2: 'sinfo: error: x': expected <node>|<weight>|<state>|<reason>");
+    CHECK_FALSE(parse_slurm_nodes("node001|heavy|idle|none\n"));
+    CHECK(slurm_nodes_query("node[1-2]").back() == "--nodes=node[1-2]");
+}

@@ -76,6 +76,27 @@ TEST_CASE("policy: node.cache is a path with %n, or off", "[policy]") {
                                "'cache/%n'"));
 }
 
+TEST_CASE("policy: health.on_error speaks the plugin's fail|warn", "[policy]") {
+    auto load = [](const std::string& v) {
+        return load_policy("version: 1\nhealth:\n  on_error: " + v + "\n", "p.yaml");
+    };
+    REQUIRE(load("fail").policy);
+    CHECK(load("fail").policy->health.on_error == OnError::Fail);
+    CHECK(load("warn").policy->health.on_error == OnError::Warn);
+    CHECK(load_policy("version: 1\nhealth: {}\n", "p.yaml").policy->health.on_error ==
+          OnError::Warn);  // the gate's own errors pass the node by default
+    for (const auto& [old, hint] : {std::pair{"open", " (open is now warn)"},
+                                    std::pair{"closed", " (closed is now fail)"},
+                                    std::pair{"maybe", ""}}) {
+        auto r = load(old);
+        CHECK_FALSE(r.policy);
+        REQUIRE(r.problems.size() == 1);
+        CHECK(r.problems[0].to_string() == std::string("p.yaml:3:13: health.on_error: expected "
+                                                       "one of fail, warn, got '") +
+                                               old + "'" + hint);
+    }
+}
+
 TEST_CASE("policy: the health checks of compute ports use nccl.compute_hca unless they name one",
           "[policy]") {
     const auto loaded = load_policy(

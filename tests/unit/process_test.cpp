@@ -82,3 +82,15 @@ TEST_CASE("process: what the command leaves in its group does not outlive it", "
         kill(pid, SIGKILL);
     }
 }
+
+TEST_CASE("process: output past the cap is drained, dropped and reported", "[process]") {
+    // 3 MiB from a command that would block on a full pipe if the rest were not read.
+    const auto r = run_process({"/bin/sh", "-c", "head -c 3145728 /dev/zero | tr '\\0' x; echo"},
+                               10, &clean_environment(), 1000);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.size() == 1000);
+    CHECK(r.truncated);
+    const auto small = run_process({"/bin/echo", "ok"}, 5, &clean_environment(), 3);
+    CHECK(small.output == "ok\n");
+    CHECK_FALSE(small.truncated);
+}

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "switchyard/policy/node_probe.hpp"
+#include "switchyard/policy/on_error.hpp"
 #include "switchyard/policy/pattern.hpp"
 #include "switchyard/topology/node_topology.hpp"
 
@@ -77,7 +78,7 @@ struct HealthSet;
 
 struct HealthPolicy {
     bool enabled = false;
-    bool fail_closed = false;  ///< internal errors fail the gate (else pass)
+    OnError on_error = OnError::Warn;  ///< the gate's own errors pass the node (or fail the prolog)
     double budget_s = 30;
     std::optional<RdmaPortsCheck> rdma_ports;
     std::optional<LinkErrorsCheck> link_errors;
