@@ -62,8 +62,7 @@ std::string slurm_problem(const ProcessRun& r, std::string_view command) {
         return "no answer in time (is slurmctld up?)";
     }
     if (r.exit_code == 127) {
-        return "cannot run " + std::string(command) +
-               " (install slurm-client, or put it on PATH)";
+        return "cannot run " + std::string(command) + " (install slurm-client, or put it on PATH)";
     }
     return std::string(trim(r.output));
 }

@@ -89,8 +89,8 @@ int run_health_gate(const policy::Policy& pol,
     }
     if (!node) {
         log.error(Component::Health, "health gate on " + node_name +
-                                         ": node facts: " + node.error().to_string() +
-                                         " " + std::string(policy::on_error_outcome(h.on_error)));
+                                         ": node facts: " + node.error().to_string() + " " +
+                                         std::string(policy::on_error_outcome(h.on_error)));
         return internal_error_rc;
     }
     policy::SystemProbe probe(*node, topology::expand_node_path(pol.sysfs_root, node_name));

@@ -17,8 +17,8 @@ using policy::OnError;
 /// The admin's plugstack.conf words after the plugin path.
 struct PluginArgs {
     std::string config = "/etc/slurm/switchyard.yaml";  ///< policy file
-    bool config_given = false;    ///< config= was in plugstack.conf (then the file must exist)
-    policy::JobOptions defaults;  ///< admin defaults under the user's options
+    bool config_given = false;         ///< config= was in plugstack.conf (then the file must exist)
+    policy::JobOptions defaults;       ///< admin defaults under the user's options
     OnError on_error = OnError::Fail;  ///< a step whose setup fails does not run
 };
 

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <optional>
 #include <iomanip>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -34,8 +34,7 @@ bool state_held(std::string_view state) {
 }  // namespace
 
 std::vector<std::string> slurm_nodes_query(const std::string& nodes) {
-    std::vector<std::string> argv{"sinfo", "--all", "--noheader", "--Node",
-                                  "--format=%N|%w|%T|%E"};
+    std::vector<std::string> argv{"sinfo", "--all", "--noheader", "--Node", "--format=%N|%w|%T|%E"};
     if (!nodes.empty()) {
         argv.push_back("--nodes=" + nodes);
     }
@@ -65,8 +64,8 @@ Result<std::map<std::string, SlurmNodeState>> parse_slurm_nodes(std::string_view
         if (node.held) {
             // Everything after the third '|' (a reason may hold one); sinfo prints "none" for
             // no reason.
-            const auto reason = line.substr(fields[0].size() + fields[1].size() +
-                                            fields[2].size() + 3);
+            const auto reason =
+                line.substr(fields[0].size() + fields[1].size() + fields[2].size() + 3);
             node.reason = reason == "none" ? std::string() : std::string(reason);
         }
         out[std::string(fields[0])] = std::move(node);

@@ -85,9 +85,9 @@ TEST_CASE("policy: health.on_error speaks the plugin's fail|warn", "[policy]") {
     CHECK(load("warn").policy->health.on_error == OnError::Warn);
     CHECK(load_policy("version: 1\nhealth: {}\n", "p.yaml").policy->health.on_error ==
           OnError::Warn);  // the gate's own errors pass the node by default
-    for (const auto& [old, hint] : {std::pair{"open", " (open is now warn)"},
-                                    std::pair{"closed", " (closed is now fail)"},
-                                    std::pair{"maybe", ""}}) {
+    for (const auto& [old, hint] :
+         {std::pair{"open", " (open is now warn)"}, std::pair{"closed", " (closed is now fail)"},
+          std::pair{"maybe", ""}}) {
         auto r = load(old);
         CHECK_FALSE(r.policy);
         REQUIRE(r.problems.size() == 1);

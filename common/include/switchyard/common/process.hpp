@@ -15,7 +15,7 @@ struct ProcessRun {
     std::string output;
     int exit_code = -1;  ///< 128 + signal when killed by one; -1 when it did not finish
     bool timed_out = false;
-    std::string error;  ///< pipe/fork failures; "" otherwise
+    std::string error;       ///< pipe/fork failures; "" otherwise
     bool truncated = false;  ///< the command wrote more than the cap; the rest was read and dropped
 };
 

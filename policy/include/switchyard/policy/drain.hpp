@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "switchyard/common/result.hpp"
-
 #include "switchyard/policy/health.hpp"
 
 namespace switchyard::policy {
