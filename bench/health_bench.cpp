@@ -17,9 +17,8 @@ namespace {
 namespace pol = switchyard::policy;
 namespace topo = switchyard::topology;
 
-pol::HealthPolicy typical_policy(const std::filesystem::path& scratch) {
-    pol::HealthPolicy p;
-    p.enabled = true;
+pol::HealthChecks typical_policy(const std::filesystem::path& scratch) {
+    pol::HealthChecks p;
     p.rdma_ports = pol::RdmaPortsCheck{8, 200, "InfiniBand", "^mlx5_[0-7]$"};
     p.link_errors = pol::LinkErrorsCheck{2, "^mlx5_[0-7]$", (scratch / "link-errors").string()};
     p.gpus = 8;
@@ -40,7 +39,7 @@ void BM_BuiltinChecks(benchmark::State& state) {
             return;
         }
         pol::SystemProbe probe(*node, fs.root());
-        auto report = pol::run_health_checks(policy, probe);
+        auto report = pol::run_health_checks(policy, probe, 30);
         if (report.verdict != pol::HealthStatus::Pass) {
             state.SkipWithError(("not healthy: " + report.reason()).c_str());
             return;
@@ -62,7 +61,7 @@ void BM_ChecksOnly(benchmark::State& state) {
     }
     pol::SystemProbe probe(*node, fs.root());
     for (auto _ : state) {
-        auto report = pol::run_health_checks(policy, probe);
+        auto report = pol::run_health_checks(policy, probe, 30);
         benchmark::DoNotOptimize(report);
     }
 }

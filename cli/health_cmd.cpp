@@ -112,7 +112,7 @@ int run_health(HealthArgs a) {
     std::string set;
     const auto chosen =
         policy::with_node_paths(pol->health.for_node(node->shape, a.partition, &set), host);
-    const auto report = policy::run_health_checks(chosen, probe);
+    const auto report = policy::run_health_checks(chosen, probe, pol->health.budget_s);
     if (!a.prometheus.empty()) {
         if (auto w = write_file_atomic(a.prometheus, prometheus_text(report, host)); !w) {
             std::cerr << "switchyard health: --prometheus: " << w.error().to_string() << "\n";

@@ -30,7 +30,7 @@ struct Fd {
 };
 
 /// The breaker's limit for `node`: its partition's size from slurmctld (0 when unknown).
-policy::BreakerLimit breaker_limit(const policy::HealthPolicy& h,
+policy::BreakerLimit breaker_limit(const policy::BreakerPolicy& b,
                                    NodeControl& control,
                                    const std::string& node,
                                    Logger& log) {
@@ -39,7 +39,7 @@ policy::BreakerLimit breaker_limit(const policy::HealthPolicy& h,
         log.info(Component::Health,
                  "circuit breaker: " + size.error().message() + "; using max_nodes alone");
     }
-    return policy::breaker_limit(h, size ? *size : 0);
+    return policy::breaker_limit(b, size ? *size : 0);
 }
 
 }  // namespace
@@ -100,7 +100,7 @@ int run_health_gate(const policy::Policy& pol,
     if (!set.empty()) {
         log.info(Component::Health, node_name + ": check set '" + set + "'");
     }
-    const auto report = policy::run_health_checks(checks, probe);
+    const auto report = policy::run_health_checks(checks, probe, h.budget_s);
     for (const auto& c : report.checks) {
         if (c.status != policy::HealthStatus::Pass) {
             log.info(Component::Health, node_name + ": " + c.name + " " +
@@ -121,13 +121,14 @@ int run_health_gate(const policy::Policy& pol,
         log.error(Component::Health, decision.message);
         return -1;
     }
-    const auto limit = breaker_limit(h, control, node_name, log);
-    auto cluster_recent = control.recent_owned_drains(h.breaker_window_s, now);
+    const auto limit = breaker_limit(h.breaker, control, node_name, log);
+    auto cluster_recent = control.recent_owned_drains(h.breaker.window_s, now);
     if (!cluster_recent) {
         log.info(Component::Health, "circuit breaker: " + cluster_recent.error().message() +
                                         "; counting this host's drains alone");
     }
-    DrainBreaker breaker(checks.breaker_state, limit.nodes, h.breaker_window_s);
+    DrainBreaker breaker(topology::expand_node_path(h.breaker.state, node_name), limit.nodes,
+                         h.breaker.window_s);
     auto allowed = breaker.try_record(node_name, now, cluster_recent ? *cluster_recent : 0);
     if (!breaker.ignored().empty()) {
         log.warning(Component::Health, "circuit breaker: " + breaker.ignored());
@@ -136,7 +137,7 @@ int run_health_gate(const policy::Policy& pol,
         log.error(Component::Health, allowed.error().message());
         return internal_error_rc;
     }
-    decision = policy::apply_breaker(decision, *allowed, limit, h.breaker_window_s);
+    decision = policy::apply_breaker(decision, *allowed, limit, h.breaker.window_s);
     if (decision.action == policy::DrainDecision::Action::BreakerOpen) {
         log.error(Component::Health, decision.message);
         return 0;

@@ -77,16 +77,16 @@ bool owned_reason(std::string_view reason) {
     return reason.starts_with(kOwnedReasonPrefix);
 }
 
-BreakerLimit breaker_limit(const HealthPolicy& h, unsigned partition_size) {
-    BreakerLimit out{h.breaker_max_nodes, "max_nodes " + std::to_string(h.breaker_max_nodes)};
+BreakerLimit breaker_limit(const BreakerPolicy& b, unsigned partition_size) {
+    BreakerLimit out{b.max_nodes, "max_nodes " + std::to_string(b.max_nodes)};
     if (partition_size == 0) {
         return out;
     }
-    const auto by_percent = std::max(1U, static_cast<unsigned>(static_cast<double>(partition_size) *
-                                                               h.breaker_max_percent / 100.0));
+    const auto by_percent = std::max(
+        1U, static_cast<unsigned>(static_cast<double>(partition_size) * b.max_percent / 100.0));
     if (by_percent < out.nodes) {
         std::ostringstream why;
-        why << h.breaker_max_percent << "% of a " << partition_size << "-node partition";
+        why << b.max_percent << "% of a " << partition_size << "-node partition";
         out = {by_percent, why.str()};
     }
     return out;

@@ -34,7 +34,7 @@ std::string_view to_string(HealthStatus s) {
     return "?";
 }
 
-const HealthPolicy& HealthPolicy::for_node(const std::string& node_shape,
+const HealthChecks& HealthPolicy::for_node(const std::string& node_shape,
                                            const std::string& partition,
                                            std::string* set_name) const {
     for (const auto& s : sets) {
@@ -55,15 +55,14 @@ const HealthPolicy& HealthPolicy::for_node(const std::string& node_shape,
     if (set_name != nullptr) {
         set_name->clear();
     }
-    return *this;
+    return checks;
 }
 
-HealthPolicy with_node_paths(HealthPolicy p, std::string_view node_name) {
-    if (p.link_errors) {
-        p.link_errors->state = topology::expand_node_path(p.link_errors->state, node_name);
+HealthChecks with_node_paths(HealthChecks c, std::string_view node_name) {
+    if (c.link_errors) {
+        c.link_errors->state = topology::expand_node_path(c.link_errors->state, node_name);
     }
-    p.breaker_state = topology::expand_node_path(p.breaker_state, node_name);
-    return p;
+    return c;
 }
 
 std::string HealthReport::reason() const {
@@ -409,15 +408,15 @@ struct PlannedCheck {
 /// and how its configured instances become planned checks.
 struct CheckKind {
     std::string_view key;
-    void (*plan)(const HealthPolicy&, std::vector<PlannedCheck>&);
+    void (*plan)(const HealthChecks&, std::vector<PlannedCheck>&);
 };
 
 /// The kinds of check, one row each, in the order they run and report. A new check is a spec
-/// in HealthPolicy, read by the loader (policy_health.cpp), a check_ function over the probe's
+/// in HealthChecks, read by the loader (policy_health.cpp), a check_ function over the probe's
 /// facts, and one row here.
 const CheckKind kCheckKinds[] = {
     {"rdma_ports",
-     [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+     [](const HealthChecks& p, std::vector<PlannedCheck>& out) {
          if (p.rdma_ports) {
              out.push_back({"rdma-ports", [c = *p.rdma_ports](NodeProbe& probe, double) {
                                 return check_rdma_ports(probe, c);
@@ -425,7 +424,7 @@ const CheckKind kCheckKinds[] = {
          }
      }},
     {"link_errors",
-     [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+     [](const HealthChecks& p, std::vector<PlannedCheck>& out) {
          if (p.link_errors) {
              out.push_back({"link-errors", [c = *p.link_errors](NodeProbe& probe, double) {
                                 return check_link_errors(probe, c);
@@ -433,7 +432,7 @@ const CheckKind kCheckKinds[] = {
          }
      }},
     {"gpus",
-     [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+     [](const HealthChecks& p, std::vector<PlannedCheck>& out) {
          if (p.gpus) {
              out.push_back({"gpus", [n = *p.gpus](NodeProbe& probe, double) {
                                 return check_gpus(probe, n);
@@ -441,7 +440,7 @@ const CheckKind kCheckKinds[] = {
          }
      }},
     {"nvml",
-     [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+     [](const HealthChecks& p, std::vector<PlannedCheck>& out) {
          if (p.nvml) {
              out.push_back({"nvml", [c = *p.nvml](NodeProbe& probe, double left) {
                                 auto bounded = c;
@@ -451,7 +450,7 @@ const CheckKind kCheckKinds[] = {
          }
      }},
     {"shape",
-     [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+     [](const HealthChecks& p, std::vector<PlannedCheck>& out) {
          if (p.shape) {
              out.push_back({"shape", [s = *p.shape](NodeProbe& probe, double) {
                                 return check_shape(probe, s);
@@ -459,7 +458,7 @@ const CheckKind kCheckKinds[] = {
          }
      }},
     {"min_memory_gb",
-     [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+     [](const HealthChecks& p, std::vector<PlannedCheck>& out) {
          if (p.min_memory_gb) {
              out.push_back({"memory", [gb = *p.min_memory_gb](NodeProbe& probe, double) {
                                 return check_memory(probe.meminfo(), gb);
@@ -467,14 +466,14 @@ const CheckKind kCheckKinds[] = {
          }
      }},
     {"filesystems",
-     [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+     [](const HealthChecks& p, std::vector<PlannedCheck>& out) {
          for (const auto& f : p.filesystems) {
              out.push_back({"filesystem:" + f.path,
                             [f](NodeProbe& probe, double) { return check_filesystem(probe, f); }});
          }
      }},
     {"commands",
-     [](const HealthPolicy& p, std::vector<PlannedCheck>& out) {
+     [](const HealthChecks& p, std::vector<PlannedCheck>& out) {
          for (const auto& c : p.commands) {
              out.push_back({"command:" + c.name, [c](NodeProbe& probe, double left) {
                                 auto bounded = c;
@@ -495,16 +494,16 @@ std::vector<std::string_view> health_check_keys() {
     return keys;
 }
 
-HealthReport run_health_checks(const HealthPolicy& policy, NodeProbe& probe) {
+HealthReport run_health_checks(const HealthChecks& checks, NodeProbe& probe, double budget_s) {
     std::vector<PlannedCheck> planned;
     for (const auto& kind : kCheckKinds) {
-        kind.plan(policy, planned);
+        kind.plan(checks, planned);
     }
     HealthReport report;
     const double start = probe.seconds();
     for (const auto& check : planned) {
         const double t0 = probe.seconds();
-        const double left = policy.budget_s - (t0 - start);
+        const double left = budget_s - (t0 - start);
         // Less than 50 ms left is spent: a check could not do anything useful in it.
         CheckResult r = left < 0.05 ? result(check.name, HealthStatus::Fail,
                                              "not run: the gate's time budget is spent")

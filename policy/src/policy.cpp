@@ -102,7 +102,7 @@ private:
         }
         // One definition of a compute HCA: the checks of compute ports use nccl.compute_hca
         // unless they name their own (before, an unset hca counted storage HCAs too).
-        auto inherit = [&](HealthPolicy& h) {
+        auto inherit = [&](HealthChecks& h) {
             if (h.rdma_ports && h.rdma_ports->hca.empty()) {
                 h.rdma_ports->hca = p.nccl.compute_hca;
             }
@@ -110,7 +110,7 @@ private:
                 h.link_errors->hca = p.nccl.compute_hca;
             }
         };
-        inherit(p.health);
+        inherit(p.health.checks);
         for (auto& set : p.health.sets) {
             inherit(set.checks);
         }

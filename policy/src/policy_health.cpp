@@ -27,25 +27,25 @@ public:
         if (auto v = n["budget_s"]) {
             out.budget_s = positive(v, "health.budget_s", 3600).value_or(out.budget_s);
         }
-        read_health_checks(n, "health.", out);
+        read_health_checks(n, "health.", out.checks);
         if (auto b = n["breaker"];
             b && keys(b, "health.breaker.", {"max_nodes", "max_percent", "window_s", "state"})) {
             if (b["max_nodes"]) {
-                out.breaker_max_nodes =
+                out.breaker.max_nodes =
                     number(b["max_nodes"], "health.breaker.max_nodes", 1, 100000)
-                        .value_or(out.breaker_max_nodes);
+                        .value_or(out.breaker.max_nodes);
             }
             if (b["max_percent"]) {
-                out.breaker_max_percent =
+                out.breaker.max_percent =
                     positive(b["max_percent"], "health.breaker.max_percent", 100)
-                        .value_or(out.breaker_max_percent);
+                        .value_or(out.breaker.max_percent);
             }
             if (b["window_s"]) {
-                out.breaker_window_s = positive(b["window_s"], "health.breaker.window_s", 86400 * 7)
-                                           .value_or(out.breaker_window_s);
+                out.breaker.window_s = positive(b["window_s"], "health.breaker.window_s", 86400 * 7)
+                                           .value_or(out.breaker.window_s);
             }
             if (b["state"]) {
-                out.breaker_state = path(b["state"], "health.breaker.state", true);
+                out.breaker.state = path(b["state"], "health.breaker.state", true);
             }
         }
         if (auto list = n["sets"]) {
@@ -62,9 +62,9 @@ public:
     /// The checks of the health section, or of one of its sets (key prefix `k`): a set starts
     /// from the general checks and replaces those it names. One reader per check, under the keys
     /// of the gate's table (kCheckReaders below).
-    void read_health_checks(const YAML::Node& n, const std::string& k, HealthPolicy& out);
+    void read_health_checks(const YAML::Node& n, const std::string& k, HealthChecks& out);
 
-    void read_rdma_ports(const YAML::Node& r, const std::string& k, HealthPolicy& out) {
+    void read_rdma_ports(const YAML::Node& r, const std::string& k, HealthChecks& out) {
         if (!keys(r, k + ".", {"count", "min_rate_gbps", "link_layer", "hca"})) {
             return;
         }
@@ -86,7 +86,7 @@ public:
         out.rdma_ports = c;
     }
 
-    void read_link_errors(const YAML::Node& r, const std::string& k, HealthPolicy& out) {
+    void read_link_errors(const YAML::Node& r, const std::string& k, HealthChecks& out) {
         if (!keys(r, k + ".", {"max_growth", "hca", "state"})) {
             return;
         }
@@ -104,11 +104,11 @@ public:
         out.link_errors = c;
     }
 
-    void read_gpus(const YAML::Node& v, const std::string& k, HealthPolicy& out) {
+    void read_gpus(const YAML::Node& v, const std::string& k, HealthChecks& out) {
         out.gpus = number(v, k, 0, 64);
     }
 
-    void read_nvml(const YAML::Node& r, const std::string& k, HealthPolicy& out) {
+    void read_nvml(const YAML::Node& r, const std::string& k, HealthChecks& out) {
         if (!keys(r, k + ".",
                   {"library", "gpus", "max_retired_pages", "max_uncorrected_ecc", "nvlinks",
                    "timeout_s"})) {
@@ -142,11 +142,11 @@ public:
         out.nvml = c;
     }
 
-    void read_min_memory(const YAML::Node& v, const std::string& k, HealthPolicy& out) {
+    void read_min_memory(const YAML::Node& v, const std::string& k, HealthChecks& out) {
         out.min_memory_gb = positive(v, k, 1e6);
     }
 
-    void read_shape(const YAML::Node& v, const std::string& k, HealthPolicy& out) {
+    void read_shape(const YAML::Node& v, const std::string& k, HealthChecks& out) {
         if (!v.IsScalar() || scalar(v).empty()) {
             problem(v, k,
                     "expected the node's shape fingerprint as `switchyard node` prints it, "
@@ -156,7 +156,7 @@ public:
         }
     }
 
-    void read_filesystems(const YAML::Node& list, const std::string& k, HealthPolicy& out) {
+    void read_filesystems(const YAML::Node& list, const std::string& k, HealthChecks& out) {
         if (!list_of(list, k, "filesystems ('- path: /...')")) {
             return;
         }
@@ -177,7 +177,7 @@ public:
         }
     }
 
-    void read_commands(const YAML::Node& list, const std::string& k, HealthPolicy& out) {
+    void read_commands(const YAML::Node& list, const std::string& k, HealthChecks& out) {
         if (!list_of(list, k, "commands ('- name: ...' with argv)")) {
             return;
         }
@@ -209,13 +209,12 @@ public:
                 set.partition = scalar(v);
             }
         }
-        set.checks = out;
-        set.checks.sets.clear();
+        set.checks = out.checks;
         read_health_checks(s, key + ".", set.checks);
         out.sets.push_back(std::move(set));
     }
 
-    void read_command(const YAML::Node& c, const std::string& key, HealthPolicy& out) {
+    void read_command(const YAML::Node& c, const std::string& key, HealthChecks& out) {
         if (!keys(c, key + ".",
                   {"name", "argv", "timeout_s", "ok_exit", "fail_pattern", "min_busbw_gbps"})) {
             return;
@@ -264,7 +263,7 @@ public:
 /// which also lists the keys the section allows; a unit test reads a bad value under each).
 struct CheckReader {
     std::string_view key;
-    void (HealthReader::*read)(const YAML::Node&, const std::string&, HealthPolicy&);
+    void (HealthReader::*read)(const YAML::Node&, const std::string&, HealthChecks&);
 };
 constexpr CheckReader kCheckReaders[] = {
     {"rdma_ports", &HealthReader::read_rdma_ports},
@@ -279,7 +278,7 @@ constexpr CheckReader kCheckReaders[] = {
 
 void HealthReader::read_health_checks(const YAML::Node& n,
                                       const std::string& k,
-                                      HealthPolicy& out) {
+                                      HealthChecks& out) {
     for (const auto& r : kCheckReaders) {
         if (const auto v = n[std::string(r.key)]) {
             (this->*r.read)(v, k + std::string(r.key), out);

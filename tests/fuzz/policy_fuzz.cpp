@@ -23,7 +23,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         std::abort();  // a policy comes with no problem, and problems with no policy
     }
     if (loaded.policy) {
-        (void)pol::with_node_paths(loaded.policy->health, "node%n-01");
+        for (const auto* shape : {"", "gpu:8x10de:2330 nic:8xinfiniband"}) {
+            (void)pol::with_node_paths(loaded.policy->health.for_node(shape, "batch,debug"),
+                                       "node%n-01");
+        }
     }
     return 0;
 }

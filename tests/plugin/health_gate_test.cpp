@@ -55,10 +55,10 @@ struct Gate {
         }
         pol.sysfs_root = fs.root().string();
         pol.health.enabled = true;
-        pol.health.rdma_ports = policy::RdmaPortsCheck{2, 0, "", ""};
-        pol.health.breaker_state = (fs.root() / "breaker").string();
-        pol.health.breaker_max_nodes = 2;
-        pol.health.breaker_window_s = 600;
+        pol.health.checks.rdma_ports = policy::RdmaPortsCheck{2, 0, "", ""};
+        pol.health.breaker.state = (fs.root() / "breaker").string();
+        pol.health.breaker.max_nodes = 2;
+        pol.health.breaker.window_s = 600;
     }
 };
 
@@ -114,8 +114,8 @@ TEST_CASE("health gate: the circuit breaker stops draining after the threshold",
 TEST_CASE("health gate: the breaker's limit is the fewer of max_nodes and max_percent",
           "[health-gate]") {
     Gate g(true);
-    g.pol.health.breaker_max_nodes = 10;
-    g.pol.health.breaker_max_percent = 10;
+    g.pol.health.breaker.max_nodes = 10;
+    g.pol.health.breaker.max_percent = 10;
     FakeControl c;
     c.partition = 16;  // 10 % of 16 = 1.6: one node
     CapturingLogger log;
@@ -124,10 +124,10 @@ TEST_CASE("health gate: the breaker's limit is the fewer of max_nodes and max_pe
     CHECK(c.drained == std::vector<std::string>{"n1"});
     CHECK(log.contains(Level::Error, "(limit: 10% of a 16-node partition); not draining n2"));
     // A tiny partition still allows one drain; a big one leaves max_nodes in charge.
-    g.pol.health.breaker_state += ".2";
+    g.pol.health.breaker.state += ".2";
     c.partition = 4;
     CHECK(run_health_gate(g.pol, "n3", "", c, log, 1000) == -1);
-    g.pol.health.breaker_state += ".3";
+    g.pol.health.breaker.state += ".3";
     c.partition = 1000;
     for (int i = 0; i < 10; ++i) {
         CHECK(run_health_gate(g.pol, "m" + std::to_string(i), "", c, log, 1000) == -1);
@@ -209,7 +209,7 @@ TEST_CASE("health gate: a planted breaker record is ignored, named and replaced"
 
 TEST_CASE("health gate: the job's partition picks the policy's check set", "[health-gate]") {
     Gate g(true);  // mlx5_1 down: fails the general "2 ports" check
-    policy::HealthSet small{"one-port-nodes", "", "debug|test", g.pol.health};
+    policy::HealthSet small{"one-port-nodes", "", "debug|test", g.pol.health.checks};
     small.checks.rdma_ports = policy::RdmaPortsCheck{1, 0, "", ""};
     g.pol.health.sets = {small};
     FakeControl c;
@@ -223,7 +223,7 @@ TEST_CASE("health gate: the job's partition picks the policy's check set", "[hea
 
 TEST_CASE("health gate: the memory check reads this host's /proc/meminfo", "[health-gate]") {
     Gate g(false);
-    g.pol.health.min_memory_gb = 0.001;
+    g.pol.health.checks.min_memory_gb = 0.001;
     FakeControl c;
     CapturingLogger log;
     CHECK(run_health_gate(g.pol, "n1", "", c, log, 1000) == 0);

@@ -26,9 +26,9 @@ TEST_CASE("drain: only Switchyard's own reasons are its to change", "[drain]") {
 }
 
 TEST_CASE("drain: the breaker's limit is the fewer of max_nodes and max_percent", "[drain]") {
-    HealthPolicy h;
-    h.breaker_max_nodes = 5;
-    h.breaker_max_percent = 10;
+    BreakerPolicy h;
+    h.max_nodes = 5;
+    h.max_percent = 10;
     CHECK(breaker_limit(h, 0).nodes == 5);  // partition size unknown
     CHECK(breaker_limit(h, 0).why == "max_nodes 5");
     CHECK(breaker_limit(h, 30).nodes == 3);

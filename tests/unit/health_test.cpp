@@ -239,13 +239,11 @@ TEST_CASE("health: nccl-tests output parser and bandwidth floor", "[health]") {
 TEST_CASE("health: report, reason and time budget", "[health]") {
     FakeSysfs fs;
     const auto node = node_with(fs, false);
-    HealthPolicy p;
-    p.enabled = true;
+    HealthChecks p;
     p.rdma_ports = RdmaPortsCheck{4, 0, "", "mlx5_[0-3]"};
-    p.budget_s = 0.2;
     p.commands = {{"slow", {"/bin/sleep", "5"}, 10, 0, "", {}},
                   {"after", {"/bin/true"}, 10, 0, "", {}}};
-    const auto r = run_health_checks(p, Sys(node, fs.root()).p());
+    const auto r = run_health_checks(p, Sys(node, fs.root()).p(), 0.2);
     CHECK(r.verdict == HealthStatus::Fail);
     CHECK(r.reason() ==
           "switchyard: rdma-ports: 3 of 4 compute ports usable; mlx5_2:1 DOWN/Polling");
@@ -409,10 +407,10 @@ TEST_CASE("health: NVML row remapping, ECC, GPU count, errors and a hung driver"
 
 TEST_CASE("health: check sets by shape and partition", "[health]") {
     HealthPolicy general;
-    general.gpus = 8;
-    HealthSet h100{"h100", "gpu:8x10de:2330.*", "", general};
+    general.checks.gpus = 8;
+    HealthSet h100{"h100", "gpu:8x10de:2330.*", "", general.checks};
     h100.checks.nvml = NvmlCheck{};
-    HealthSet debug{"debug", "", "debug|test", general};
+    HealthSet debug{"debug", "", "debug|test", general.checks};
     debug.checks.gpus.reset();
     general.sets = {debug, h100};
     std::string name;
@@ -421,22 +419,22 @@ TEST_CASE("health: check sets by shape and partition", "[health]") {
     CHECK(name == "h100");
     CHECK(&general.for_node("gpu:8x10de:2330", "batch,debug", &name) == &general.sets[0].checks);
     CHECK(name == "debug");  // the first set that matches wins; any partition of the list
-    CHECK(&general.for_node("gpu:4x10de:20b5", "batch", &name) == &general);
+    CHECK(&general.for_node("gpu:4x10de:20b5", "batch", &name) == &general.checks);
     CHECK(name.empty());
     // The shape regex is searched, as in NCCL profiles; the partition regex matches whole names.
     general.sets[1].shape = "gpu:8x10de:2330";
     CHECK(&general.for_node("gpu:8x10de:2330 nic:8xinfiniband", "batch") ==
           &general.sets[1].checks);
-    CHECK(&general.for_node("gpu:4x10de:20b5", "debugger") == &general);
+    CHECK(&general.for_node("gpu:4x10de:20b5", "debugger") == &general.checks);
 }
 
 TEST_CASE("health: %n in state paths keeps nodes sharing a filesystem apart", "[health]") {
-    HealthPolicy p;
+    HealthChecks p;
     p.link_errors = LinkErrorsCheck{0, "", "/shared/link-errors.%n"};
-    p.breaker_state = "/var/tmp/breaker-%n-100%%";
     const auto q = with_node_paths(p, "node007");
     CHECK(q.link_errors->state == "/shared/link-errors.node007");
-    CHECK(q.breaker_state == "/var/tmp/breaker-node007-100%");
+    CHECK(topology::expand_node_path("/var/tmp/breaker-%n-100%%", "node007") ==
+          "/var/tmp/breaker-node007-100%");  // the gate's breaker.state
 }
 
 TEST_CASE("health: as root, an NVML library path another user could write is not loaded",
@@ -489,16 +487,14 @@ TEST_CASE("health: the checks judge what the probe reports, and nothing else", "
     probe.nvml_facts.state = NvmlFacts::State::TimedOut;
     probe.nvml_facts.why = "NVML did not answer within 3 s (driver or GPU hung)";
 
-    HealthPolicy p;
-    p.enabled = true;
-    p.budget_s = 3;
+    HealthChecks p;
     p.gpus = 1;
     p.nvml = NvmlCheck{};
     p.min_memory_gb = 2;
     p.filesystems = {{"/scratch", 0.1, true}, {"/missing", 0, false}};
     p.commands = {{"nhc", {"/usr/sbin/nhc"}, 10, 0, "", {}},
                   {"dcgm", {"/usr/bin/dcgmi"}, 10, 0, "", {}}};
-    const auto r = run_health_checks(p, probe);
+    const auto r = run_health_checks(p, probe, 3);
     std::vector<std::string> seen;
     for (const auto& c : r.checks) {
         seen.push_back(c.name + " " + std::string(to_string(c.status)) + ": " + c.detail);
@@ -514,9 +510,8 @@ TEST_CASE("health: the checks judge what the probe reports, and nothing else", "
               "command:nhc pass: exit 0",                           // 2 s of the 3 s budget
               "command:dcgm fail: killed after the 1 s timeout"});  // bounded by what is left
     CHECK(probe.ran == std::vector<std::string>{"/usr/sbin/nhc", "/usr/bin/dcgmi"});
-    p.budget_s = 2;  // the first command spends it all: the second is not run
-    probe.ran.clear();
-    CHECK(run_health_checks(p, probe).checks.back().detail ==
+    probe.ran.clear();  // with 2 s, the first command spends it all: the second is not run
+    CHECK(run_health_checks(p, probe, 2).checks.back().detail ==
           "not run: the gate's time budget is spent");
     CHECK(probe.ran == std::vector<std::string>{"/usr/sbin/nhc"});
     CHECK(r.reason() ==

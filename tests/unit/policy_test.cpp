@@ -105,18 +105,19 @@ TEST_CASE("policy: the health checks of compute ports use nccl.compute_hca unles
         "    - {name: a, match: {partition: a}, rdma_ports: {count: 2}}\n",
         "p.yaml");
     REQUIRE(loaded.policy);
-    const auto& h = loaded.policy->health;
+    const auto& h = loaded.policy->health.checks;
+    const auto& sets = loaded.policy->health.sets;
     CHECK(h.rdma_ports->hca.text() == "mlx5_[0-3]");
     CHECK(h.rdma_ports->hca.matches("mlx5_3"));
     CHECK_FALSE(h.rdma_ports->hca.matches("mlx5_4"));  // the storage HCA is not a compute port
     CHECK(h.link_errors->hca.text() == "mlx5_[01]");   // its own
-    REQUIRE(h.sets.size() == 1);
-    CHECK(h.sets[0].checks.rdma_ports->hca.text() == "mlx5_[0-3]");
-    CHECK(h.sets[0].checks.rdma_ports->count == 2);
+    REQUIRE(sets.size() == 1);
+    CHECK(sets[0].checks.rdma_ports->hca.text() == "mlx5_[0-3]");
+    CHECK(sets[0].checks.rdma_ports->count == 2);
     // Without nccl.compute_hca every HCA counts, as before.
     const auto all = load_policy("version: 1\nhealth:\n  rdma_ports: {count: 4}\n", "p.yaml");
     REQUIRE(all.policy);
-    CHECK(all.policy->health.rdma_ports->hca.empty());
+    CHECK(all.policy->health.checks.rdma_ports->hca.empty());
 }
 
 TEST_CASE("policy: every check of the gate's table is read by the loader, in sections and sets",

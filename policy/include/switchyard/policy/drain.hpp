@@ -44,7 +44,7 @@ struct BreakerLimit {
 
 /// The fewer of health.breaker.max_nodes and max_percent of the node's (smallest) partition,
 /// never below one node; max_nodes alone when the partition's size is 0 (unknown).
-[[nodiscard]] BreakerLimit breaker_limit(const HealthPolicy& h, unsigned partition_size);
+[[nodiscard]] BreakerLimit breaker_limit(const BreakerPolicy& b, unsigned partition_size);
 
 /// The breaker's record of recent drains ("<epoch seconds> <node>" lines), as kept in its
 /// state file: parsed, pruned to the window, asked, extended, written back.

@@ -74,12 +74,8 @@ struct CommandCheck {
         min_busbw_gbps;  ///< nccl-tests all_reduce_perf: "Avg bus bandwidth" floor
 };
 
-struct HealthSet;
-
-struct HealthPolicy {
-    bool enabled = false;
-    OnError on_error = OnError::Warn;  ///< the gate's own errors pass the node (or fail the prolog)
-    double budget_s = 30;
+/// The checks the gate runs on a node: the health section's own, or a check set's.
+struct HealthChecks {
     std::optional<RdmaPortsCheck> rdma_ports;
     std::optional<LinkErrorsCheck> link_errors;
     std::optional<unsigned> gpus;  ///< GPUs expected on PCI (link width/speed not degraded)
@@ -90,31 +86,47 @@ struct HealthPolicy {
     std::optional<std::string> shape;
     std::vector<FilesystemCheck> filesystems;
     std::vector<CommandCheck> commands;
-    unsigned breaker_max_nodes = 2;  ///< drains allowed per window before the breaker trips
-    double breaker_max_percent = 10;
-    double breaker_window_s = 600;
-    std::string breaker_state = "/var/lib/switchyard/breaker";
-    /// Check sets for some node shapes or partitions; the first that matches replaces the
-    /// general checks it names (the general on_error, budget and breaker always apply).
-    std::vector<HealthSet> sets;
-
-    /// The checks for a node: its set's, else the general ones. `set_name` gets the set's
-    /// name ("" for the general checks).
-    [[nodiscard]] const HealthPolicy& for_node(const std::string& node_shape,
-                                               const std::string& partition,
-                                               std::string* set_name = nullptr) const;
 };
 
-/// `p` with %n (the node's name) expanded in its state-file paths (link_errors.state,
-/// breaker.state): nodes sharing a filesystem, or emulated on one host, keep apart.
-[[nodiscard]] HealthPolicy with_node_paths(HealthPolicy p, std::string_view node_name);
-
+/// Checks for the nodes of some shapes or partitions (health.sets[]): the general checks with
+/// those the set names replaced.
 struct HealthSet {
     std::string name;
     Pattern shape;      ///< found in the shape fingerprint (as NCCL profiles); empty = any
     Pattern partition;  ///< matches a whole partition name (any of a comma list); empty = any
-    HealthPolicy checks;
+    HealthChecks checks;
 };
+
+/// How many drains the gate may make before it stops (health.breaker).
+struct BreakerPolicy {
+    unsigned max_nodes = 2;  ///< drains allowed per window before the breaker trips
+    double max_percent = 10;
+    double window_s = 600;
+    std::string state = "/var/lib/switchyard/breaker";
+};
+
+/// The policy's health section: what applies to every node (on_error, budget, breaker), the
+/// general checks and the check sets.
+struct HealthPolicy {
+    bool enabled = false;
+    OnError on_error = OnError::Warn;  ///< the gate's own errors pass the node (or fail the prolog)
+    double budget_s = 30;              ///< all checks of a node together
+    HealthChecks checks;
+    BreakerPolicy breaker;
+    /// The first set that matches a node gives its checks.
+    std::vector<HealthSet> sets;
+
+    /// The checks for a node: its set's, else the general ones. `set_name` gets the set's
+    /// name ("" for the general checks).
+    [[nodiscard]] const HealthChecks& for_node(const std::string& node_shape,
+                                               const std::string& partition,
+                                               std::string* set_name = nullptr) const;
+};
+
+/// `c` with %n (the node's name) expanded in its state-file path (link_errors.state): nodes
+/// sharing a filesystem, or emulated on one host, keep apart. `expand_node_path` does the same
+/// for breaker.state.
+[[nodiscard]] HealthChecks with_node_paths(HealthChecks c, std::string_view node_name);
 
 /// Every drain reason Switchyard sets starts with this; others' reasons are never touched (the
 /// prolog gate, `health --resume` and the breaker all recognise their own by it).
@@ -166,8 +178,10 @@ struct HealthReport {
 /// ...): one table drives both the gate and the loader's list of valid keys.
 [[nodiscard]] std::vector<std::string_view> health_check_keys();
 
-/// Runs every configured check within the policy's time budget (checks left when it runs out
-/// fail as "not run: time budget"), in the order of the table of check kinds.
-[[nodiscard]] HealthReport run_health_checks(const HealthPolicy& policy, NodeProbe& probe);
+/// Runs every configured check within `budget_s` (checks left when it runs out fail as "not
+/// run: time budget"), in the order of the table of check kinds.
+[[nodiscard]] HealthReport run_health_checks(const HealthChecks& checks,
+                                             NodeProbe& probe,
+                                             double budget_s);
 
 }  // namespace switchyard::policy
