@@ -7,7 +7,10 @@
 #   live      the plugin, node facts read from sysfs at each step (node.cache: off);
 #   cached    the plugin, node facts from the prolog's cache (the default), ports read live.
 # The three alternate in batches (plugstack.conf and the policy are rewritten between batches;
-# each step's slurmstepd reads them afresh), so drift on the machine hits all three alike.
+# each srun and step's slurmstepd reads them afresh), so drift on the machine hits all three
+# alike. slurmd keeps the plugin it loaded at start, which is fair only because the plugin has
+# no job prolog hook (with one, slurmd would run a prolog process for every job in all three
+# modes; the health gate is a separate module, spank_switchyard_gate.so, not listed here).
 # Prints the median and 90th percentile per mode, and each mode's median over `none`.
 #
 # Usage: bench/step-overhead.sh [--steps N] [--rounds R]    (defaults 20 x 5 per mode)

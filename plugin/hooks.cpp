@@ -142,7 +142,8 @@ Result<void> step_setup(SpankApi& api,
     if (!nccl && !opts.pipeline_stages) {
         return {};
     }
-    auto pol = step_policy(args);
+    auto pol = plugin_state().policy ? Result<policy::Policy>(*plugin_state().policy)
+                                     : step_policy(args);  // read in init, else now
     if (!pol) {
         return fail(pol.error());
     }
@@ -205,6 +206,43 @@ std::string_view to_string(Context c) {
     return "?";
 }
 
+namespace {
+
+/// slurmd: a policy whose health gate is on, on a node whose plugstack.conf does not list the
+/// gate's module, gates nothing: said once, in slurmd's log, when it starts.
+void check_gate_listed(SpankApi& api, Logger& log, const PluginArgs& args) {
+    auto pol = step_policy(args);
+    if (pol && pol->health.enabled && !api.gate_loaded()) {
+        log.error(Component::Health,
+                  "health.enabled is true in " + args.config +
+                      ", but plugstack.conf does not list spank_switchyard_gate.so: the health "
+                      "gate does not run on this node (add 'required spank_switchyard_gate.so "
+                      "config=" +
+                      args.config + "')");
+    }
+}
+
+/// A step's slurmstepd, still root (user_init runs with the user's ids): makes node.cache fresh
+/// for this and later steps. Cheap when it is fresh already (its key is a few directory reads).
+/// The policy read here serves user_init too.
+void refresh_step_cache(SpankApi& api, Logger& log, const PluginArgs& args) {
+    auto pol = step_policy(args);
+    if (!pol) {
+        return;  // user_init says why, under on_error
+    }
+    const auto node = api.node_name();
+    if (!node.empty() && !pol->node_cache.empty()) {
+        std::vector<std::string> notes;
+        policy::refresh_node_cache(*pol, node, &notes);
+        for (const auto& n : notes) {  // the admin's matter: slurmd's log only
+            log.info(Component::Plugin, n);
+        }
+    }
+    plugin_state().policy = std::move(*pol);
+}
+
+}  // namespace
+
 namespace hooks {
 
 int init(SpankApi& api, Logger& log, const PluginWords& words) {
@@ -224,6 +262,11 @@ int init(SpankApi& api, Logger& log, const PluginWords& words) {
                       "--" + std::string(spec.name) + ": " + r.error().message());
             return failure;
         }
+    }
+    if (daemon) {
+        check_gate_listed(api, log, *args);
+    } else if (api.context() == Context::Remote) {
+        refresh_step_cache(api, log, *args);
     }
     return 0;
 }

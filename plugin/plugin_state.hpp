@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the plugin keeps between hooks of one process: the policy path (for option callbacks,
-// which get no spank_t) and the node facts read in user_init (for task_init in the forked task).
+// which get no spank_t), the policy read in init (for user_init) and the node facts read in
+// user_init (for task_init in the forked task).
 #pragma once
 
 #include <optional>
 #include <string>
 
 #include "switchyard/policy/planner.hpp"
+#include "switchyard/policy/policy.hpp"
 #include "switchyard/topology/node_topology.hpp"
 
 namespace switchyard::spank {
 
 struct PluginState {
     std::string config;  ///< policy path from plugstack.conf
+    std::optional<policy::Policy> policy;  ///< read in init (remote), used by user_init
     std::optional<topology::NodeTopology> node;
     std::optional<policy::StagePlan> plan;  ///< the step's stage plan (user_init → task_init)
     std::string plan_error;                 ///< why there is no plan; fails every task visibly

@@ -2,12 +2,14 @@
 // The real SpankApi over spank_t and the Slurm log sink.
 #include "slurm_spank_api.hpp"
 
+#include <link.h>
 #include <sched.h>
 
 #include <array>
 #include <climits>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include "guard.hpp"
 #include "hooks.hpp"
@@ -114,6 +116,23 @@ std::optional<std::string> SlurmSpankApi::getenv(std::string_view name) {
 std::string SlurmSpankApi::node_name() {
     const char* n = ::getenv("SLURMD_NODENAME");  // the daemon's own environment (slurm.md 2.6)
     return n != nullptr ? n : "";
+}
+
+bool SlurmSpankApi::gate_loaded() {
+    // Every object the process has loaded, by file name (plugins are dlopen()ed by path).
+    bool found = false;
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* data) {
+            const std::string_view path = info->dlpi_name != nullptr ? info->dlpi_name : "";
+            const auto base = path.substr(path.rfind('/') + 1);
+            if (base == "spank_switchyard_gate.so") {
+                *static_cast<bool*>(data) = true;
+                return 1;
+            }
+            return 0;
+        },
+        &found);
+    return found;
 }
 
 std::string SlurmSpankApi::job_partition() {

@@ -23,6 +23,7 @@ public:
     [[nodiscard]] std::uint32_t job_id() override;
     [[nodiscard]] std::uint32_t node_index() override;
     [[nodiscard]] std::optional<std::uint32_t> local_task_id() override;
+    [[nodiscard]] bool gate_loaded() override;
     [[nodiscard]] Result<SetEnv> setenv(std::string_view name,
                                         std::string_view value,
                                         bool overwrite) override;

@@ -52,6 +52,9 @@ public:
     [[nodiscard]] virtual std::optional<std::uint32_t> local_task_id() = 0;
     /// CPUs the calling task may run on (task context).
     [[nodiscard]] virtual std::vector<int> task_cpus() = 0;
+    /// Whether the health gate's module (spank_switchyard_gate.so) is loaded in this process:
+    /// slurmd loads every plugin of plugstack.conf when it starts.
+    [[nodiscard]] virtual bool gate_loaded() = 0;
     /// Sets a variable in the job's environment; with overwrite=false a present value is kept.
     [[nodiscard]] virtual Result<SetEnv> setenv(std::string_view name,
                                                 std::string_view value,

@@ -1,40 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// The extern "C" surface of spank_switchyard.so: plugin symbols and SPANK hooks, each one line
-// through guard() so no exception reaches Slurm.
-#include <string_view>
-#include <vector>
-
-#include "guard.hpp"
-#include "hooks.hpp"
-#include "node_control.hpp"
-#include "slurm_spank_api.hpp"
-#include "spank_compat.hpp"
+// The extern "C" surface of spank_switchyard.so: plugin symbols and the step's SPANK hooks,
+// each one line through guard() so no exception reaches Slurm. It has no job prolog hook on
+// purpose: slurmd runs a `slurmstepd spank prolog` for every job as soon as any loaded plugin
+// has one, so the health gate is its own module (gate_entry.cpp), listed only where it is on.
+#include "entry.hpp"
 
 namespace sy = switchyard::spank;
-
-namespace {
-
-sy::PluginWords words(int ac, char** av) {
-    sy::PluginWords out;
-    for (int i = 0; i < ac; ++i) {
-        if (av[i] != nullptr) {
-            out.emplace_back(av[i]);
-        }
-    }
-    return out;
-}
-
-/// Runs one hook with the real API and logger behind the guard.
-template <typename Hook>
-int run(const char* name, int error_rc, spank_t sp, int ac, char** av, Hook hook) noexcept {
-    return sy::guard(name, sy::slurm_error_sink, error_rc, [&] {
-        sy::SlurmSpankApi api(sp);
-        sy::SlurmLogger log;
-        return hook(api, log, words(ac, av));
-    });
-}
-
-}  // namespace
+using sy::entry::run;
 
 extern "C" {
 
@@ -70,16 +42,6 @@ SWITCHYARD_EXPORT int slurm_spank_user_init(spank_t sp, int ac, char** av) {
 SWITCHYARD_EXPORT int slurm_spank_task_init(spank_t sp, int ac, char** av) {
     return run("task_init", -1, sp, ac, av, sy::hooks::task_init);
 }
-
-#ifndef SWITCHYARD_NO_JOB_PROLOG  // sanitizer builds: see plugin/CMakeLists.txt
-// Fail-open on an internal error: a plugin bug must not drain nodes (the gate drains on purpose).
-SWITCHYARD_EXPORT int slurm_spank_job_prolog(spank_t sp, int ac, char** av) {
-    return run("job_prolog", 0, sp, ac, av,
-               [](sy::SpankApi& api, switchyard::Logger& log, const sy::PluginWords& w) {
-                   return sy::hooks::job_prolog(api, log, w, sy::slurm_node_control());
-               });
-}
-#endif
 
 SWITCHYARD_EXPORT int slurm_spank_exit(spank_t sp, int ac, char** av) {
     return run("exit", 0, sp, ac, av, sy::hooks::exit);

@@ -56,19 +56,20 @@ case $case_name in
     expect_eq "$(awk '{print $3}' <<<"$out")" INFO "the debug profile sets NCCL_DEBUG=INFO"
     ;;
   node-cache)
-    # The prolog caches each node's facts (root's, 0644); a damaged cache is replaced by the next
-    # job's prolog, and the steps' variables stay those of the live node (ports read live).
+    # A step's slurmstepd, still root in init, caches each node's facts (root's, 0644); a damaged
+    # cache is replaced by the next step, whose variables stay those of the live node (ports
+    # read live). No job prolog runs: spank_switchyard.so has none.
     cache=${SWITCHYARD_TEST_TREES:?}/cache/node006.node
     run_capture srun -N1 -w node006 bash -c "$show"
     expect_rc 0 "srun on node006"
-    expect_eq "$(head -1 "$cache")" "switchyard-node-facts 1" "the prolog wrote node006's facts"
+    expect_eq "$(head -1 "$cache")" "switchyard-node-facts 1" "the step wrote node006's facts"
     expect_eq "$(stat -c '%a %u' "$cache")" "644 $(id -u)" "owned by the daemons' user, mode 0644"
     expect_eq "$(grep -c '^gpu ' "$cache") $(grep -c '^nic ' "$cache")" "4 5" "4 GPUs and 5 NICs cached"
     expected=$out
     printf 'switchyard-node-facts 1\nkey 0000000000000000\nend 0 0 0\n' > "$cache"
     run_capture srun -N1 -w node006 bash -c "$show"
     expect_eq "$out" "$expected" "the same variables after the cache was damaged"
-    expect_eq "$(grep -c '^gpu ' "$cache")" 4 "the next job's prolog wrote it again"
+    expect_eq "$(grep -c '^gpu ' "$cache")" 4 "the next step wrote it again"
     ;;
   *)
     echo "unknown case '$case_name'"; exit 2 ;;

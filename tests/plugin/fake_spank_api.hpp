@@ -27,6 +27,7 @@ public:
     std::uint32_t job = 1234;
     std::uint32_t node_idx = 0;
     std::optional<std::uint32_t> task_id = 0;
+    bool gate = false;  ///< spank_switchyard_gate.so loaded in the process
 
     [[nodiscard]] Context context() const override { return ctx; }
     [[nodiscard]] std::optional<std::uint32_t> step_id() override { return step; }
@@ -58,6 +59,7 @@ public:
     [[nodiscard]] std::uint32_t job_id() override { return job; }
     [[nodiscard]] std::uint32_t node_index() override { return node_idx; }
     [[nodiscard]] std::optional<std::uint32_t> local_task_id() override { return task_id; }
+    [[nodiscard]] bool gate_loaded() override { return gate; }
     [[nodiscard]] Result<SetEnv> setenv(std::string_view name,
                                         std::string_view value,
                                         bool overwrite) override {

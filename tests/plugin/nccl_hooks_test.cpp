@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The plugin's NCCL part against FakeSpankApi, a policy file and a fake sysfs tree.
+#include <filesystem>
 #include <fstream>
 
 #include "catch.hpp"
@@ -173,4 +174,53 @@ TEST_CASE("nccl hooks: a job holding some of a node's GPUs gets NVLS off (the no
         CHECK(api.env.count("NCCL_NVLS_ENABLE") == 0);
         release_plugin_state();
     }
+}
+
+TEST_CASE("nccl hooks: a step's init, still root, makes the node cache fresh for user_init",
+          "[nccl-hooks]") {
+    // There is no job prolog in this module (slurmd would run one per job): the step's
+    // slurmstepd refreshes node.cache in init, before it drops to the user's ids.
+    NcclFixture fx;
+    const auto cache_dir = fx.fs.root() / "cache";
+    std::filesystem::create_directories(cache_dir);
+    std::filesystem::permissions(cache_dir, std::filesystem::perms::owner_all);
+    std::ofstream(fx.policy_path) << "version: 1\nnode:\n  sysfs_root: " << fx.fs.root().string()
+                                  << "\n  cache: " << (cache_dir / "%n.node").string()
+                                  << "\nnccl:\n  compute_hca: \"mlx5_[0-1]\"\n";
+    FakeSpankApi api;
+    CapturingLogger log;
+    REQUIRE(hooks::init(api, log, {fx.config_word}) == 0);
+    const auto cache = cache_dir / "node001.node";
+    REQUIRE(std::filesystem::exists(cache));
+    std::ifstream in(cache);
+    std::string first;
+    std::getline(in, first);
+    CHECK(first == "switchyard-node-facts 1");
+    CHECK(plugin_state().policy.has_value());  // read once, for user_init too
+    REQUIRE(hooks::user_init(api, log, {fx.config_word}) == 0);
+    CHECK(api.env.at("NCCL_IB_HCA") == "=mlx5_0:1");
+    release_plugin_state();
+}
+
+TEST_CASE("nccl hooks: slurmd says when the policy's gate is on but its module is not listed",
+          "[nccl-hooks]") {
+    NcclFixture fx;
+    std::ofstream(fx.policy_path) << "version: 1\nhealth:\n  enabled: true\n  gpus: 8\n";
+    FakeSpankApi api;
+    api.ctx = Context::Slurmd;
+    CapturingLogger log;
+    CHECK(hooks::init(api, log, {fx.config_word}) == 0);
+    CHECK(log.contains(Level::Error, "health.enabled is true in " + fx.policy_path +
+                                         ", but plugstack.conf does not list "
+                                         "spank_switchyard_gate.so: the health gate does not run"));
+    CapturingLogger listed;
+    api.gate = true;
+    CHECK(hooks::init(api, listed, {fx.config_word}) == 0);
+    CHECK_FALSE(listed.contains(Level::Error, "spank_switchyard_gate.so"));
+    std::ofstream(fx.policy_path) << "version: 1\nhealth:\n  enabled: false\n";
+    CapturingLogger off;
+    api.gate = false;
+    CHECK(hooks::init(api, off, {fx.config_word}) == 0);
+    CHECK_FALSE(off.contains(Level::Error, "spank_switchyard_gate.so"));
+    release_plugin_state();
 }
