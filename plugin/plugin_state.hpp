@@ -14,7 +14,7 @@
 namespace switchyard::spank {
 
 struct PluginState {
-    std::string config;  ///< policy path from plugstack.conf
+    std::string config;                    ///< policy path from plugstack.conf
     std::optional<policy::Policy> policy;  ///< read in init (remote), used by user_init
     std::optional<topology::NodeTopology> node;
     std::optional<policy::StagePlan> plan;  ///< the step's stage plan (user_init → task_init)
