@@ -10,14 +10,7 @@ namespace sy = switchyard::spank;
 
 extern "C" {
 
-SWITCHYARD_EXPORT extern const char plugin_name[];
-SWITCHYARD_EXPORT extern const char plugin_type[];
-SWITCHYARD_EXPORT extern const unsigned int plugin_version;
-SWITCHYARD_EXPORT extern const unsigned int spank_plugin_version;
-const char plugin_name[] = "switchyard_gate";
-const char plugin_type[] = "spank";
-const unsigned int plugin_version = SLURM_VERSION_NUMBER;
-const unsigned int spank_plugin_version = 1;
+SWITCHYARD_SPANK_PLUGIN("switchyard_gate")
 
 // Fail-open on an internal error: a plugin bug must not drain nodes (the gate drains on purpose).
 SWITCHYARD_EXPORT int slurm_spank_job_prolog(spank_t sp, int ac, char** av) {

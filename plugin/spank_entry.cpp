@@ -10,15 +10,7 @@ using sy::entry::run;
 
 extern "C" {
 
-// Defined by hand: SPANK_PLUGIN() would give them internal linkage in C++ (reference/slurm.md).
-SWITCHYARD_EXPORT extern const char plugin_name[];
-SWITCHYARD_EXPORT extern const char plugin_type[];
-SWITCHYARD_EXPORT extern const unsigned int plugin_version;
-SWITCHYARD_EXPORT extern const unsigned int spank_plugin_version;
-const char plugin_name[] = "switchyard";
-const char plugin_type[] = "spank";
-const unsigned int plugin_version = SLURM_VERSION_NUMBER;
-const unsigned int spank_plugin_version = 1;
+SWITCHYARD_SPANK_PLUGIN("switchyard")
 
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
 // 25.05+: how Slurm treats a failed slurm_spank_init. The default (ESPANK_NODE_FAILURE) drains the
