@@ -47,8 +47,8 @@ Result<std::map<std::string, SlurmNodeState>> parse_slurm_nodes(std::string_view
     for (auto line : split(text, '\n')) {
         ++number;
         line = trim(line);
-        if (line.empty()) {
-            continue;
+        if (line.empty() || line.starts_with("sinfo: ")) {
+            continue;  // sinfo's own diagnostics (its stderr comes along): not a node
         }
         const auto fields = split(line, '|');
         std::optional<unsigned> weight;

@@ -121,10 +121,14 @@ TEST_CASE("drain: sinfo's node lines give weight, held state and reason", "[drai
 }
 
 TEST_CASE("drain: an sinfo line that cannot be read is named", "[drain]") {
-    const auto bad = parse_slurm_nodes("node001|1|idle|none\nsinfo: error: x\n");
+    const auto bad = parse_slurm_nodes("node001|1|idle|none\nnode002 1 idle none\n");
     REQUIRE_FALSE(bad);
     CHECK(bad.error().to_string() ==
-          "sinfo output:2: 'sinfo: error: x': expected <node>|<weight>|<state>|<reason>");
+          "sinfo output:2: 'node002 1 idle none': expected <node>|<weight>|<state>|<reason>");
+    // sinfo's own warnings (its stderr is read too) are not nodes.
+    const auto warned = parse_slurm_nodes("sinfo: warning: x\nnode001|1|idle|none\n");
+    REQUIRE(warned);
+    CHECK(warned->size() == 1);
     CHECK_FALSE(parse_slurm_nodes("node001|heavy|idle|none\n"));
     CHECK(slurm_nodes_query("node[1-2]").back() == "--nodes=node[1-2]");
 }

@@ -31,8 +31,8 @@ struct SlurmNodeState {
 /// sinfo, reason last so a '|' inside it is kept. `nodes` ("" for all) is a Slurm host list.
 [[nodiscard]] std::vector<std::string> slurm_nodes_query(const std::string& nodes);
 
-/// The nodes of that output by name (a node listed once per partition is one node); an error
-/// names the line that cannot be read.
+/// The nodes of that output by name (a node listed once per partition is one node; sinfo's own
+/// "sinfo: ..." lines are skipped); an error names the line that cannot be read.
 [[nodiscard]] Result<std::map<std::string, SlurmNodeState>> parse_slurm_nodes(
     std::string_view text);
 
