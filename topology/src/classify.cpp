@@ -217,7 +217,7 @@ void Classifier::build_groups() {
     }
     // One pass over the leaves' cables: up to tier 2 (uplinks), and to other leaves (small
     // fabrics, stacked edge switches: their SUs are connected, which no tier shows).
-    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> uplinks;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> cables;  // (leaf, upper), one per cable
     std::set<std::pair<std::uint32_t, std::uint32_t>> leaf_pairs;
     std::vector<char> has_uplink(nsus, 0);
     for (std::uint32_t s = 0; s < nsus; ++s) {
@@ -229,13 +229,21 @@ void Classifier::build_groups() {
                 }
                 if (map_.switches[other].tier == 2) {
                     groups.join(s, static_cast<std::uint32_t>(nsus + other));
-                    ++uplinks[{leaf, other}];
+                    cables.emplace_back(leaf, other);
                     has_uplink[s] = 1;
                 } else if (su_of_leaf[other] != kNone) {
                     leaf_pairs.insert(std::minmax(leaf, other));
                 }
             }
         }
+    }
+    std::sort(cables.begin(), cables.end());
+    UplinkCounts uplinks;
+    for (const auto& c : cables) {
+        if (uplinks.empty() || uplinks.back().first != c) {
+            uplinks.push_back({c, 0});
+        }
+        ++uplinks.back().second;
     }
     report_uplinks(uplinks);
     // A leaf-to-leaf cable joins SUs only where no spine does: a stray cable between two
@@ -318,8 +326,7 @@ void Classifier::count_links(const std::vector<std::uint32_t>& group_of_switch) 
 /// Cabling validation, as UFM's topology compare does: within each group, an upper switch
 /// that most of the group's leaves reach is one every leaf should reach; each leaf that has
 /// no cable to it is reported, both ends named.
-void Classifier::report_missing_uplinks(
-    const std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t>& uplinks) {
+void Classifier::report_missing_uplinks(const UplinkCounts& uplinks) {
     // (leaf, upper) pairs in order: each leaf's uppers are one run.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
     pairs.reserve(uplinks.size());
@@ -416,8 +423,7 @@ void Classifier::report_thin_global_links(const std::vector<std::uint32_t>& grou
 
 /// Histogram of cables per (leaf, upper switch) pair; pairs below the most common count
 /// (a cable down or missing) are anomalies.
-void Classifier::report_uplinks(
-    const std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t>& uplinks) {
+void Classifier::report_uplinks(const UplinkCounts& uplinks) {
     std::map<std::uint32_t, std::size_t> histogram;
     for (const auto& [pair, cables] : uplinks) {
         ++histogram[cables];

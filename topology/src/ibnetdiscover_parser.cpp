@@ -301,6 +301,9 @@ Result<FabricGraph> parse_records(std::string_view text, std::string_view source
             FabricNode node;
             node.kind = *kind;
             node.nports = *nports;
+            // Its ports follow: room for them at once (a switch grew its list 6 times), within a
+            // bound a hostile count cannot raise.
+            node.ports.reserve(std::min<std::uint32_t>(*nports, 128));
             node.id = std::string(*id);
             node.line = n;
             node.devid = attrs.devid;
