@@ -5,7 +5,10 @@
 # Dragonfly+ fabric): `srun -N1 true` timed with
 #   none      no plugin (an empty plugstack.conf: srun and slurmstepd load nothing);
 #   live      the plugin, node facts read from sysfs at each step (node.cache: off);
-#   cached    the plugin, node facts from the prolog's cache (the default), ports read live.
+#   cached    the plugin, node facts from the prolog's cache (the default), ports read live;
+#   floor     a SPANK plugin that does nothing (C, built here with cc, no C++ runtime): what
+#             Slurm charges any plugin (the module's dlopen in srun and slurmstepd, the SPANK
+#             stack's own work), the least a SPANK plugin can cost.
 # The three alternate in batches (plugstack.conf and the policy are rewritten between batches;
 # each srun and step's slurmstepd reads them afresh), so drift on the machine hits all three
 # alike. slurmd keeps the plugin it loaded at start, which is fair only because the plugin has
@@ -45,6 +48,15 @@ policy "$work/live.yaml" off
 "$top/tests/integration/slurm-cluster" up "$run" "$plugin" --nodes 4 --port-base 17700 \
   --topology "$work/fabric/topology.conf" -- config="$work/cached.yaml" 2>/dev/null
 eval "$("$top/tests/integration/slurm-cluster" env "$run")"
+# The floor: Slurm's four plugin symbols and an init that returns 0. No Slurm header is needed;
+# Slurm compares the major and minor release of plugin_version with its own.
+IFS=. read -r major minor _ < <(srun --version | awk '{print $2}')
+printf '%s\n' 'const char plugin_name[] = "floor";' 'const char plugin_type[] = "spank";' \
+  "const unsigned int plugin_version = ($major << 16) | ($minor << 8);" \
+  'const unsigned int spank_plugin_version = 1;' \
+  'int slurm_spank_init(void *sp, int ac, char **av) { (void)sp; (void)ac; (void)av; return 0; }' \
+  > "$work/floor.c"
+cc -O2 -shared -fPIC -o "$work/spank_floor.so" "$work/floor.c"
 plugstack=$run/etc/plugstack.conf
 with_plugin=$(cat "$plugstack")
 
@@ -53,9 +65,10 @@ set_mode() {
     none) : > "$plugstack" ;;
     live) sed "s|config=[^ ]*|config=$work/live.yaml|" <<<"$with_plugin" > "$plugstack" ;;
     cached) printf '%s\n' "$with_plugin" > "$plugstack" ;;
+    floor) echo "required $work/spank_floor.so" > "$plugstack" ;;
   esac
 }
-modes=(none live cached)
+modes=(none floor live cached)
 for m in "${modes[@]}"; do : > "$work/$m.ms"; done
 srun -N1 -w node001 true  # the first step warms the daemons and writes the cache
 for ((r = 0; r < rounds; r++)); do
