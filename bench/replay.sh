@@ -141,7 +141,7 @@ chmod 755 "$out" "$out/fabric"
 # Snapshots of the builds this replay runs (a rebuild meanwhile must not reach a running job).
 snapshot() {  # snapshot BUILD DIR
   mkdir -p "$2"
-  cp "$1/cli/switchyard" "$1/plugin/spank_switchyard.so" "$2/"
+  cp "$1/cli/switchyard" "$1/plugin/spank_switchyard.so" "$1/plugin/switchyard_step.so" "$2/"
 }
 snapshot "$top/build/dev" "$out/bin/22.05"
 cp "$top/build/dev/bench/replay_report" "$out/bin/"

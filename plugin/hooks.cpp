@@ -256,13 +256,6 @@ int init(SpankApi& api, Logger& log, const PluginWords& words) {
         return failure;
     }
     plugin_state().config = args->config;  // option callbacks get no spank_t
-    for (const auto& spec : policy::kJobOptions) {
-        if (auto r = api.register_option(spec); !r) {
-            log.error(Component::Plugin,
-                      "--" + std::string(spec.name) + ": " + r.error().message());
-            return failure;
-        }
-    }
     if (daemon) {
         check_gate_listed(api, log, *args);
     } else if (api.context() == Context::Remote) {
@@ -379,7 +372,15 @@ int exit(SpankApi& /*api*/, Logger& /*log*/, const PluginWords& /*words*/) {
     return 0;
 }
 
-int option(int val, const char* optarg, int remote, Logger& log) {
+int option(int val, const char* optarg, int remote, Logger& log, const PluginWords& words) {
+    if (plugin_state().config.empty()) {
+        // A client, where init ran in the front only: config= from the plugstack words.
+        const auto args = load_args(log, words);
+        if (!args) {
+            return -1;
+        }
+        plugin_state().config = args->config;
+    }
     const auto id = policy::option_from_val(val);
     if (!id) {
         log.error(Component::Plugin,

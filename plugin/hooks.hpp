@@ -37,9 +37,10 @@ inline constexpr std::string_view kLoadedLine =
 
 namespace hooks {
 
-/// slurm_spank_init, every context: checks plugstack arguments and registers the job options.
-/// A bad argument fails the hook, except in slurmd, where it is logged and the daemon keeps
-/// running (a typo in plugstack.conf must not take nodes down).
+/// slurm_spank_init, in slurmd and slurmstepd (the front, spank_switchyard.so, registered the
+/// job options already and calls this nowhere else): checks plugstack arguments. A bad
+/// argument fails the hook, except in slurmd, where it is logged and the daemon keeps running
+/// (a typo in plugstack.conf must not take nodes down).
 int init(SpankApi& api, Logger& log, const PluginWords& words);
 
 /// slurm_spank_user_init, remote: exports SWITCHYARD_VERSION and, for --pipeline-stages,
@@ -60,7 +61,8 @@ int exit(SpankApi& api, Logger& log, const PluginWords& words);
 
 /// The callback of every option (`val` = OptionId): validates the value in the client, where a
 /// negative return makes srun/sbatch/salloc exit with an error, and again in slurmstepd.
-int option(int val, const char* optarg, int remote, Logger& log);
+/// `words` (the plugstack words) give config= where init did not run here (a client).
+int option(int val, const char* optarg, int remote, Logger& log, const PluginWords& words = {});
 
 }  // namespace hooks
 }  // namespace switchyard::spank

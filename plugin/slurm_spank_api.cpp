@@ -5,41 +5,24 @@
 #include <link.h>
 #include <sched.h>
 
-#include <array>
 #include <climits>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 
-#include "guard.hpp"
 #include "hooks.hpp"
 
 namespace switchyard::spank {
 namespace {
 
-/// Slurm keeps a pointer to the registered struct: one static entry per option.
-std::array<struct spank_option, policy::kJobOptions.size()> make_option_table() {
-    std::array<struct spank_option, policy::kJobOptions.size()> table{};
-    for (std::size_t i = 0; i < table.size(); ++i) {
-        const auto& spec = policy::kJobOptions[i];
-        // The string_views view literals, which are NUL-terminated; spank.h wants char*.
-        // A flag needs arginfo NULL, else --help shows "--topo-report=".
-        char* arginfo = spec.has_arg ? const_cast<char*>(spec.arginfo.data()) : nullptr;
-        table[i] = {const_cast<char*>(spec.name.data()),
-                    arginfo,
-                    const_cast<char*>(spec.usage.data()),
-                    spec.has_arg ? 1 : 0,
-                    static_cast<int>(spec.id),
-                    option_callback};
-    }
-    return table;
-}
+// The entries the front registered (bind_registered_options).
+struct spank_option* g_registered = nullptr;
+int g_registered_count = 0;
 
 struct spank_option* option_entry(const policy::OptionSpec& spec) {
-    static auto table = make_option_table();
-    for (auto& entry : table) {
-        if (entry.val == static_cast<int>(spec.id)) {
-            return &entry;
+    for (int i = 0; i < g_registered_count; ++i) {
+        if (g_registered[i].val == static_cast<int>(spec.id)) {
+            return &g_registered[i];
         }
     }
     return nullptr;
@@ -75,17 +58,6 @@ std::optional<std::uint32_t> SlurmSpankApi::step_id() {
         return std::nullopt;
     }
     return id;
-}
-
-Result<void> SlurmSpankApi::register_option(const policy::OptionSpec& spec) {
-    auto* entry = option_entry(spec);
-    if (entry == nullptr) {
-        return fail(Error::internal("no option table entry"));
-    }
-    if (const auto rc = spank_option_register(sp_, entry); rc != ESPANK_SUCCESS) {
-        return spank_failure("spank_option_register", rc);
-    }
-    return {};
 }
 
 std::optional<std::string> SlurmSpankApi::get_option(const policy::OptionSpec& spec) {
@@ -220,11 +192,9 @@ void slurm_error_sink(const char* line) noexcept {
     slurm_error("%s", line);
 }
 
-int option_callback(int val, const char* optarg, int remote) noexcept {  // NOLINT: C callback
-    return guard("option", slurm_error_sink, -1, [&] {
-        SlurmLogger log;
-        return hooks::option(val, optarg, remote, log);
-    });
+void bind_registered_options(struct spank_option* options, int count) noexcept {
+    g_registered = options;
+    g_registered_count = options != nullptr && count > 0 ? count : 0;
 }
 
 }  // namespace switchyard::spank

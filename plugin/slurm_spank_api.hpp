@@ -13,7 +13,6 @@ public:
     explicit SlurmSpankApi(spank_t sp) : sp_(sp) {}
     [[nodiscard]] Context context() const override;
     [[nodiscard]] std::optional<std::uint32_t> step_id() override;
-    [[nodiscard]] Result<void> register_option(const policy::OptionSpec& spec) override;
     [[nodiscard]] std::optional<std::string> get_option(const policy::OptionSpec& spec) override;
     [[nodiscard]] std::optional<std::string> getenv(std::string_view name) override;
     [[nodiscard]] std::string node_name() override;
@@ -42,7 +41,8 @@ public:
 /// GuardSink writing through slurm_error.
 void slurm_error_sink(const char* line) noexcept;
 
-/// The C option callback registered for every option.
-int option_callback(int val, const char* optarg, int remote) noexcept;
+/// Keeps the option entries spank_switchyard.so registered with Slurm (front_entry.cpp):
+/// Slurm answers spank_option_getopt for those entries, so get_option reads through them.
+void bind_registered_options(struct spank_option* options, int count) noexcept;
 
 }  // namespace switchyard::spank

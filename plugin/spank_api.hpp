@@ -30,8 +30,6 @@ public:
     [[nodiscard]] virtual Context context() const = 0;
     /// The step id (S_JOB_STEPID); nullopt where Slurm does not provide it.
     [[nodiscard]] virtual std::optional<std::uint32_t> step_id() = 0;
-    /// Registers one job option so srun/sbatch/salloc accept it and list it in --help.
-    [[nodiscard]] virtual Result<void> register_option(const policy::OptionSpec& spec) = 0;
     /// The option's value if the user gave it (flags yield ""), from the command line or
     /// Slurm's environment fallback; nullopt when not given.
     [[nodiscard]] virtual std::optional<std::string> get_option(const policy::OptionSpec& spec) = 0;

@@ -89,10 +89,14 @@ case $case_name in
     (cd "$run/etc" && cp $(ls | grep -vx -e plugstack.conf -e slurm.conf) "$bad/")
     plugin=$(awk '{print $2}' "$run/etc/plugstack.conf")
     echo "required $plugin config=/etc/slurm/switchyard.yaml colour=blue" > "$bad/plugstack.conf"
-    run_capture env SLURM_CONF="$bad/slurm.conf" srun -N1 true
-    expect_nonzero_rc "srun with an unknown plugstack key fails"
+    # The client reads its plugstack words when a switchyard option is given (without one it
+    # loads only the front module; slurmd and slurmstepd read their own plugstack.conf).
+    run_capture env SLURM_CONF="$bad/slurm.conf" srun -N1 --pipeline-stages=1 true
+    expect_nonzero_rc "srun with an unknown plugstack key and a switchyard option fails"
     expect_contains "$err" "unknown key 'colour'; valid keys: config, stage_scope, rank_order, nccl_env, on_error" \
       "the message names the key and the valid ones"
+    run_capture env SLURM_CONF="$bad/slurm.conf" srun -N1 true
+    expect_rc 0 "srun without switchyard options runs: the client read nothing more than the front"
     ;;
   *)
     echo "unknown case '$case_name'"; exit 2 ;;

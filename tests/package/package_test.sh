@@ -31,7 +31,8 @@ expect_contains "$out" "slurm-wlm-basic-plugins (>= $release), slurm-wlm-basic-p
 expect_contains "$out" "switchyard (= 0.1.0)" "and on the CLI of the same version"
 expect_contains "$out" "libyaml-cpp0." "shared-library dependencies come from dpkg-shlibdeps"
 files=$(dpkg-deb -c "$plugin"; dpkg-deb -c "$cli")
-for f in ./usr/lib/x86_64-linux-gnu/slurm-wlm/spank_switchyard.so ./usr/lib/x86_64-linux-gnu/slurm-wlm/spank_switchyard_gate.so \
+for f in ./usr/lib/x86_64-linux-gnu/slurm-wlm/spank_switchyard.so ./usr/lib/x86_64-linux-gnu/slurm-wlm/switchyard_step.so \
+         ./usr/lib/x86_64-linux-gnu/slurm-wlm/spank_switchyard_gate.so \
          ./usr/share/switchyard/plugstack.conf.d/switchyard.conf \
          ./usr/bin/switchyard ./usr/share/man/man1/switchyard.1.gz ./usr/share/man/man5/switchyard.yaml.5.gz \
          ./usr/share/man/man8/spank_switchyard.8.gz ./usr/share/doc/switchyard/examples/switchyard.yaml \

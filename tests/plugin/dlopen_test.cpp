@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // Loads the built spank_switchyard.so with dlopen(RTLD_NOW) into a host that provides the spank_*
-// and slurm_* functions Slurm's processes provide, and drives its real extern "C" hooks.
+// and slurm_* functions Slurm's processes provide, and drives its real extern "C" hooks, which
+// load switchyard_step.so from the same directory.
 #include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -18,12 +23,15 @@
 namespace {
 struct Host {
     spank_context_t ctx = S_CTX_LOCAL;
-    bool throw_in_register = false;
+    spank_err_t register_rc = static_cast<spank_err_t>(ESPANK_SUCCESS);
+    bool throw_in_getopt = false;
     std::map<std::string, std::string> options;  // what spank_option_getopt reports
     std::map<std::string, std::string> env;
     std::vector<struct spank_option*> registered;
     std::vector<std::string> errors;
     std::vector<std::string> infos;
+    std::vector<std::string> words;  // the plugstack words of the last hook call
+    std::vector<char*> av;
 };
 Host g_host;
 
@@ -40,13 +48,21 @@ spank_context_t spank_context(void) {
     return g_host.ctx;
 }
 spank_err_t spank_option_register(spank_t, struct spank_option* opt) {
-    if (g_host.throw_in_register) {
-        throw std::runtime_error("injected by the test host");
+    if (g_host.register_rc != static_cast<spank_err_t>(ESPANK_SUCCESS)) {
+        return g_host.register_rc;
     }
     g_host.registered.push_back(opt);
     return static_cast<spank_err_t>(ESPANK_SUCCESS);
 }
 spank_err_t spank_option_getopt(spank_t, struct spank_option* opt, char** value) {
+    if (g_host.throw_in_getopt) {  // reaches the step module's hooks, never the front
+        throw std::runtime_error("injected by the test host");
+    }
+    // Slurm answers for the entries the front registered, by address.
+    if (std::find(g_host.registered.begin(), g_host.registered.end(), opt) ==
+        g_host.registered.end()) {
+        return static_cast<spank_err_t>(ESPANK_BAD_ARG);
+    }
     auto it = g_host.options.find(opt->name);
     if (it == g_host.options.end()) {
         return static_cast<spank_err_t>(ESPANK_ERROR);
@@ -155,10 +171,10 @@ using HookFn = int (*)(spank_t, int, char**);
 
 struct Plugin {
     void* handle = nullptr;
-    Plugin() {
-        handle = dlopen(SWITCHYARD_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL);
+    explicit Plugin(const std::string& path = SWITCHYARD_PLUGIN_PATH) {
+        handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (handle == nullptr) {
-            FAIL("dlopen " << SWITCHYARD_PLUGIN_PATH << ": " << dlerror());
+            FAIL("dlopen " << path << ": " << dlerror());
         }
     }
     ~Plugin() {
@@ -181,12 +197,14 @@ struct Plugin {
     }
 };
 
-int call(const Plugin& p, const char* hook, std::vector<std::string> words) {
-    std::vector<char*> av;
-    for (auto& w : words) {
-        av.push_back(w.data());
+int call(const Plugin& p, const char* hook, const std::vector<std::string>& words) {
+    // Slurm keeps a plugin's words for the life of the stack (option callbacks read them later).
+    g_host.words = words;
+    g_host.av.clear();
+    for (auto& w : g_host.words) {
+        g_host.av.push_back(w.data());
     }
-    return p.sym<HookFn>(hook)(nullptr, static_cast<int>(av.size()), av.data());
+    return p.sym<HookFn>(hook)(nullptr, static_cast<int>(g_host.av.size()), g_host.av.data());
 }
 }  // namespace
 
@@ -219,24 +237,87 @@ TEST_CASE("dlopen: init registers the options with working callbacks", "[dlopen]
 
 TEST_CASE("dlopen: a throw inside a hook becomes -1 and a log line", "[dlopen][guard]") {
     g_host = Host{};
-    g_host.throw_in_register = true;
+    g_host.ctx = S_CTX_REMOTE;
+    Plugin p;
+    REQUIRE(call(p, "slurm_spank_init", {}) == 0);
+    g_host.errors.clear();
+    g_host.throw_in_getopt = true;
+    CHECK(call(p, "slurm_spank_user_init", {}) == -1);
+    REQUIRE(g_host.errors.size() == 1);
+    CHECK(g_host.errors[0] == "switchyard: user_init: internal error: injected by the test host");
+}
+
+TEST_CASE("dlopen: a refused option registration fails the client, never slurmd", "[dlopen]") {
+    g_host = Host{};
+    g_host.register_rc = static_cast<spank_err_t>(ESPANK_ERROR);
     Plugin p;
     CHECK(call(p, "slurm_spank_init", {}) == -1);
     REQUIRE(g_host.errors.size() == 1);
-    CHECK(g_host.errors[0] == "switchyard: init: internal error: injected by the test host");
-    // In slurmd the same failure is logged but the daemon is not stopped.
+    CHECK(g_host.errors[0] == "switchyard: --pipeline-stages: spank_option_register: stub error");
     g_host.errors.clear();
     g_host.ctx = S_CTX_SLURMD;
     CHECK(call(p, "slurm_spank_init", {}) == 0);
     CHECK(g_host.errors.size() == 1);
 }
 
-TEST_CASE("dlopen: unknown plugstack key fails init with its name", "[dlopen]") {
+TEST_CASE("dlopen: unknown plugstack key fails the step's init, a client's option", "[dlopen]") {
+    g_host = Host{};
+    {
+        g_host.ctx = S_CTX_REMOTE;
+        Plugin p;
+        CHECK(call(p, "slurm_spank_init", {"colour=blue"}) == -1);
+        REQUIRE(g_host.errors.size() == 1);
+        CHECK_THAT(g_host.errors[0], Catch::Contains("unknown key 'colour'"));
+    }
     g_host = Host{};
     Plugin p;
-    CHECK(call(p, "slurm_spank_init", {"colour=blue"}) == -1);
+    // A client without switchyard options reads nothing more; with one, the words are checked.
+    REQUIRE(call(p, "slurm_spank_init", {"colour=blue"}) == 0);
+    CHECK(g_host.errors.empty());
+    REQUIRE(g_host.registered.size() == 5);
+    auto* stages = g_host.registered[0];
+    CHECK(stages->cb(stages->val, "4", 0) == -1);
     REQUIRE(g_host.errors.size() == 1);
     CHECK_THAT(g_host.errors[0], Catch::Contains("unknown key 'colour'"));
+}
+
+TEST_CASE("dlopen: the front loads a step module only if no one else can change it", "[dlopen]") {
+    // A copy of both modules in a directory of our own, as a package installs them.
+    namespace fs = std::filesystem;
+    const fs::path dir =
+        fs::temp_directory_path() / ("switchyard-dlopen-" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directory(dir);
+    fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                             fs::perms::others_read | fs::perms::others_exec);
+    const auto front = dir / "spank_switchyard.so";
+    const auto step = dir / "switchyard_step.so";
+    fs::copy_file(SWITCHYARD_PLUGIN_PATH, front);
+    const auto remote_init = [&](const char* why) {
+        INFO(why);
+        g_host = Host{};
+        g_host.ctx = S_CTX_REMOTE;
+        Plugin p(front.string());
+        const int rc = call(p, "slurm_spank_init", {});
+        return rc;
+    };
+    CHECK(remote_init("no step module") == -1);
+    CHECK_THAT(g_host.errors.at(0), Catch::Contains(step.string() + " not loaded"));
+
+    fs::copy_file(fs::path(SWITCHYARD_PLUGIN_PATH).parent_path() / "switchyard_step.so", step);
+    fs::permissions(step, fs::perms::owner_all | fs::perms::group_all);
+    CHECK(remote_init("group-writable step module") == -1);
+    CHECK_THAT(g_host.errors.at(0), Catch::Contains("neither writable by group or others") &&
+                                        Catch::Contains(step.string()));
+
+    fs::permissions(step, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
+    fs::permissions(dir, fs::perms::others_write, fs::perm_options::add);
+    CHECK(remote_init("world-writable directory") == -1);
+    fs::permissions(dir, fs::perms::others_write, fs::perm_options::remove);
+
+    CHECK(remote_init("trusted") == 0);
+    CHECK(g_host.errors.empty());
+    fs::remove_all(dir);
 }
 
 TEST_CASE("dlopen: user_init exports through spank_setenv without overwriting", "[dlopen]") {

@@ -17,8 +17,7 @@ public:
     std::optional<std::uint32_t> step = 0;
     std::map<std::string, std::string> env;      ///< the job environment
     std::map<std::string, std::string> options;  ///< option name → value given by the user
-    std::vector<std::string> registered;         ///< option names, in registration order
-    bool throw_on_register = false;              ///< makes register_option throw (guard tests)
+    bool throw_on_get_option = false;            ///< makes get_option throw (guard tests)
     bool fail_setenv = false;
     std::string node = "node001";
     std::string partition;  ///< SLURM_JOB_PARTITION of the prolog
@@ -31,14 +30,10 @@ public:
 
     [[nodiscard]] Context context() const override { return ctx; }
     [[nodiscard]] std::optional<std::uint32_t> step_id() override { return step; }
-    [[nodiscard]] Result<void> register_option(const policy::OptionSpec& spec) override {
-        if (throw_on_register) {
-            throw std::runtime_error("injected failure in register_option");
-        }
-        registered.emplace_back(spec.name);
-        return {};
-    }
     [[nodiscard]] std::optional<std::string> get_option(const policy::OptionSpec& spec) override {
+        if (throw_on_get_option) {
+            throw std::runtime_error("injected failure in get_option");
+        }
         const auto it = options.find(std::string(spec.name));
         if (it == options.end()) {
             return std::nullopt;

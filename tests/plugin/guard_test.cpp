@@ -47,11 +47,11 @@ TEST_CASE("guard: bad_alloc and foreign exceptions", "[guard]") {
 TEST_CASE("guard: a throw inside real hook logic is contained", "[guard]") {
     g_lines.clear();
     switchyard::spank::test::FakeSpankApi api;
-    api.throw_on_register = true;
+    api.throw_on_get_option = true;
     switchyard::CapturingLogger log;
-    const int rc =
-        guard("init", capture, -1, [&] { return switchyard::spank::hooks::init(api, log, {}); });
+    const int rc = guard("user_init", capture, -1,
+                         [&] { return switchyard::spank::hooks::user_init(api, log, {}); });
     CHECK(rc == -1);
     REQUIRE(g_lines.size() == 1);
-    CHECK(g_lines[0] == "switchyard: init: internal error: injected failure in register_option");
+    CHECK(g_lines[0] == "switchyard: user_init: internal error: injected failure in get_option");
 }

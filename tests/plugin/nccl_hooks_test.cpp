@@ -99,12 +99,10 @@ TEST_CASE("nccl hooks: obsolete user variables are warned about", "[nccl-hooks]"
 
 TEST_CASE("nccl hooks: unknown or private profiles are refused in the client", "[nccl-hooks]") {
     NcclFixture fx;
-    FakeSpankApi api;
-    api.ctx = Context::Local;
     CapturingLogger log;
-    REQUIRE(hooks::init(api, log, {fx.config_word}) == 0);
     const int val = static_cast<int>(policy::OptionId::NcclEnv);
-    CHECK(hooks::option(val, "debug", 0, log) == 0);
+    // A client: no init ran in the step module; the plugstack words give config=.
+    CHECK(hooks::option(val, "debug", 0, log, {fx.config_word}) == 0);
     CHECK(hooks::option(val, "nosuch", 0, log) == -1);
     CHECK(log.contains(Level::Error,
                        "--nccl-env: unknown profile 'nosuch'; allowed: auto, off, debug"));
