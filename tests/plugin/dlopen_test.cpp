@@ -317,6 +317,25 @@ TEST_CASE("dlopen: the front loads a step module only if no one else can change 
 
     CHECK(remote_init("trusted") == 0);
     CHECK(g_host.errors.empty());
+
+    // A step module of another build (a partial upgrade) is refused by its version. Its own
+    // directory: the trusted one stays loaded (the front never unloads it), so no file of
+    // that name may be rewritten in place.
+    const fs::path other = dir / "other";
+    fs::create_directory(other);
+    fs::permissions(other, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                               fs::perms::others_read | fs::perms::others_exec);
+    fs::copy_file(SWITCHYARD_PLUGIN_PATH, other / "spank_switchyard.so");
+    fs::copy_file(SWITCHYARD_OTHER_STEP_PATH, other / "switchyard_step.so");
+    g_host = Host{};
+    g_host.ctx = S_CTX_REMOTE;
+    {
+        Plugin p((other / "spank_switchyard.so").string());
+        CHECK(call(p, "slurm_spank_init", {}) == -1);
+    }
+    CHECK_THAT(g_host.errors.at(0),
+               Catch::Contains((other / "switchyard_step.so").string() +
+                               " is not from this build of spank_switchyard.so"));
     fs::remove_all(dir);
 }
 
