@@ -100,12 +100,12 @@ const switchyard_step_hooks* step_module() {
     }
     auto entry = reinterpret_cast<switchyard_step_entry_fn>(dlsym(handle, SWITCHYARD_STEP_SYMBOL));
     const switchyard_step_hooks* step = entry != nullptr ? entry(g_options, kOptionCount) : nullptr;
-    if (step == nullptr || step->abi != SWITCHYARD_STEP_ABI || step->version == nullptr ||
-        std::strcmp(step->version, SWITCHYARD_VERSION_STRING) != 0) {
+    if (step == nullptr || step->abi != SWITCHYARD_STEP_ABI || step->build == nullptr ||
+        std::strcmp(step->build, SWITCHYARD_STEP_BUILD) != 0) {
         slurm_error(
-            "switchyard: %s is not from this build of spank_switchyard.so (version %s): "
-            "install both from one package",
-            path, SWITCHYARD_VERSION_STRING);
+            "switchyard: %s is not from this build of spank_switchyard.so (%s): install both "
+            "from one package",
+            path, SWITCHYARD_STEP_BUILD);
         dlclose(handle);
         return nullptr;
     }

@@ -13,6 +13,9 @@
 /// The file name of the step module, beside spank_switchyard.so.
 #define SWITCHYARD_STEP_MODULE "switchyard_step.so"
 
+/// The build both modules must share: the version and the Slurm release built for.
+#define SWITCHYARD_STEP_BUILD SWITCHYARD_VERSION_STRING " for Slurm " SWITCHYARD_SLURM_RELEASE
+
 /// The symbol the front looks up in the step module.
 #define SWITCHYARD_STEP_SYMBOL "switchyard_step_v1"
 
@@ -22,8 +25,8 @@ extern "C" {
 using switchyard_hook_fn = int (*)(spank_t sp, int ac, char** av);
 
 struct switchyard_step_hooks {
-    unsigned abi;         ///< SWITCHYARD_STEP_ABI of the step module's build
-    const char* version;  ///< SWITCHYARD_VERSION_STRING of the step module's build
+    unsigned abi;       ///< SWITCHYARD_STEP_ABI of the step module's build
+    const char* build;  ///< SWITCHYARD_STEP_BUILD of the step module
     switchyard_hook_fn init;
     switchyard_hook_fn user_init;
     switchyard_hook_fn task_init;

@@ -37,7 +37,7 @@ int option(int val, const char* optarg, int remote, int ac, char** av) {
 }
 
 constexpr switchyard_step_hooks kStep{
-    SWITCHYARD_STEP_ABI, SWITCHYARD_VERSION_STRING, init, user_init, task_init, exit_hook, option};
+    SWITCHYARD_STEP_ABI, SWITCHYARD_STEP_BUILD, init, user_init, task_init, exit_hook, option};
 
 }  // namespace
 
