@@ -142,15 +142,19 @@ int run_discover(const DiscoverArgs& a) {
             return p.matches(hca);
         };
     }
-    auto c = topo::classify(*graph, opt);
+    std::vector<std::string> expected;
     if (!a.expect_hosts.empty()) {
-        auto expected = expand_hostlist(a.expect_hosts);
-        if (!expected) {
-            std::cerr << "switchyard discover: --expect-hosts: " << expected.error().message()
-                      << "\n";
+        auto names = expand_hostlist(a.expect_hosts);
+        if (!names) {
+            std::cerr << "switchyard discover: --expect-hosts: " << names.error().message() << "\n";
             return kExitUsage;
         }
-        (void)topo::check_expected_hosts(c.map, *expected);
+        expected = std::move(*names);
+        opt.expected_hosts = &expected;
+    }
+    auto c = topo::classify(*graph, opt);
+    if (opt.expected_hosts != nullptr) {
+        (void)topo::check_expected_hosts(c.map, expected);
     }
     for (const auto& w : graph->warnings) {
         c.map.anomalies.push_back({w.kind, w.where.to_string() + ": " + w.message});

@@ -41,6 +41,12 @@ CASES = {
     # Fault injection at 1024 hosts: 5 % of leaf-spine cables and 10 % of global cables pulled.
     "rail4-1024-hosts-pulled-cables": ["rail", "--sus", "32", "--hosts-per-su", "32", "--rails", "4",
                                        "--spines", "8", "--drop-uplinks", "5", "--drop-seed", "11"],
+    # Hosts cabled straight into a spine: compute ones are an SU of their own, storage is not.
+    "fat2-hosts-on-spine": ["fat2", "--leaves", "4", "--spines", "2", "--hosts-per-leaf", "4",
+                            "--spine-hosts", "2", "--spine-storage", "1"],
+    "dragonfly-plus-hosts-on-spine": ["dfp", "--groups", "4", "--leaves", "4", "--spines", "2",
+                                      "--hosts-per-leaf", "4", "--global-links", "2",
+                                      "--spine-hosts", "2", "--spine-storage", "1"],
     "dragonfly-plus-1024-hosts-pulled-cables": ["dfp", "--groups", "8", "--leaves", "4", "--spines", "4",
                                                 "--hosts-per-leaf", "32", "--global-links", "4",
                                                 "--drop-uplinks", "5", "--drop-global", "10",
@@ -99,6 +105,8 @@ def truth_cables(truth):
     for host, rec in truth["hosts"].items():
         for h in rec["hcas"]:
             guid[f"H-{host}-{h['hca']}"] = int(h["guid"], 16)
+    for n in truth.get("non_compute", []):
+        guid[f"H-{n['host']}-{n['hca']}"] = int(n["guid"], 16)
     return {tuple(sorted([(guid[a], pa), (guid[b], pb)])) for a, pa, b, pb in truth["links"]}
 
 
@@ -198,6 +206,23 @@ def check_classification(binary, truth, base, shape):
     want_kinds = set(["resolved-by-guid-map"] if unnamed else [])
     want_kinds |= {"missing-uplink" for d in dropped if d["kind"] == "uplink"}
     want_kinds |= {"thin-global-links" for d in dropped if d["kind"] == "global"}
+    on_spine = [h for h, rec in truth["hosts"].items() if rec["su"] == rec["hcas"][0]["leaf"]]
+    non_compute = truth.get("non_compute", [])
+    if on_spine or non_compute:
+        want_kinds.add("host-on-spine")
+        said = [a["detail"] for a in got["anomalies"] if a["kind"] == "host-on-spine"]
+        check(len(said) == len(on_spine) + len(non_compute),
+              f"{len(said)} host-on-spine reports, expected {len(on_spine) + len(non_compute)}")
+        for h in on_spine:
+            check(any(d.startswith(h + " ") and "an SU of its own" in d for d in said),
+                  f"{h} on a spine is reported as a compute host in an SU of its own")
+        for n in non_compute:
+            check(any(d.startswith(n["host"] + " ") and f"'{n['spine']}'" in d and
+                      "left out of placement" in d for d in said),
+                  f"{n['host']} on {n['spine']} is reported and left out")
+        tiers = {s["name"]: s["tier"] for s in got["switches"]}
+        check(all(tiers[s["name"]] == (1 if s["role"] == "leaf" else 2) for s in truth["switches"]),
+              "the hosts on a spine leave the tiers as the switch graph gives them")
     check(kinds == sorted(want_kinds), f"anomalies: {kinds}, expected {sorted(want_kinds)}")
     if dropped:
         check_pulled_cables(got, truth, leaf_name)

@@ -14,6 +14,8 @@ Shapes (see ../shared/reference/fabric.md section 3):
 Fault injection: --drop-uplinks PCT and --drop-global PCT pull that share of the leaf-to-upper
 and group-to-group cables (--drop-seed chooses which); --halve-uplinks PREFIX pulls every second
 uplink of the leaves named PREFIX...; the truth lists them under "dropped".
+Hosts on a spine: --spine-hosts N compute hosts and --spine-storage N storage servers cabled
+straight into a spine (the truth lists the storage servers under "non_compute").
 
 Writes <out>.net (ibnetdiscover format as ibsim 0.10 reads it: every link on both ends) and
 <out>.truth.json (hosts, HCA -> leaf/port, SU, pod/group, switch roles, full link list, counts)
@@ -157,6 +159,7 @@ class Fabric:
             "switches": switches, "hosts": self.hosts,
             "links": [list(link) for link in self.links],
             "dropped": getattr(self, "dropped", []),
+            "non_compute": getattr(self, "non_compute", []),
         }
 
 
@@ -264,6 +267,26 @@ def build_rail(f, a):
                     f.link(leaf, sp)
 
 
+def hosts_on_spine(f, compute, storage):
+    """Cables `compute` more compute hosts (named like the others, one HCA each) into the first
+    spine, and `storage` storage servers (storage01...) into the last spine of the same group:
+    hosts a site cables straight into a spine. The compute ones are an SU of their own, named
+    after the spine; the storage servers are no compute hosts (truth: "non_compute")."""
+    spines = [s for s in f.switches if s["role"] == "spine"]
+    first = spines[0]
+    same_group = [s for s in spines if s.get("group") == first.get("group")]
+    group = {"group": first["group"]} if first.get("group") else {}
+    total = len(f.hosts)
+    for k in range(compute):
+        f.attach(host_name(total + k + 1), "mlx5_0", first, su=first["name"], **group)
+    f.non_compute = []
+    for k in range(storage):
+        ca = f.ca(f"storage{k + 1:02d}", "mlx5_0")
+        f.link(same_group[-1], ca)
+        f.non_compute.append({"host": ca["host"], "hca": "mlx5_0", "guid": f"0x{ca['guid']:016x}",
+                              "spine": same_group[-1]["name"]})
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("shape", choices=["fat2", "fat3", "dfp", "rail"])
@@ -293,13 +316,17 @@ def main(argv):
     p.add_argument("--drop-seed", type=int, default=1, help="which cables are pulled")
     p.add_argument("--halve-uplinks", default="", metavar="PREFIX",
                    help="pull every second uplink of the leaves named PREFIX... (a degraded SU)")
+    p.add_argument("--spine-hosts", type=int, default=0, metavar="N",
+                   help="cable N more compute hosts into the first spine (fat2, rail, dfp)")
+    p.add_argument("--spine-storage", type=int, default=0, metavar="N",
+                   help="cable N storage servers (storage01...) into a spine (fat2, rail, dfp)")
     p.add_argument("--host-prefix", default="gpu", help="host names: PREFIX + zero-padded number")
     p.add_argument("--host-digits", type=int, default=4)
     a = p.parse_args(argv)
     global HOST_PREFIX, HOST_DIGITS
     HOST_PREFIX, HOST_DIGITS = a.host_prefix, a.host_digits
     for k, v in vars(a).items():
-        if isinstance(v, int) and not isinstance(v, bool) and v < 1 and k not in ("shuffle", "unnamed"):
+        if isinstance(v, int) and not isinstance(v, bool) and v < 1 and k not in ("shuffle", "unnamed", "spine_hosts", "spine_storage"):
             p.error(f"--{k.replace('_', '-')} must be at least 1, got {v}")
     if a.shuffle:
         import random
@@ -312,6 +339,10 @@ def main(argv):
         HOST_NUMBER.update({i + 1: n for i, n in enumerate(order)})
     f = Fabric(a.factory_names)
     {"fat2": build_fat2, "fat3": build_fat3, "dfp": build_dfp, "rail": build_rail}[a.shape](f, a)
+    if a.spine_hosts or a.spine_storage:
+        if a.shape == "fat3":
+            p.error("--spine-hosts/--spine-storage: fat3 has aggregation and core switches, no spine")
+        hosts_on_spine(f, a.spine_hosts, a.spine_storage)
     if a.drop_uplinks or a.drop_global:
         f.dropped = f.drop_cables(a.drop_uplinks, a.drop_global, a.drop_seed)
     if a.halve_uplinks:

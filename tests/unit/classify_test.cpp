@@ -7,6 +7,7 @@
 
 #include "catch.hpp"
 #include "paths.hpp"
+#include "switchyard/topology/slurm_writers.hpp"
 
 using namespace switchyard::topology;
 
@@ -193,9 +194,109 @@ TEST_CASE("classify: a spine that carries hosts stays a spine", "[classify]") {
         if (a.kind == "host-on-spine" && a.detail.starts_with("storage01")) {
             CHECK(a.detail ==
                   "storage01 mlx5_0 is cabled to 'spine1', a spine (it joins other "
-                  "leaves), not to a leaf: left out of placement");
+                  "leaves); not named like the compute hosts: left out of placement");
         }
     }
+}
+
+TEST_CASE("classify: compute hosts cabled into a spine are an SU of their own", "[classify]") {
+    // n31 is named like the hosts on leaves (n11..n23): a compute host, placed in an SU of its
+    // own under spine1; storage01 is not; n11's third HCA on spine1 is left out (n11 is on
+    // leaves). The tiers, SUs and groups of the leaves stay as they were.
+    auto clean = classify(rail_fabric().g, {}).map;
+    auto b = rail_fabric();
+    NodeIndex spine1 = kNoNode;
+    for (NodeIndex i = 0; i < b.g.nodes.size(); ++i) {
+        if (b.g.nodes[i].desc == "MF0;spine1:MQM9700/U1") {
+            spine1 = i;
+        }
+    }
+    REQUIRE(spine1 != kNoNode);
+    b.link(b.ca("n31 mlx5_0"), spine1);
+    b.link(b.ca("storage01 mlx5_0"), spine1);
+    b.link(b.ca("n11 mlx5_2"), spine1);
+    const auto c = classify(b.g, {});
+    const auto& m = c.map;
+    CHECK(m.kind == FabricKind::FatTree);
+    CHECK(m.tiers == 2);
+    REQUIRE(m.sus.size() == clean.sus.size() + 1);
+    const auto* n31 = m.find_host("n31");
+    REQUIRE(n31 != nullptr);
+    const auto& su = m.sus[n31->su];
+    CHECK(m.su_on_spine(n31->su));
+    REQUIRE(su.leaves.size() == 1);
+    CHECK(m.switches[su.leaves[0]].name == "spine1");
+    CHECK(m.switches[su.leaves[0]].tier == 2);
+    CHECK(su.hosts.size() == 1);
+    CHECK(su.group == m.sus[m.find_host("n11")->su].group);
+    CHECK(m.groups.size() == 1);
+    for (std::uint32_t s = 0; s < m.sus.size(); ++s) {
+        CHECK(m.su_on_spine(s) == (s == n31->su));
+    }
+    CHECK(m.find_host("storage01") == nullptr);
+    CHECK(m.rails_of(*m.find_host("n11")).size() == 2);
+    const auto counts = anomaly_counts(m);
+    CHECK(counts.at("host-on-spine") == 3);
+    CHECK(counts.count("disconnected") == 0);
+    CHECK(counts.count("leaf-to-leaf") == 0);
+    CHECK(counts.count("missing-uplink") == 0);
+    std::set<std::string> details;
+    for (const auto& a : m.anomalies) {
+        if (a.kind == "host-on-spine") {
+            details.insert(a.detail);
+        }
+    }
+    CHECK(details == std::set<std::string>{
+                         "n11 mlx5_2 is cabled to 'spine1', a spine (it joins other leaves), and "
+                         "its other HCAs reach leaves: this HCA is left out of placement",
+                         "n31 mlx5_0 is cabled to 'spine1', a spine (it joins other leaves): a "
+                         "compute host, in an SU of its own there",
+                         "storage01 mlx5_0 is cabled to 'spine1', a spine (it joins other "
+                         "leaves); not named like the compute hosts: left out of placement"});
+    // Slurm sees it: one more switch line with n31, under the same root; its block comes last
+    // and does not set the base block size.
+    const auto conf = write_topology_conf(m, "");
+    CHECK(conf.find("SwitchName=" + su.name + " Nodes=n31\n") != std::string::npos);
+    const auto layout = block_layout(m);
+    CHECK(layout.base == 3);
+    REQUIRE(layout.sus.size() == m.sus.size());
+    CHECK(layout.sus.back() == n31->su);
+    // The map file keeps it: written and read back, the same SU on the same spine.
+    const auto text = write_fabric_map(m, "");
+    const auto back = read_fabric_map(text, "fabric.map");
+    REQUIRE(back.has_value());
+    CHECK(write_fabric_map(*back, "") == text);
+    CHECK(back->su_on_spine(back->find_host("n31")->su));
+}
+
+TEST_CASE("classify: --expect-hosts decides which hosts on a spine are compute hosts",
+          "[classify]") {
+    auto b = rail_fabric();
+    NodeIndex spine1 = kNoNode;
+    for (NodeIndex i = 0; i < b.g.nodes.size(); ++i) {
+        if (b.g.nodes[i].desc == "MF0;spine1:MQM9700/U1") {
+            spine1 = i;
+        }
+    }
+    REQUIRE(spine1 != kNoNode);
+    b.link(b.ca("n31 mlx5_0"), spine1);
+    b.link(b.ca("login01 mlx5_0"), spine1);
+    // The site says login01 is a compute node and n31 is not (say, a spare).
+    const std::vector<std::string> expected{"n11", "n12", "n13", "n21", "n22", "n23", "login01"};
+    ClassifyOptions opt;
+    opt.expected_hosts = &expected;
+    const auto m = classify(b.g, opt).map;
+    CHECK(m.find_host("n31") == nullptr);
+    REQUIRE(m.find_host("login01") != nullptr);
+    CHECK(m.su_on_spine(m.find_host("login01")->su));
+    CHECK(m.tiers == 2);
+    bool told = false;
+    for (const auto& a : m.anomalies) {
+        told = told || a.detail ==
+                           "n31 mlx5_0 is cabled to 'spine1', a spine (it joins other leaves); "
+                           "not an expected host (--expect-hosts): left out of placement";
+    }
+    CHECK(told);
 }
 
 TEST_CASE("classify: leaves cabled to each other are no tier and no false disconnection",

@@ -132,10 +132,19 @@ private:
 
     /// A switch that serves hosts is a leaf, unless it is a spine that also carries a few
     /// hosts (storage, UFM, login servers cabled straight into it): one cabled to at least two
-    /// other host-serving switches, and to more of them than it serves hosts. Its hosts' cables
-    /// are reported and left out, so the tiers come from the switch graph. Leaves cabled to one
-    /// another (stacked edge switches) stay leaves.
-    void demote_spines_with_hosts(HostTable& hosts);
+    /// other host-serving switches, and to more of them than it serves hosts. Such spines go to
+    /// spines_with_hosts_, and compute_tiers() starts from the other switches, so the tiers come
+    /// from the switch graph. Leaves cabled to one another (stacked edge switches) stay leaves.
+    void find_spines_with_hosts(const HostTable& hosts);
+    std::set<NodeIndex> spines_with_hosts_;
+
+    /// The hosts on those spines, once the tiers are known. A compute host (one --expect-hosts
+    /// names, else one named like the hosts on leaves: gpu0129 among gpu[0001-0128]) cabled
+    /// only into tier-2 switches keeps its rails and becomes an SU of its own. Anything else
+    /// (storage, UFM, login servers; a core switch's hosts; a spine cable of a host that also
+    /// reaches leaves) is left out. Each is reported (host-on-spine), naming the host and spine.
+    void settle_spine_hosts(HostTable& hosts);
+    std::set<NodeIndex> spine_sus_;  ///< spines whose compute hosts form an SU
 
     /// A switch's name for messages before the switches are named: its description's name part.
     [[nodiscard]] std::string switch_name(NodeIndex sw) const;

@@ -10,8 +10,9 @@ namespace detail {
 
 void Classifier::run() {
     auto hosts = find_hosts();
-    demote_spines_with_hosts(hosts);
+    find_spines_with_hosts(hosts);
     compute_tiers(hosts);
+    settle_spine_hosts(hosts);
     build_switches();
     build_hosts_and_sus(hosts);
     build_groups();
@@ -33,7 +34,7 @@ void Classifier::compute_tiers(const HostTable& hosts) {
     std::deque<NodeIndex> queue;
     for (const auto& [host, rails] : hosts.hosts) {
         for (const auto& r : rails) {
-            if (tier_[r.leaf] == 0) {
+            if (tier_[r.leaf] == 0 && spines_with_hosts_.count(r.leaf) == 0) {
                 tier_[r.leaf] = 1;
                 queue.push_back(r.leaf);
             }
@@ -141,7 +142,8 @@ void Classifier::build_hosts_and_sus(const HostTable& hosts) {
         map_.sus[h.su].hosts.push_back(hi);
     }
     for (std::uint32_t s = 0; s < map_.switches.size(); ++s) {
-        if (map_.switches[s].tier == 1) {
+        if (map_.switches[s].tier == 1 ||
+            (!spine_sus_.empty() && spine_sus_.count(leaf_node(s)) != 0)) {
             map_.sus[su_of_root[leaves.find(s)]].leaves.push_back(s);
         }
     }
@@ -222,6 +224,11 @@ void Classifier::build_groups() {
     std::vector<char> has_uplink(nsus, 0);
     for (std::uint32_t s = 0; s < nsus; ++s) {
         for (const auto leaf : map_.sus[s].leaves) {
+            if (map_.switches[leaf].tier == 2) {  // compute hosts on a spine: its group's SU
+                groups.join(s, static_cast<std::uint32_t>(nsus + leaf));
+                has_uplink[s] = 1;
+                continue;
+            }
             for (const auto& p : g_.nodes[leaf_node(leaf)].ports) {
                 const auto other = p.remote == kNoNode ? kNone : switch_index_[p.remote];
                 if (other == kNone || other == leaf) {
@@ -346,7 +353,9 @@ void Classifier::report_missing_uplinks(const UplinkCounts& uplinks) {
     for (std::uint32_t gi = 0; gi < map_.groups.size(); ++gi) {
         std::vector<std::uint32_t> leaves;
         for (const auto s : map_.groups[gi].sus) {
-            leaves.insert(leaves.end(), map_.sus[s].leaves.begin(), map_.sus[s].leaves.end());
+            if (!map_.su_on_spine(s)) {  // a spine's own hosts: no uplink to miss
+                leaves.insert(leaves.end(), map_.sus[s].leaves.begin(), map_.sus[s].leaves.end());
+            }
         }
         if (leaves.size() < 3) {
             continue;  // too few leaves to say what "most" cable to

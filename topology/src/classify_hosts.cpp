@@ -186,11 +186,9 @@ bool Classifier::add_rails(HostTable& hosts,
 }
 
 /// A switch that serves hosts is a leaf, unless it is a spine that also carries a few
-/// hosts (storage, UFM, login servers cabled straight into it): one cabled to at least two
-/// other host-serving switches, and to more of them than it serves hosts. Its hosts' cables
-/// are reported and left out, so the tiers come from the switch graph. Leaves cabled to one
-/// another (stacked edge switches) stay leaves.
-void Classifier::demote_spines_with_hosts(HostTable& hosts) {
+/// hosts: one cabled to at least two other host-serving switches, and to more of them than it
+/// serves hosts. Leaves cabled to one another (stacked edge switches) stay leaves.
+void Classifier::find_spines_with_hosts(const HostTable& hosts) {
     // Hosts per switch (distinct: a host's rails are adjacent), by graph node.
     std::vector<std::uint32_t> on_switch(g_.nodes.size(), 0);
     std::vector<std::uint32_t> last_host(g_.nodes.size(), kNone);
@@ -202,7 +200,6 @@ void Classifier::demote_spines_with_hosts(HostTable& hosts) {
             }
         }
     }
-    std::set<NodeIndex> spines;
     std::vector<NodeIndex> neighbours;
     for (NodeIndex sw = 0; sw < g_.nodes.size(); ++sw) {
         if (on_switch[sw] == 0) {
@@ -219,22 +216,71 @@ void Classifier::demote_spines_with_hosts(HostTable& hosts) {
         const auto distinct = static_cast<std::size_t>(
             std::unique(neighbours.begin(), neighbours.end()) - neighbours.begin());
         if (distinct >= 2 && on_switch[sw] < distinct) {
-            spines.insert(sw);
+            spines_with_hosts_.insert(sw);
         }
     }
-    if (spines.empty()) {
+}
+
+namespace {
+
+/// A host name without its trailing number: "gpu" for gpu0129, "storage" for storage01.
+std::string_view name_stem(std::string_view host) {
+    while (!host.empty() && std::isdigit(static_cast<unsigned char>(host.back())) != 0) {
+        host.remove_suffix(1);
+    }
+    return host;
+}
+
+}  // namespace
+
+void Classifier::settle_spine_hosts(HostTable& hosts) {
+    if (spines_with_hosts_.empty()) {
         return;
     }
+    const auto on_spine = [&](const RawRail& r) { return spines_with_hosts_.count(r.leaf) != 0; };
+    std::set<std::string_view> leaf_stems;  // of the hosts on leaves
+    std::set<std::string_view> expected;
+    if (opt_.expected_hosts != nullptr) {
+        expected.insert(opt_.expected_hosts->begin(), opt_.expected_hosts->end());
+    }
+    for (const auto& [host, rails] : hosts.hosts) {
+        if (!std::all_of(rails.begin(), rails.end(), on_spine)) {
+            leaf_stems.insert(name_stem(host));
+        }
+    }
     for (auto& [host, rails] : hosts.hosts) {
+        if (std::none_of(rails.begin(), rails.end(), on_spine)) {
+            continue;
+        }
+        const bool on_leaf = !std::all_of(rails.begin(), rails.end(), on_spine);
+        const bool compute = opt_.expected_hosts != nullptr
+                                 ? expected.count(host) != 0
+                                 : leaf_stems.count(name_stem(host)) != 0;
         for (auto it = rails.begin(); it != rails.end();) {
-            if (spines.count(it->leaf) == 0) {
+            if (!on_spine(*it)) {
                 ++it;
                 continue;
             }
-            anomaly("host-on-spine", host + " " + it->hca + " is cabled to '" +
-                                         switch_name(it->leaf) +
-                                         "', a spine (it joins other leaves), not to a "
-                                         "leaf: left out of placement");
+            const auto head = host + " " + it->hca + " is cabled to '" + switch_name(it->leaf) +
+                              "', a spine (it joins other leaves)";
+            std::string why;
+            if (on_leaf) {
+                why = ", and its other HCAs reach leaves: this HCA is left out of placement";
+            } else if (!compute) {
+                why = opt_.expected_hosts != nullptr
+                          ? "; not an expected host (--expect-hosts): left out of placement"
+                          : "; not named like the compute hosts: left out of placement";
+            } else if (tier_[it->leaf] != 2) {
+                why = "; it is tier " + std::to_string(tier_[it->leaf]) +
+                      ", above the spines: left out of placement";
+            }
+            if (why.empty()) {
+                anomaly("host-on-spine", head + ": a compute host, in an SU of its own there");
+                spine_sus_.insert(it->leaf);
+                ++it;
+                continue;
+            }
+            anomaly("host-on-spine", head + why);
             ++stats_.excluded_hcas;
             --stats_.compute_hcas;
             it = rails.erase(it);

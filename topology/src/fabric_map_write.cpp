@@ -59,6 +59,11 @@ double FabricMap::su_uplinks_per_rail(std::uint32_t su) const {
     return cables / most;
 }
 
+bool FabricMap::su_on_spine(std::uint32_t su) const {
+    return su < sus.size() && !sus[su].leaves.empty() && sus[su].leaves.front() < switches.size() &&
+           switches[sus[su].leaves.front()].tier > 1;
+}
+
 const MapHost* FabricMap::find_host(std::string_view name) const {
     const auto it =
         std::lower_bound(hosts.begin(), hosts.end(), name,

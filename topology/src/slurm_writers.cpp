@@ -60,16 +60,39 @@ BlockLayout block_layout(const FabricMap& map) {
     if (map.sus.empty()) {
         return out;
     }
+    // The compute hosts cabled into a spine form SUs of their own, usually a few hosts: they
+    // neither set the base size nor count in a group's SUs, and their blocks come last, so they
+    // shift no aggregate. Only when every SU is one of them do they count.
+    bool any_leaf_su = false;
+    for (std::uint32_t s = 0; s < map.sus.size(); ++s) {
+        any_leaf_su = any_leaf_su || !map.su_on_spine(s);
+    }
+    const auto counted = [&](std::uint32_t s) { return !any_leaf_su || !map.su_on_spine(s); };
     std::size_t smallest = SIZE_MAX;
     std::size_t largest = 0;
+    std::vector<std::size_t> per_group;
+    std::vector<std::uint32_t> last;
     for (const auto& g : map.groups) {
-        out.sus.insert(out.sus.end(), g.sus.begin(), g.sus.end());
-    }
-    for (const auto& su : map.sus) {
-        smallest = std::min(smallest, su.hosts.size());
-        largest = std::max(largest, su.hosts.size());
+        per_group.push_back(0);
+        for (const auto s : g.sus) {
+            if (!counted(s)) {
+                last.push_back(s);
+                continue;
+            }
+            out.sus.push_back(s);
+            ++per_group.back();
+            smallest = std::min(smallest, map.sus[s].hosts.size());
+            largest = std::max(largest, map.sus[s].hosts.size());
+        }
     }
     out.base = smallest;
+    for (const auto s : last) {
+        out.sus.push_back(s);
+        out.notes.push_back("SU " + map.sus[s].name + " is the " +
+                            std::to_string(map.sus[s].hosts.size()) +
+                            " compute host(s) cabled into a spine: its block comes last and sets "
+                            "no size");
+    }
     if (smallest != largest) {
         out.notes.push_back("scalable units have " + std::to_string(smallest) + " to " +
                             std::to_string(largest) + " hosts: Slurm plans every block as " +
@@ -80,20 +103,18 @@ BlockLayout block_layout(const FabricMap& map) {
     if (map.groups.size() < 2) {
         return out;
     }
-    const std::size_t per_group = map.groups.front().sus.size();
-    bool same = true;
-    for (const auto& g : map.groups) {
-        same = same && g.sus.size() == per_group;
-    }
-    if (!same || !power_of_two(per_group) || per_group < 2 || smallest != largest) {
+    const std::size_t first = per_group.front();
+    const bool same =
+        std::all_of(per_group.begin(), per_group.end(), [&](std::size_t n) { return n == first; });
+    if (!same || !power_of_two(first) || first < 2 || smallest != largest) {
         std::string counts;
-        for (const auto& g : map.groups) {
-            counts += (counts.empty() ? "" : ", ") + std::to_string(g.sus.size());
+        for (const auto n : per_group) {
+            counts += (counts.empty() ? "" : ", ") + std::to_string(n);
         }
         const std::string why = smallest != largest ? "the SUs differ in size"
                                 : !same             ? "groups hold " + counts + " SUs"
-                                        : "every group holds " + std::to_string(per_group) + " SU" +
-                                              (per_group == 1 ? "" : "s") +
+                                        : "every group holds " + std::to_string(first) + " SU" +
+                                              (first == 1 ? "" : "s") +
                                               ", not a power of two of at least 2";
         out.notes.push_back(why +
                             ": Slurm aggregates 2^k consecutive blocks, aligned, so an aggregated "
@@ -101,7 +122,7 @@ BlockLayout block_layout(const FabricMap& map) {
                             "(groups come from the plan's stage order)");
         return out;
     }
-    out.group = smallest * per_group;
+    out.group = smallest * first;
     return out;
 }
 

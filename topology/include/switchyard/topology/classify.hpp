@@ -35,6 +35,9 @@ struct ClassifyOptions {
     /// --compute-hca, e.g. "mlx5_[0-7]"); others are storage/management HCAs and never shape
     /// the compute topology. Empty: all HCAs.
     std::function<bool(std::string_view)> compute_hca;
+    /// The hosts a site expects (discover --expect-hosts): which hosts cabled into a spine are
+    /// compute hosts. Without it, those named like the hosts on leaves are. Optional.
+    const std::vector<std::string>* expected_hosts = nullptr;
 };
 
 /// Compares the map with the hosts a site expects (the node names of its slurm.conf, say):

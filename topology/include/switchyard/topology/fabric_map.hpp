@@ -97,6 +97,9 @@ struct FabricMap {
     /// Cables per rail from SU `su`'s leaves to the tier above: their uplink counts over the
     /// most rails one of its hosts has (0 for maps without counts).
     [[nodiscard]] double su_uplinks_per_rail(std::uint32_t su) const;
+    /// Whether SU `su` is compute hosts cabled straight into a spine (its "leaves" are above
+    /// tier 1), not hosts under leaves.
+    [[nodiscard]] bool su_on_spine(std::uint32_t su) const;
 };
 
 /// The first word of a map file.
