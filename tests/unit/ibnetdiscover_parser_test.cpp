@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of the ibnetdiscover parser: both formats, bad input with line numbers, real captures.
+#include <algorithm>
+#include <string>
+
+#include "../../bench/synthetic_fabric.hpp"
 #include "catch.hpp"
 #include "paths.hpp"
 #include "switchyard/topology/fabric_graph.hpp"
@@ -250,4 +254,142 @@ TEST_CASE("ibnetdiscover_parser: ids resolve by their exact text, through the GU
     CHECK(mixed->nodes[0].ports[0].remote == 1);
     CHECK(mixed->nodes[1].ports[0].remote == 0);
     CHECK(mixed->warnings.empty());
+}
+
+namespace {
+
+/// The same dump with no empty line ("\n\n" becomes "\n \n", still a blank line to the
+/// reader): the parser finds no place to cut it and reads it in one pass.
+std::string one_pass(const std::string& text) {
+    std::string out;
+    out.reserve(text.size() + text.size() / 16);
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        out += text[i];
+        if (text[i] == '\n' && i + 1 < text.size() && text[i + 1] == '\n') {
+            out += ' ';
+        }
+    }
+    return out;
+}
+
+void check_same_graph(const FabricGraph& a, const FabricGraph& b) {
+    REQUIRE(a.nodes.size() == b.nodes.size());
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < a.nodes.size(); ++i) {
+        const auto& x = a.nodes[i];
+        const auto& y = b.nodes[i];
+        bool same = x.kind == y.kind && x.guid == y.guid && x.id == y.id && x.desc == y.desc &&
+                    x.nports == y.nports && x.devid == y.devid && x.line == y.line &&
+                    x.ports.size() == y.ports.size();
+        for (std::size_t k = 0; same && k < x.ports.size(); ++k) {
+            const auto& p = x.ports[k];
+            const auto& q = y.ports[k];
+            same = p.port == q.port && p.remote == q.remote && p.remote_port == q.remote_port &&
+                   p.port_guid == q.port_guid && p.line == q.line;
+        }
+        differ += same ? 0 : 1;
+    }
+    CHECK(differ == 0);
+    REQUIRE(a.warnings.size() == b.warnings.size());
+    for (std::size_t i = 0; i < a.warnings.size(); ++i) {
+        CHECK(a.warnings[i].kind == b.warnings[i].kind);
+        CHECK(a.warnings[i].where.to_string() == b.warnings[i].where.to_string());
+        CHECK(a.warnings[i].message == b.warnings[i].message);
+    }
+}
+
+/// Inserts `line` at the start of the first record after `fraction` of the text.
+std::size_t insert_line(std::string& text, double fraction, const std::string& line) {
+    const auto at =
+        text.find("\n\n", static_cast<std::size_t>(static_cast<double>(text.size()) * fraction)) +
+        2;
+    text.insert(at, line);
+    return at;
+}
+
+std::uint32_t line_at(const std::string& text, std::size_t pos) {
+    return static_cast<std::uint32_t>(
+        std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n') + 1);
+}
+
+}  // namespace
+
+TEST_CASE("ibnetdiscover: a large dump read in two halves is read as in one pass",
+          "[ibnetdiscover]") {
+    // 65,536 HCAs, 17 MB: above the size from which the parser reads two halves at once.
+    static const auto dump = switchyard::bench::synthetic_dragonfly(8192, 8);
+    auto text = dump;
+    REQUIRE(text.size() > (std::size_t{16} << 20U));
+    // Foreign lines in both halves, one cable that does not lead back in the second.
+    insert_line(text, 0.1, "ibwarn: [4711] mad_rpc: _do_madrpc failed; dport (DR path slid 0)\n");
+    insert_line(text, 0.8, "src/query_smp.c:228; umad (DR path) timed out\n");
+    const auto halves = parse_ibnetdiscover(text, "big.out");
+    const auto whole = parse_ibnetdiscover(one_pass(text), "big.out");
+    REQUIRE(halves);
+    REQUIRE(whole);
+    check_same_graph(*halves, *whole);
+    REQUIRE(halves->warnings.size() == 1);
+    CHECK(halves->warnings[0].kind == "foreign-lines");
+    CHECK(halves->warnings[0].message.starts_with("2 lines that are not"));
+    CHECK(halves->nodes.size() == 65536 + 64 * 48);  // HCAs, then 64 groups of 48 switches
+
+    SECTION("dangling and asymmetric cables in both halves are reported in file order") {
+        // Two port lines lead to a switch that is not in the dump: each is dangling, and the
+        // port at the other end of its cable no longer leads back.
+        std::vector<std::uint32_t> lines;
+        for (const double at : {0.2, 0.7}) {
+            const auto port = text.find(
+                "\n[1]\t\"S-", static_cast<std::size_t>(static_cast<double>(text.size()) * at));
+            REQUIRE(port != std::string::npos);
+            text.replace(port + 6, 18, "S-00000000deadbeef");
+            lines.push_back(line_at(text, port + 1));
+        }
+        const auto r = parse_ibnetdiscover(text, "big.out");
+        REQUIRE(r);
+        std::vector<std::string> dangling;
+        std::size_t asymmetric = 0;
+        for (const auto& w : r->warnings) {
+            if (w.kind == "dangling-link") {
+                dangling.push_back(w.where.to_string());
+            }
+            asymmetric += w.kind == "asymmetric-link" ? 1U : 0U;
+        }
+        CHECK(dangling == std::vector<std::string>{"big.out:" + std::to_string(lines[0]),
+                                                   "big.out:" + std::to_string(lines[1])});
+        CHECK(asymmetric == 2);
+        const auto w = parse_ibnetdiscover(one_pass(text), "big.out");
+        REQUIRE(w);
+        check_same_graph(*r, *w);
+    }
+    SECTION("an error in the second half names its line in the whole file") {
+        const auto at = insert_line(text, 0.75, "garbage here\n");
+        const auto r = parse_ibnetdiscover(text, "big.out");
+        REQUIRE_FALSE(r);
+        CHECK(r.error().to_string().starts_with("big.out:" + std::to_string(line_at(text, at)) +
+                                                ": unrecognised line"));
+        const auto w = parse_ibnetdiscover(one_pass(text), "big.out");
+        REQUIRE_FALSE(w);
+        CHECK(w.error().to_string() == r.error().to_string());
+    }
+    SECTION("with errors in both halves, the first one is reported") {
+        const auto first = insert_line(text, 0.25, "garbage one\n");
+        insert_line(text, 0.75, "garbage two\n");
+        const auto r = parse_ibnetdiscover(text, "big.out");
+        REQUIRE_FALSE(r);
+        CHECK(r.error().to_string().starts_with("big.out:" + std::to_string(line_at(text, first)) +
+                                                ": unrecognised line 'garbage one'"));
+    }
+    SECTION("attribute lines just before the cut still belong to the header after it") {
+        // The cut is the first empty line after the middle: put a devid= line before it.
+        const auto blank = text.find("\n\n", text.size() / 2);
+        text.insert(blank + 1, "devid=0xbeef\n");
+        const auto r = parse_ibnetdiscover(text, "big.out");
+        REQUIRE(r);
+        const auto w = parse_ibnetdiscover(one_pass(text), "big.out");
+        REQUIRE(w);
+        check_same_graph(*r, *w);
+        const auto n = std::count_if(r->nodes.begin(), r->nodes.end(),
+                                     [](const FabricNode& x) { return x.devid == 0xbeef; });
+        CHECK(n == 1);
+    }
 }

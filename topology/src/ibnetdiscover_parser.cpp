@@ -5,7 +5,11 @@
 #include <array>
 #include <charconv>
 #include <cstring>
+#include <exception>
+#include <iterator>
 #include <span>
+#include <system_error>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 
@@ -21,26 +25,30 @@ void check_symmetry(FabricGraph& g, std::string_view source) {
             std::sort(n.ports.begin(), n.ports.end(), by_port);
         }
     }
-    for (NodeIndex i = 0; i < g.nodes.size(); ++i) {
-        for (const auto& p : g.nodes[i].ports) {
-            if (p.remote == kNoNode) {
-                continue;
-            }
-            const auto& rports = g.nodes[p.remote].ports;
-            const auto it =
-                std::lower_bound(rports.begin(), rports.end(), p.remote_port,
-                                 [](const FabricPort& a, std::uint32_t v) { return a.port < v; });
-            const bool back = it != rports.end() && it->port == p.remote_port && it->remote == i &&
-                              it->remote_port == p.port;
-            if (!back) {
-                g.warnings.push_back({"asymmetric-link", SourceLoc{std::string(source), p.line, 0},
-                                      "'" + g.nodes[i].id + "'[" + std::to_string(p.port) +
-                                          "] → '" + g.nodes[p.remote].id + "'[" +
-                                          std::to_string(p.remote_port) +
-                                          "], but that port does not lead back"});
-            }
-        }
-    }
+    const auto& nodes = g.nodes;  // read only from here: the halves share it
+    in_halves(nodes.size(), kHalvesFromItems, g.warnings,
+              [&](std::size_t begin, std::size_t end, std::vector<Diagnostic>& warnings) {
+                  for (auto i = static_cast<NodeIndex>(begin); i < end; ++i) {
+                      for (const auto& p : nodes[i].ports) {
+                          if (p.remote == kNoNode) {
+                              continue;
+                          }
+                          const auto& rports = nodes[p.remote].ports;
+                          const auto it = std::lower_bound(
+                              rports.begin(), rports.end(), p.remote_port,
+                              [](const FabricPort& a, std::uint32_t v) { return a.port < v; });
+                          const bool back = it != rports.end() && it->port == p.remote_port &&
+                                            it->remote == i && it->remote_port == p.port;
+                          if (!back) {
+                              warnings.push_back(
+                                  {"asymmetric-link", SourceLoc{std::string(source), p.line, 0},
+                                   "'" + nodes[i].id + "'[" + std::to_string(p.port) + "] → '" +
+                                       nodes[p.remote].id + "'[" + std::to_string(p.remote_port) +
+                                       "], but that port does not lead back"});
+                          }
+                      }
+                  }
+              });
 }
 
 }  // namespace ibnet
@@ -163,40 +171,46 @@ Result<GuidTable> unique_guids(const FabricGraph& g, std::string_view source) {
 }
 
 /// Resolves every pending remote id: through the GUID its "S-<hex>" form names (checked against
-/// the node's own id), else by the id's text; unknown ids become dangling.
+/// the node's own id), else by the id's text; unknown ids become dangling. Both tables are
+/// read only while the two halves of the ports run at once.
 void resolve_remotes(FabricGraph& g,
                      const GuidTable& by_guid,
                      const std::vector<PendingPort>& pending,
                      std::string_view source) {
-    std::unordered_map<std::string_view, NodeIndex> by_id;  // built on the first miss only
-    constexpr std::size_t kAhead = 8;
-    for (std::size_t k = 0; k < pending.size(); ++k) {
-        if (k + kAhead < pending.size()) {
-            by_guid.prefetch(pending[k + kAhead].remote_id);
+    std::unordered_map<std::string_view, NodeIndex> by_id;
+    if (!by_guid.all_canonical()) {
+        by_id.reserve(g.nodes.size() * 2);
+        for (NodeIndex i = 0; i < g.nodes.size(); ++i) {
+            by_id.emplace(g.nodes[i].id, i);
         }
-        const auto& p = pending[k];
-        auto& port = g.nodes[p.node].ports[p.port_index];
-        auto remote = by_guid.find_canonical(p.remote_id);
-        if (remote == kNoNode && !by_guid.all_canonical()) {
-            if (by_id.empty()) {
-                by_id.reserve(g.nodes.size() * 2);
-                for (NodeIndex i = 0; i < g.nodes.size(); ++i) {
-                    by_id.emplace(g.nodes[i].id, i);
-                }
-            }
-            const auto it = by_id.find(p.remote_id);
-            remote = it == by_id.end() ? kNoNode : it->second;
-        }
-        if (remote == kNoNode) {
-            g.warnings.push_back({"dangling-link", SourceLoc{std::string(source), port.line, 0},
-                                  "port " + std::to_string(port.port) + " of '" +
-                                      g.nodes[p.node].id + "' leads to '" +
-                                      std::string(p.remote_id) +
-                                      "', which has no record in the dump"});
-            continue;
-        }
-        port.remote = remote;
     }
+    auto& nodes = g.nodes;  // each pending entry is its own port: the halves write apart
+    const auto resolve = [&](std::size_t begin, std::size_t end,
+                             std::vector<Diagnostic>& warnings) {
+        constexpr std::size_t kAhead = 8;
+        for (std::size_t k = begin; k < end; ++k) {
+            if (k + kAhead < end) {
+                by_guid.prefetch(pending[k + kAhead].remote_id);
+            }
+            const auto& p = pending[k];
+            auto& port = nodes[p.node].ports[p.port_index];
+            auto remote = by_guid.find_canonical(p.remote_id);
+            if (remote == kNoNode && !by_id.empty()) {
+                const auto it = by_id.find(p.remote_id);
+                remote = it == by_id.end() ? kNoNode : it->second;
+            }
+            if (remote == kNoNode) {
+                warnings.push_back({"dangling-link", SourceLoc{std::string(source), port.line, 0},
+                                    "port " + std::to_string(port.port) + " of '" +
+                                        nodes[p.node].id + "' leads to '" +
+                                        std::string(p.remote_id) +
+                                        "', which has no record in the dump"});
+                continue;
+            }
+            port.remote = remote;
+        }
+    };
+    in_halves(pending.size(), kHalvesFromItems, g.warnings, resolve);
 }
 
 /// Attributes given on the lines before a header.
@@ -222,14 +236,27 @@ Result<void> parse_attr_line(std::string_view line, PendingAttrs& attrs) {
     return {};  // vendid, sysimgguid and other ids carry nothing we use
 }
 
-Result<FabricGraph> parse_records(std::string_view text, std::string_view source) {
+/// What a stretch of records gives: its nodes, their ports' unresolved remote ends, the foreign
+/// lines skipped, where it ends, and whether attribute lines at its end wait for a header.
+struct Stretch {
     FabricGraph g;
-    g.nodes.reserve(text.size() / 400 + 16);
     std::vector<PendingPort> pending;
-    pending.reserve(text.size() / 90 + 16);
+    ForeignLines foreign;
+    std::uint32_t last_line = 0;
+    bool attrs_pending = false;
+};
+
+/// Reads the records of `text`; `whole` is the file's size, for reserving room for all of its
+/// nodes at once.
+Result<Stretch> read_records(std::string_view text, std::size_t whole, std::string_view source) {
+    Stretch out;
+    auto& g = out.g;
+    auto& pending = out.pending;
+    auto& foreign = out.foreign;
+    g.nodes.reserve(whole / 320 + 16);  // a CA record is 200-400 bytes
+    pending.reserve(whole / 90 + 16);
     PendingAttrs attrs;
     NodeIndex current = kNoNode;
-    ForeignLines foreign;
     Lines lines(text);
     std::string_view line;
     while (lines.next(line)) {
@@ -337,18 +364,94 @@ Result<FabricGraph> parse_records(std::string_view text, std::string_view source
                         "unrecognised line " + quote_line(t) +
                             "; expected a Switch/Ca/Rt header, a [port] line or key=value");
     }
+    out.last_line = lines.number();
+    out.attrs_pending = attrs.guid.has_value() || attrs.devid != 0;
+    return out;
+}
+
+/// Dumps this large are read in two halves at once (800k HCAs: 320 MB, two cores here).
+constexpr std::size_t kHalvesFrom = std::size_t{16} << 20U;
+
+/// Reads `text` as two stretches split at the blank line that starts at `cut`, the second on
+/// another thread, and joins them. The second is read as if it began the file, and its line
+/// numbers are moved by the first's lines when they are joined; when it fails, the file is
+/// read again whole for the message's line. Between records the reader keeps only attribute
+/// lines that wait for their header: when the first half ends with some, the same.
+Result<Stretch> read_halves(std::string_view text, std::size_t cut, std::string_view source) {
+    const auto head = text.substr(0, cut);
+    const auto tail = text.substr(cut);
+    std::optional<Result<Stretch>> second;
+    std::exception_ptr thrown;
+    std::jthread worker;
+    try {
+        worker = std::jthread([&] {
+            try {
+                second.emplace(read_records(tail, tail.size(), source));
+            } catch (...) {
+                thrown = std::current_exception();
+            }
+        });
+    } catch (const std::system_error&) {  // no thread to be had: one pass
+        return read_records(text, text.size(), source);
+    }
+    auto first = read_records(head, text.size(), source);
+    worker.join();
+    if (thrown) {
+        std::rethrow_exception(thrown);
+    }
+    if (!first) {
+        return first;  // the first error in the file
+    }
+    if (!*second || first->attrs_pending) {
+        return read_records(text, text.size(), source);
+    }
+    auto& a = *first;
+    auto& b = **second;
+    const auto before = a.last_line;  // head ends with a newline: its lines
+    const auto offset = static_cast<NodeIndex>(a.g.nodes.size());
+    for (auto& node : b.g.nodes) {
+        node.line += before;
+        for (auto& p : node.ports) {
+            p.line += before;
+        }
+        a.g.nodes.push_back(std::move(node));
+    }
+    a.pending.reserve(a.pending.size() + b.pending.size());
+    for (auto p : b.pending) {
+        p.node += offset;
+        a.pending.push_back(p);
+    }
+    if (b.foreign.count > 0) {
+        b.foreign.first += before;
+    }
+    a.foreign.add(b.foreign);
+    a.last_line = before + b.last_line;
+    a.attrs_pending = b.attrs_pending;
+    return first;
+}
+
+Result<FabricGraph> parse_records(std::string_view text, std::string_view source) {
+    // The blank line after the middle: records never span one.
+    const auto blank =
+        text.size() >= kHalvesFrom ? text.find("\n\n", text.size() / 2) : std::string_view::npos;
+    auto read = blank == std::string_view::npos ? read_records(text, text.size(), source)
+                                                : read_halves(text, blank + 1, source);
+    if (!read) {
+        return fail(read.error());
+    }
+    auto& g = read->g;
     if (g.nodes.empty()) {
-        return error_at(source, lines.number(),
+        return error_at(source, read->last_line,
                         "no Switch or Ca record found; is this ibnetdiscover output?");
     }
     auto by_guid = unique_guids(g, source);
     if (!by_guid) {
         return fail(by_guid.error());
     }
-    resolve_remotes(g, *by_guid, pending, source);
+    resolve_remotes(g, *by_guid, read->pending, source);
     check_symmetry(g, source);
-    foreign.report(g, source);
-    return g;
+    read->foreign.report(g, source);
+    return std::move(g);
 }
 
 }  // namespace
