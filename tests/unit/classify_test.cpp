@@ -32,6 +32,16 @@ struct Builder {
         return add(NodeKind::Switch, "MF0;" + name + ":MQM9700/U1");
     }
     NodeIndex ca(const std::string& desc) { return add(NodeKind::Ca, desc); }
+    /// The switch made by sw(name).
+    NodeIndex switch_named(const std::string& name) const {
+        for (NodeIndex i = 0; i < g.nodes.size(); ++i) {
+            if (g.nodes[i].desc == "MF0;" + name + ":MQM9700/U1") {
+                return i;
+            }
+        }
+        FAIL("no switch " << name);
+        return kNoNode;
+    }
     void link(NodeIndex a, NodeIndex b) {
         auto pa = static_cast<std::uint32_t>(g.nodes[a].ports.size() + 1);
         auto pb = static_cast<std::uint32_t>(g.nodes[b].ports.size() + 1);
@@ -168,13 +178,7 @@ TEST_CASE("classify: a spine that carries hosts stays a spine", "[classify]") {
     // SU of its own and the fabric "disconnected". Tiers come from the switch graph now.
     auto clean = classify(rail_fabric().g, {}).map;
     auto b = rail_fabric();
-    NodeIndex spine1 = kNoNode;
-    for (NodeIndex i = 0; i < b.g.nodes.size(); ++i) {
-        if (b.g.nodes[i].desc == "MF0;spine1:MQM9700/U1") {
-            spine1 = i;
-        }
-    }
-    REQUIRE(spine1 != kNoNode);
+    const auto spine1 = b.switch_named("spine1");
     b.link(b.ca("storage01 mlx5_0"), spine1);
     b.link(b.ca("ufm01 mlx5_0"), spine1);
     const auto m = classify(b.g, {}).map;
@@ -205,13 +209,7 @@ TEST_CASE("classify: compute hosts cabled into a spine are an SU of their own", 
     // leaves). The tiers, SUs and groups of the leaves stay as they were.
     auto clean = classify(rail_fabric().g, {}).map;
     auto b = rail_fabric();
-    NodeIndex spine1 = kNoNode;
-    for (NodeIndex i = 0; i < b.g.nodes.size(); ++i) {
-        if (b.g.nodes[i].desc == "MF0;spine1:MQM9700/U1") {
-            spine1 = i;
-        }
-    }
-    REQUIRE(spine1 != kNoNode);
+    const auto spine1 = b.switch_named("spine1");
     b.link(b.ca("n31 mlx5_0"), spine1);
     b.link(b.ca("storage01 mlx5_0"), spine1);
     b.link(b.ca("n11 mlx5_2"), spine1);
@@ -272,13 +270,7 @@ TEST_CASE("classify: compute hosts cabled into a spine are an SU of their own", 
 TEST_CASE("classify: --expect-hosts decides which hosts on a spine are compute hosts",
           "[classify]") {
     auto b = rail_fabric();
-    NodeIndex spine1 = kNoNode;
-    for (NodeIndex i = 0; i < b.g.nodes.size(); ++i) {
-        if (b.g.nodes[i].desc == "MF0;spine1:MQM9700/U1") {
-            spine1 = i;
-        }
-    }
-    REQUIRE(spine1 != kNoNode);
+    const auto spine1 = b.switch_named("spine1");
     b.link(b.ca("n31 mlx5_0"), spine1);
     b.link(b.ca("login01 mlx5_0"), spine1);
     // The site says login01 is a compute node and n31 is not (say, a spare).
