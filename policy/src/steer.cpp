@@ -33,11 +33,16 @@ std::map<std::string, Degradation> fabric_degradation(const topology::FabricMap&
     }
     // Per SU: uplinks per rail, against the usual SU's. Cables, not the taper per host: an SU
     // with hosts missing from the capture (powered off) is not better cabled for it.
+    // Hosts cabled into a spine have no uplink of their own: neither compared nor counted.
     std::vector<double> per_rail(map.sus.size(), 0);
+    std::vector<double> leaf_sus;
     for (std::uint32_t s = 0; s < map.sus.size(); ++s) {
         per_rail[s] = map.su_uplinks_per_rail(s);
+        if (!map.su_on_spine(s)) {
+            leaf_sus.push_back(per_rail[s]);
+        }
     }
-    const double usual_su = map.sus.size() > 1 ? median(per_rail) : 0;
+    const double usual_su = leaf_sus.size() > 1 ? median(leaf_sus) : 0;
     std::vector<double> globals;
     for (const auto& g : map.groups) {
         globals.push_back(g.global);
@@ -47,7 +52,7 @@ std::map<std::string, Degradation> fabric_degradation(const topology::FabricMap&
     for (const auto& h : map.hosts) {
         const auto& su = map.sus[h.su];
         Degradation d;
-        if (usual_su > 0 && per_rail[h.su] < usual_su) {
+        if (usual_su > 0 && !map.su_on_spine(h.su) && per_rail[h.su] < usual_su) {
             d.score = 1 - per_rail[h.su] / usual_su;
             d.why = "SU " + su.name + " has " + number(per_rail[h.su]) +
                     " uplinks per rail, the usual SU " + number(usual_su);

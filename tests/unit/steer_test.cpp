@@ -58,6 +58,20 @@ TEST_CASE("steer: an SU short of uplinks is degraded by its share of the usual",
     CHECK(fabric_degradation(make_map(FabricKind::FatTree, {4}, 1, {0})).empty());
 }
 
+TEST_CASE("steer: hosts cabled into a spine are not an SU short of uplinks", "[steer]") {
+    // su4's "leaf" is a spine (tier 2, no uplink above it): its hosts reach every leaf
+    // directly, and the usual SU is the usual leaf SU.
+    auto m = make_map(FabricKind::FatTree, {16, 16, 16, 0}, 4, {0});
+    m.switches[3].tier = 2;
+    REQUIRE(m.su_on_spine(3));
+    CHECK(m.su_uplinks_per_rail(3) == 0);
+    CHECK(fabric_degradation(m).empty());
+    m.switches[1].uplinks = 8;  // a real short SU among them is still found
+    const auto d = fabric_degradation(m);
+    REQUIRE(d.size() == 2);
+    CHECK(d.at("n10").why == "SU su2 has 8 uplinks per rail, the usual SU 16");
+}
+
 TEST_CASE("steer: a Dragonfly+ group short of global cables: the worse reason wins", "[steer]") {
     const auto m = make_map(FabricKind::DragonflyPlus, {8, 8, 8, 6, 8, 8}, 2, {4, 1, 4});
     const auto d = fabric_degradation(m);

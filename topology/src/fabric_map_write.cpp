@@ -45,7 +45,7 @@ bool same_rails(std::span<const MapRail> a, std::span<const MapRail> b) {
 }
 
 double FabricMap::su_uplinks_per_rail(std::uint32_t su) const {
-    if (!link_counts || su >= sus.size()) {
+    if (!link_counts || su >= sus.size() || su_on_spine(su)) {
         return 0;
     }
     double cables = 0;

@@ -95,7 +95,8 @@ struct FabricMap {
         return {rails.data() + h.rail_begin, h.rail_count};
     }
     /// Cables per rail from SU `su`'s leaves to the tier above: their uplink counts over the
-    /// most rails one of its hosts has (0 for maps without counts).
+    /// most rails one of its hosts has (0 for maps without counts, and for hosts cabled into a
+    /// spine, which have no uplink of their own).
     [[nodiscard]] double su_uplinks_per_rail(std::uint32_t su) const;
     /// Whether SU `su` is compute hosts cabled straight into a spine (its "leaves" are above
     /// tier 1), not hosts under leaves.
