@@ -78,6 +78,11 @@ std::optional<std::string> nccl_name_problem(std::string_view name,
     std::string_view best;
     std::size_t best_distance = 4;  // more edits than this is no suggestion
     for (const auto& p : kParams) {
+        // The lengths' difference is a floor on the edits: a name that long needs no table.
+        const auto longer = std::max(name.size(), p.name.size());
+        if (longer - std::min(name.size(), p.name.size()) >= best_distance) {
+            continue;
+        }
         const auto d = distance(name, p.name);
         if (d < best_distance) {
             best = p.name;

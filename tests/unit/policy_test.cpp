@@ -164,6 +164,13 @@ TEST_CASE("policy: NCCL's own table of variables per release", "[policy][nccl-pa
     CHECK(*nccl_name_problem("NCCL_IB_TIMOUT", v("2.21"), {}) ==
           "NCCL reads no variable NCCL_IB_TIMOUT (releases 2.18 to 2.30); did you mean "
           "NCCL_IB_TIMEOUT?");
+    // Three edits away is still a suggestion; four (or a name four longer) is none, and a long
+    // name is answered without comparing it letter by letter.
+    CHECK(nccl_name_problem("NCCL_IB_TIMEOUTXYZ", v("2.21"), {})->ends_with("NCCL_IB_TIMEOUT?"));
+    CHECK(nccl_name_problem("NCCL_IB_TIMEOUTWXYZ", v("2.21"), {})
+              ->ends_with("(releases 2.18 to 2.30)"));
+    CHECK(nccl_name_problem("NCCL_" + std::string(100000, 'X'), v("2.21"), {})
+              ->ends_with("(releases 2.18 to 2.30)"));
     // Retired before the configured release: refused; for an older release it is fine.
     CHECK(*nccl_name_problem("NCCL_AGG_CHANNEL_SIZE", v("2.21"), {}) ==
           "NCCL_AGG_CHANNEL_SIZE is not read by NCCL 2.21 or later (the last release that read "
