@@ -87,6 +87,16 @@ Builder rail_fabric() {
     return b;
 }
 
+/// rail_fabric() with these CAs ("<host> <hca>") cabled straight into spine1, in order.
+Builder rail_fabric_with_spine_hosts(std::initializer_list<const char*> cas) {
+    auto b = rail_fabric();
+    const auto spine1 = b.switch_named("spine1");
+    for (const auto* desc : cas) {
+        b.link(b.ca(desc), spine1);
+    }
+    return b;
+}
+
 }  // namespace
 
 TEST_CASE("classify: rail leaves that serve the same hosts form one SU", "[classify]") {
@@ -177,10 +187,7 @@ TEST_CASE("classify: a spine that carries hosts stays a spine", "[classify]") {
     // A storage server and a UFM host cabled straight into spine1: spine1 became a leaf in an
     // SU of its own and the fabric "disconnected". Tiers come from the switch graph now.
     auto clean = classify(rail_fabric().g, {}).map;
-    auto b = rail_fabric();
-    const auto spine1 = b.switch_named("spine1");
-    b.link(b.ca("storage01 mlx5_0"), spine1);
-    b.link(b.ca("ufm01 mlx5_0"), spine1);
+    const auto b = rail_fabric_with_spine_hosts({"storage01 mlx5_0", "ufm01 mlx5_0"});
     const auto m = classify(b.g, {}).map;
     CHECK(m.kind == FabricKind::FatTree);
     CHECK(m.tiers == 2);
@@ -208,11 +215,7 @@ TEST_CASE("classify: compute hosts cabled into a spine are an SU of their own", 
     // own under spine1; storage01 is not; n11's third HCA on spine1 is left out (n11 is on
     // leaves). The tiers, SUs and groups of the leaves stay as they were.
     auto clean = classify(rail_fabric().g, {}).map;
-    auto b = rail_fabric();
-    const auto spine1 = b.switch_named("spine1");
-    b.link(b.ca("n31 mlx5_0"), spine1);
-    b.link(b.ca("storage01 mlx5_0"), spine1);
-    b.link(b.ca("n11 mlx5_2"), spine1);
+    const auto b = rail_fabric_with_spine_hosts({"n31 mlx5_0", "storage01 mlx5_0", "n11 mlx5_2"});
     const auto c = classify(b.g, {});
     const auto& m = c.map;
     CHECK(m.kind == FabricKind::FatTree);
@@ -269,10 +272,7 @@ TEST_CASE("classify: compute hosts cabled into a spine are an SU of their own", 
 
 TEST_CASE("classify: --expect-hosts decides which hosts on a spine are compute hosts",
           "[classify]") {
-    auto b = rail_fabric();
-    const auto spine1 = b.switch_named("spine1");
-    b.link(b.ca("n31 mlx5_0"), spine1);
-    b.link(b.ca("login01 mlx5_0"), spine1);
+    const auto b = rail_fabric_with_spine_hosts({"n31 mlx5_0", "login01 mlx5_0"});
     // The site says login01 is a compute node and n31 is not (say, a spare).
     const std::vector<std::string> expected{"n11", "n12", "n13", "n21", "n22", "n23", "login01"};
     ClassifyOptions opt;
