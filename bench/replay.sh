@@ -50,7 +50,7 @@ one_run() {
   local topo_file=$work/fabric/topology.conf
   [ "$topo_plugin" = block ] && topo_file=$work/fabric/topology-block.conf
   printf 'version: 1\nfabric:\n  map: %s\n' "$work/fabric/fabric.map" > "$run/switchyard.yaml"
-  export SWITCHYARD_JOB_SUBMIT_HINTS=$work/fabric/job_submit_hints.lua SWITCHYARD_BIN=$sy
+  export SWITCHYARD_JOB_SUBMIT_HINTS=$work/fabric/job_submit_hints.$topo_plugin.lua SWITCHYARD_BIN=$sy
   export SWITCHYARD_POLICY=$run/switchyard.yaml
   # The first port range no other cluster listens on (another replay may be running).
   local base
@@ -151,8 +151,11 @@ esac
 sy=$out/bin/22.05/switchyard
 "$top/tests/fabric/gen_fabric.py" "${shape[@]}" ${shuffle[@]+"${shuffle[@]}"} ${degrade[@]+"${degrade[@]}"} --host-prefix node --host-digits 3 -o "$out/fabric/net" >/dev/null
 "$top/tests/fabric/ibsim-capture" "$out/fabric/net.net" "$out/fabric/ibnetdiscover.txt" 2>/dev/null
+# The filters' hints differ by topology plugin: one file for the tree runs, one for the block runs.
 "$sy" discover --ibnetdiscover "$out/fabric/ibnetdiscover.txt" -o "$out/fabric" >/dev/null
+mv "$out/fabric/job_submit_hints.lua" "$out/fabric/job_submit_hints.tree.lua"
 "$sy" discover --ibnetdiscover "$out/fabric/ibnetdiscover.txt" --topology-plugin block -o "$out/fabric" >/dev/null
+mv "$out/fabric/job_submit_hints.lua" "$out/fabric/job_submit_hints.block.lua"
 flaky=()
 if [ ${#degrade[@]} -gt 0 ]; then  # a node with link errors growing, below the drain limit
   mkdir -p "$out/health"

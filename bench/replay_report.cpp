@@ -189,7 +189,14 @@ struct Summary {
     /// per job: most SUs one of its stages touches beyond the fewest it could (a stage larger
     /// than an SU must touch several; this is what placement can change)
     std::vector<double> excess_spread;
-    std::vector<double> step_ms;  ///< per job with 2+ nodes
+    std::vector<double> step_ms;   ///< per job with 2+ nodes
+    std::vector<double> dp_ms;     ///< its slowest stage's all-reduce
+    std::vector<double> pp_ms;     ///< its slowest stage boundary (jobs of 2+ stages)
+    std::vector<double> bound_ms;  ///< its step alone on the fabric, every link at full speed
+    unsigned global_paced = 0;     ///< jobs whose dp or pp is paced by Dragonfly+ global links
+    /// per job: groups its nodes touch beyond the fewest that could hold it (its pipeline
+    /// sends cross global links between them)
+    std::vector<double> extra_groups;
     std::vector<double> wait_s;
     double busy = 0;  ///< node-seconds used / node-seconds available over the run
     double node_seconds = 0;
@@ -203,8 +210,14 @@ Summary summarise(const Run& run,
                   const std::map<std::string, pol::Degradation>& degraded) {
     Summary s;
     std::size_t largest_su = 1;
+    std::vector<std::size_t> group_hosts(map.groups.size(), 0);
     for (const auto& su : map.sus) {
         largest_su = std::max(largest_su, su.fabric_hosts());
+        group_hosts[su.group] += su.fabric_hosts();
+    }
+    std::size_t largest_group = 1;
+    for (const auto h : group_hosts) {
+        largest_group = std::max(largest_group, h);
     }
     long first = run.jobs.empty() ? 0 : run.jobs.front().submit;
     long last = first;
@@ -216,6 +229,7 @@ Summary summarise(const Run& run,
         std::size_t sus = 0;
         std::size_t groups = 0;
         std::size_t excess = 0;
+        std::set<std::uint32_t> job_groups;
         for (const auto& st : j.stage_nodes) {
             std::set<std::uint32_t> su_set;
             std::set<std::uint32_t> group_set;
@@ -241,7 +255,11 @@ Summary summarise(const Run& run,
             const std::size_t fewest = (st.size() + largest_su - 1) / largest_su;
             excess = std::max(excess, su_set.size() - std::min(su_set.size(), fewest));
             groups = std::max(groups, group_set.size());
+            job_groups.insert(group_set.begin(), group_set.end());
         }
+        const std::size_t fewest_groups = (nodes + largest_group - 1) / largest_group;
+        s.extra_groups.push_back(
+            static_cast<double>(job_groups.size() - std::min(job_groups.size(), fewest_groups)));
         s.su_spread.push_back(static_cast<double>(sus));
         s.group_spread.push_back(static_cast<double>(groups));
         s.excess_spread.push_back(static_cast<double>(excess));
@@ -255,7 +273,24 @@ Summary summarise(const Run& run,
             }
         }
         if (nodes >= 2) {
-            s.step_ms.push_back(pol::shared_cost(j.stage_nodes, others, &map, params).total * 1e3);
+            const auto c = pol::shared_cost(j.stage_nodes, others, &map, params);
+            s.step_ms.push_back(c.total * 1e3);
+            s.dp_ms.push_back(c.dp * 1e3);
+            if (j.stage_nodes.size() > 1) {
+                s.pp_ms.push_back(c.pp * 1e3);
+            }
+            const auto global = pol::Limit::Kind::Global;
+            s.global_paced += c.dp_limit.kind == global || c.pp_limit.kind == global ? 1U : 0U;
+            std::vector<std::string> all;
+            for (const auto& st : j.stage_nodes) {
+                all.insert(all.end(), st.begin(), st.end());
+            }
+            const auto plan =
+                pol::plan_stages(all, &map, static_cast<unsigned>(j.stage_nodes.size()),
+                                 pol::StageScope::Any, params);
+            if (plan) {
+                s.bound_ms.push_back(plan->lower_bound_cost.total * 1e3);
+            }
         }
     }
     const double span = static_cast<double>(std::max<long>(1, last - first));
@@ -416,8 +451,29 @@ int main(int argc, char** argv) {
     });
     row("stage spread, groups: worst",
         [](const Summary& s) { return fixed(quantile(s.group_spread, 1), 0); });
+    row("jobs in more groups than needed", [](const Summary& s) {
+        const auto more = std::count_if(s.extra_groups.begin(), s.extra_groups.end(),
+                                        [](double x) { return x > 0; });
+        return fixed(s.extra_groups.empty() ? 0
+                                            : 100.0 * static_cast<double>(more) /
+                                                  static_cast<double>(s.extra_groups.size()),
+                     1) +
+               " %";
+    });
     row("step time, geomean (ms)", [](const Summary& s) { return fixed(geomean(s.step_ms), 2); });
     row("step time, worst (ms)", [](const Summary& s) { return fixed(quantile(s.step_ms, 1), 2); });
+    row("  dp all-reduce, geomean (ms)",
+        [](const Summary& s) { return fixed(geomean(s.dp_ms), 2); });
+    row("  pp sends, geomean (ms)", [](const Summary& s) { return fixed(geomean(s.pp_ms), 2); });
+    row("  jobs paced by global links", [](const Summary& s) {
+        return fixed(s.step_ms.empty()
+                         ? 0
+                         : 100.0 * s.global_paced / static_cast<double>(s.step_ms.size()),
+                     1) +
+               " %";
+    });
+    row("  lower bound, geomean (ms)",
+        [](const Summary& s) { return fixed(geomean(s.bound_ms), 2); });
     row("wait: median (s)", [](const Summary& s) { return fixed(quantile(s.wait_s, 0.5), 0); });
     row("wait: p95 (s)", [](const Summary& s) { return fixed(quantile(s.wait_s, 0.95), 0); });
     row("nodes busy", [](const Summary& s) { return fixed(100 * s.busy, 1) + " %"; });
