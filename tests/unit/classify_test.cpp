@@ -649,3 +649,74 @@ TEST_CASE("classify: deterministic output", "[classify]") {
     CHECK(write_fabric_map(classify(b.g, {}).map, "") ==
           write_fabric_map(classify(b.g, {}).map, ""));
 }
+
+namespace {
+
+/// classify() with the hosts found in one pass and in two halves at once: the same map,
+/// messages (in order) and counts.
+void check_halves_as_one_pass(const FabricGraph& g, ClassifyOptions opt) {
+    opt.two_threads_from = SIZE_MAX;
+    const auto one = classify(g, opt);
+    opt.two_threads_from = 0;
+    const auto two = classify(g, opt);
+    CHECK(write_fabric_map(two.map, "") == write_fabric_map(one.map, ""));
+    REQUIRE(two.map.anomalies.size() == one.map.anomalies.size());
+    for (std::size_t i = 0; i < one.map.anomalies.size(); ++i) {
+        CHECK(two.map.anomalies[i].kind == one.map.anomalies[i].kind);
+        CHECK(two.map.anomalies[i].detail == one.map.anomalies[i].detail);
+    }
+    CHECK(two.stats.compute_hcas == one.stats.compute_hcas);
+    CHECK(two.stats.excluded_hcas == one.stats.excluded_hcas);
+}
+
+}  // namespace
+
+TEST_CASE("classify: hosts found in two halves at once come out as from one pass", "[classify]") {
+    SECTION("every kind of CA message, a host and a duplicate HCA in both halves") {
+        auto b = rail_fabric();  // 18 nodes; the graph's first half is its nodes and the 5 next
+        const auto leaf = b.switch_named("su1-rail0");
+        b.link(b.ca("n12 mlx5_8"), leaf);  // a storage HCA
+        b.link(b.ca("n11 mlx5_1"), leaf);  // a duplicate HCA
+        b.link(b.ca("localhost HCA-1"), leaf);
+        b.ca("n22 mlx5_7");             // no cable
+        for (int i = 0; i < 16; ++i) {  // spare switches
+            b.sw("spare" + std::to_string(i));
+        }
+        b.link(b.ca("n11 mlx5_0"), leaf);  // the second half: a duplicate of n11 mlx5_0
+        b.link(b.ca("n11 mlx5_8"), leaf);  // storage HCAs
+        b.link(b.ca("n21 mlx5_9"), leaf);
+        b.ca("n22 mlx5_6");  // no cable
+        b.link(b.ca("ubuntu HCA-1"), leaf);
+        b.link(b.ca("MT4129 ConnectX7   Mellanox Technologies"), leaf);
+        b.link(b.ca("n13 mlx5_2"), leaf);  // a third rail of n13
+        b.link(b.ca("bad/name mlx5_0"), leaf);
+        REQUIRE(b.g.nodes.size() == 46);
+        ClassifyOptions opt;
+        opt.compute_hca = [](std::string_view hca) { return hca < "mlx5_8"; };
+        check_halves_as_one_pass(b.g, opt);
+        opt.two_threads_from = 0;
+        const auto two = classify(b.g, opt);
+        CHECK(anomaly_counts(two.map) ==
+              std::map<std::string, std::size_t>{{"duplicate-hca", 2},
+                                                 {"invalid-host-name", 1},
+                                                 {"isolated-hca", 2},
+                                                 {"non-compute-hca", 2},
+                                                 {"placeholder-host", 2},
+                                                 {"unnamed-hca", 1},
+                                                 {"unreachable-switch", 16}});
+        for (const auto& a : two.map.anomalies) {
+            if (a.kind == "non-compute-hca" && a.detail.find("mlx5_8") != std::string::npos) {
+                CHECK(a.detail.starts_with("2 HCA(s) named 'mlx5_8'"));  // one in each half
+            }
+        }
+        REQUIRE(two.map.find_host("n13") != nullptr);
+        CHECK(two.map.find_host("n13")->rail_count == 3);
+    }
+    SECTION("the real SuperPOD capture") {
+        const auto path = switchyard::test::real_fixtures() / "ibnetdiscover" /
+                          "topograph-dgxh100-superpod-example.out";
+        auto g = parse_ibnetdiscover(switchyard::test::slurp(path), "superpod");
+        REQUIRE(g);
+        check_halves_as_one_pass(*g, {});
+    }
+}

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -17,6 +18,7 @@
 #include "fabric_names.hpp"
 #include "switchyard/common/strings.hpp"
 #include "switchyard/topology/classify.hpp"
+#include "two_cores.hpp"
 
 namespace switchyard::topology::detail {
 
@@ -72,6 +74,25 @@ struct HostTable {
     }
 };
 
+/// What finding the hosts in a range of CAs yields. The CAs of a large fabric are read in two
+/// ranges at once, each into its own scan, and the second is joined to the first: hosts,
+/// rails and messages come out in CA order, as from one pass.
+struct HostScan {
+    HostTable hosts;
+    std::vector<Anomaly> anomalies;
+    std::map<std::string, std::size_t> non_compute;           ///< HCA name → CAs left out
+    std::unordered_map<std::string, std::uint32_t> isolated;  ///< host → HCAs without cable
+    std::map<std::string, bool> compute_cache;                ///< HCA name → compute?
+    std::size_t compute_hcas = 0;
+    std::size_t excluded_hcas = 0;
+
+    void anomaly(std::string kind, std::string detail) {
+        anomalies.push_back({std::move(kind), std::move(detail)});
+    }
+    /// Appends `later` (the scan of the CAs after this one's).
+    void join(HostScan& later);
+};
+
 inline bool is_placeholder_host(std::string_view h) {
     static constexpr std::string_view kPlaceholders[] = {
         "localhost", "localhost.localdomain", "ubuntu", "debian", "(none)", "linux"};
@@ -103,13 +124,12 @@ private:
     const ClassifyOptions& opt_;
     FabricMap& map_;
     ClassifyStats& stats_;
-    std::map<std::string, bool> compute_cache_;
     std::vector<std::uint32_t> tier_;          // per graph node
     std::vector<std::uint32_t> switch_index_;  // graph node → map switch
 
     void anomaly(std::string kind, std::string detail);
 
-    bool is_compute_hca(const std::string& hca);
+    bool is_compute_hca(const std::string& hca, HostScan& scan) const;
 
     /// "0x… (on 'leaf desc' port N)" so an admin can find the cable.
     [[nodiscard]] std::string where(NodeIndex ca) const;
@@ -117,18 +137,23 @@ private:
     [[nodiscard]] const GuidEntry* lookup(NodeIndex ca) const;
 
     /// Host and HCA of a CA, or nullopt (and an anomaly) when it is not a usable compute HCA.
-    std::optional<std::pair<std::string, std::string>> identify(NodeIndex ca);
+    std::optional<std::pair<std::string, std::string>> identify(NodeIndex ca, HostScan& scan) const;
 
     /// Host names become Slurm node names and map-file words: refuse anything else.
     std::optional<std::pair<std::string, std::string>> checked(
-        NodeIndex ca, std::optional<std::pair<std::string, std::string>> id);
+        NodeIndex ca, std::optional<std::pair<std::string, std::string>> id, HostScan& scan) const;
+
+    /// The hosts of the CAs in [begin, end).
+    void scan_hosts(NodeIndex begin, NodeIndex end, HostScan& scan) const;
 
     HostTable find_hosts();
 
     /// Two CAs claiming the same host and HCA name: the first in the dump stays.
     void drop_duplicate_hcas(const std::string& host, std::vector<RawRail>& rails);
 
-    bool add_rails(HostTable& hosts, NodeIndex ca, const std::pair<std::string, std::string>& id);
+    bool add_rails(HostScan& scan,
+                   NodeIndex ca,
+                   const std::pair<std::string, std::string>& id) const;
 
     /// A switch that serves hosts is a leaf, unless it is a spine that also carries a few
     /// hosts (storage, UFM, login servers cabled straight into it): one cabled to at least two

@@ -9,11 +9,29 @@ void Classifier::anomaly(std::string kind, std::string detail) {
     map_.anomalies.push_back({std::move(kind), std::move(detail)});
 }
 
-bool Classifier::is_compute_hca(const std::string& hca) {
+void HostScan::join(HostScan& later) {
+    for (auto& [host, rails] : later.hosts.hosts) {
+        auto& mine = hosts.rails_of(host);
+        mine.insert(mine.end(), std::make_move_iterator(rails.begin()),
+                    std::make_move_iterator(rails.end()));
+    }
+    anomalies.insert(anomalies.end(), std::make_move_iterator(later.anomalies.begin()),
+                     std::make_move_iterator(later.anomalies.end()));
+    for (const auto& [hca, count] : later.non_compute) {
+        non_compute[hca] += count;
+    }
+    for (const auto& [host, count] : later.isolated) {
+        isolated[host] += count;
+    }
+    compute_hcas += later.compute_hcas;
+    excluded_hcas += later.excluded_hcas;
+}
+
+bool Classifier::is_compute_hca(const std::string& hca, HostScan& scan) const {
     if (!opt_.compute_hca || hca == "unknown") {
         return true;
     }
-    auto [it, inserted] = compute_cache_.try_emplace(hca, false);
+    auto [it, inserted] = scan.compute_cache.try_emplace(hca, false);
     if (inserted) {
         it->second = opt_.compute_hca(hca);
     }
@@ -57,10 +75,11 @@ const GuidEntry* Classifier::lookup(NodeIndex ca) const {
 }
 
 /// Host and HCA of a CA, or nullopt (and an anomaly) when it is not a usable compute HCA.
-std::optional<std::pair<std::string, std::string>> Classifier::identify(NodeIndex ca) {
+std::optional<std::pair<std::string, std::string>> Classifier::identify(NodeIndex ca,
+                                                                        HostScan& scan) const {
     const auto& node = g_.nodes[ca];
     if (node.devid == kSharpDevid || node.desc.find("Aggregation Node") != std::string::npos) {
-        anomaly("sharp-node", where(ca) + ": SHARP aggregation node, not a host");
+        scan.anomaly("sharp-node", where(ca) + ": SHARP aggregation node, not a host");
         return std::nullopt;
     }
     const auto desc = trim(node.desc);
@@ -73,21 +92,22 @@ std::optional<std::pair<std::string, std::string>> Classifier::identify(NodeInde
         std::string h =
             e->hca.empty() ? (factory || hca.empty() ? "unknown" : std::string(hca)) : e->hca;
         if (factory || is_placeholder_host(host)) {
-            anomaly("resolved-by-guid-map", where(ca) + ": description '" + node.desc +
-                                                "' names no host; the GUID " + "map names it " +
-                                                e->host +
-                                                (h == "unknown" ? " (HCA unknown)" : ", HCA " + h));
+            scan.anomaly("resolved-by-guid-map",
+                         where(ca) + ": description '" + node.desc + "' names no host; the GUID " +
+                             "map names it " + e->host +
+                             (h == "unknown" ? " (HCA unknown)" : ", HCA " + h));
         }
         return std::pair(e->host, std::move(h));
     }
     if (factory) {
-        anomaly("unnamed-hca", where(ca) + ": description '" + node.desc +
-                                   "' names no host, and no GUID-map entry");
+        scan.anomaly("unnamed-hca", where(ca) + ": description '" + node.desc +
+                                        "' names no host, and no GUID-map entry");
         return std::nullopt;
     }
     if (is_placeholder_host(host)) {
-        anomaly("placeholder-host", where(ca) + ": description '" + node.desc +
-                                        "' has a placeholder host name, and no GUID-map entry");
+        scan.anomaly("placeholder-host",
+                     where(ca) + ": description '" + node.desc +
+                         "' has a placeholder host name, and no GUID-map entry");
         return std::nullopt;
     }
     return std::pair(std::string(host), hca.empty() ? std::string("unknown") : sanitize_name(hca));
@@ -95,10 +115,10 @@ std::optional<std::pair<std::string, std::string>> Classifier::identify(NodeInde
 
 /// Host names become Slurm node names and map-file words: refuse anything else.
 std::optional<std::pair<std::string, std::string>> Classifier::checked(
-    NodeIndex ca, std::optional<std::pair<std::string, std::string>> id) {
+    NodeIndex ca, std::optional<std::pair<std::string, std::string>> id, HostScan& scan) const {
     if (id && !is_valid_name(id->first)) {
-        anomaly("invalid-host-name", where(ca) + ": host name '" + id->first +
-                                         "' has characters outside [A-Za-z0-9._-]");
+        scan.anomaly("invalid-host-name", where(ca) + ": host name '" + id->first +
+                                              "' has characters outside [A-Za-z0-9._-]");
         return std::nullopt;
     }
     if (id) {
@@ -107,28 +127,44 @@ std::optional<std::pair<std::string, std::string>> Classifier::checked(
     return id;
 }
 
-HostTable Classifier::find_hosts() {
-    HostTable hosts;
-    std::map<std::string, std::size_t> non_compute;
-    for (NodeIndex i = 0; i < g_.nodes.size(); ++i) {
+void Classifier::scan_hosts(NodeIndex begin, NodeIndex end, HostScan& scan) const {
+    for (NodeIndex i = begin; i < end; ++i) {
         if (g_.nodes[i].kind != NodeKind::Ca) {
             continue;
         }
-        auto id = checked(i, identify(i));
-        if (id && !is_compute_hca(id->second)) {
-            ++non_compute[id->second];
+        auto id = checked(i, identify(i, scan), scan);
+        if (id && !is_compute_hca(id->second, scan)) {
+            ++scan.non_compute[id->second];
             id.reset();
         }
-        if (!id || !add_rails(hosts, i, *id)) {
-            ++stats_.excluded_hcas;
+        if (!id || !add_rails(scan, i, *id)) {
+            ++scan.excluded_hcas;
             continue;
         }
-        ++stats_.compute_hcas;
+        ++scan.compute_hcas;
     }
-    for (const auto& [hca, count] : non_compute) {
+}
+
+HostTable Classifier::find_hosts() {
+    const auto n = static_cast<NodeIndex>(g_.nodes.size());
+    HostScan scan;
+    HostScan later;
+    if (n < opt_.two_threads_from ||
+        !both_at_once([&] { scan_hosts(0, n / 2, scan); }, [&] { scan_hosts(n / 2, n, later); })) {
+        scan_hosts(0, n, scan);
+    } else {
+        scan.join(later);
+    }
+    map_.anomalies.insert(map_.anomalies.end(), std::make_move_iterator(scan.anomalies.begin()),
+                          std::make_move_iterator(scan.anomalies.end()));
+    for (const auto& [hca, count] : scan.non_compute) {
         anomaly("non-compute-hca", std::to_string(count) + " HCA(s) named '" + hca +
                                        "' left out by the compute-HCA selector");
     }
+    stats_.compute_hcas += scan.compute_hcas;
+    stats_.excluded_hcas += scan.excluded_hcas;
+    isolated_hcas_ = std::move(scan.isolated);
+    auto hosts = std::move(scan.hosts);
     hosts.sort_by_name();
     for (auto& [host, rails] : hosts.hosts) {
         drop_duplicate_hcas(host, rails);
@@ -155,9 +191,9 @@ void Classifier::drop_duplicate_hcas(const std::string& host, std::vector<RawRai
     }
 }
 
-bool Classifier::add_rails(HostTable& hosts,
+bool Classifier::add_rails(HostScan& scan,
                            NodeIndex ca,
-                           const std::pair<std::string, std::string>& id) {
+                           const std::pair<std::string, std::string>& id) const {
     std::vector<std::pair<NodeIndex, std::uint32_t>> by_leaf;  // (leaf, cables)
     for (const auto& p : g_.nodes[ca].ports) {
         if (p.remote == kNoNode || g_.nodes[p.remote].kind != NodeKind::Switch) {
@@ -172,12 +208,12 @@ bool Classifier::add_rails(HostTable& hosts,
         }
     }
     if (by_leaf.empty()) {
-        ++isolated_hcas_[id.first];
-        anomaly("isolated-hca",
-                where(ca) + ": " + id.first + " " + id.second + " has no cable to a switch");
+        ++scan.isolated[id.first];
+        scan.anomaly("isolated-hca",
+                     where(ca) + ": " + id.first + " " + id.second + " has no cable to a switch");
         return false;
     }
-    auto& rails = hosts.rails_of(id.first);
+    auto& rails = scan.hosts.rails_of(id.first);
     for (const auto& [leaf, cables] : by_leaf) {  // a dual-homed HCA gives one rail per leaf
         rails.push_back({by_leaf.size() == 1 ? id.second : id.second + "@" + g_.nodes[leaf].id,
                          leaf, cables, ca});

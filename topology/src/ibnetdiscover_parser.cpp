@@ -5,11 +5,8 @@
 #include <array>
 #include <charconv>
 #include <cstring>
-#include <exception>
 #include <iterator>
 #include <span>
-#include <system_error>
-#include <thread>
 #include <tuple>
 #include <unordered_map>
 
@@ -380,32 +377,19 @@ constexpr std::size_t kHalvesFrom = std::size_t{16} << 20U;
 Result<Stretch> read_halves(std::string_view text, std::size_t cut, std::string_view source) {
     const auto head = text.substr(0, cut);
     const auto tail = text.substr(cut);
+    std::optional<Result<Stretch>> first;
     std::optional<Result<Stretch>> second;
-    std::exception_ptr thrown;
-    std::jthread worker;
-    try {
-        worker = std::jthread([&] {
-            try {
-                second.emplace(read_records(tail, tail.size(), source));
-            } catch (...) {
-                thrown = std::current_exception();
-            }
-        });
-    } catch (const std::system_error&) {  // no thread to be had: one pass
+    if (!detail::both_at_once([&] { first.emplace(read_records(head, text.size(), source)); },
+                              [&] { second.emplace(read_records(tail, tail.size(), source)); })) {
+        return read_records(text, text.size(), source);  // no thread to be had: one pass
+    }
+    if (!*first) {
+        return std::move(*first);  // the first error in the file
+    }
+    if (!*second || (*first)->attrs_pending) {
         return read_records(text, text.size(), source);
     }
-    auto first = read_records(head, text.size(), source);
-    worker.join();
-    if (thrown) {
-        std::rethrow_exception(thrown);
-    }
-    if (!first) {
-        return first;  // the first error in the file
-    }
-    if (!*second || first->attrs_pending) {
-        return read_records(text, text.size(), source);
-    }
-    auto& a = *first;
+    auto& a = **first;
     auto& b = **second;
     const auto before = a.last_line;  // head ends with a newline: its lines
     const auto offset = static_cast<NodeIndex>(a.g.nodes.size());
@@ -427,7 +411,7 @@ Result<Stretch> read_halves(std::string_view text, std::size_t cut, std::string_
     a.foreign.add(b.foreign);
     a.last_line = before + b.last_line;
     a.attrs_pending = b.attrs_pending;
-    return first;
+    return std::move(*first);
 }
 
 Result<FabricGraph> parse_records(std::string_view text, std::string_view source) {

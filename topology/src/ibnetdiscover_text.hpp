@@ -8,17 +8,15 @@
 #include <array>
 #include <charconv>
 #include <cstring>
-#include <exception>
 #include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "switchyard/common/strings.hpp"
 #include "switchyard/topology/fabric_graph.hpp"
+#include "two_cores.hpp"
 
 namespace switchyard::topology::ibnet {
 
@@ -222,41 +220,22 @@ inline std::optional<NodeKind> kind_named(std::string_view word,
     return std::nullopt;
 }
 
-/// Runs body(begin, end, warnings) over [0, n), in two halves at once (this machine class has
-/// two cores) when n is at least `from`, else in one; the halves' warnings are appended to `out`
-/// in order, so the result is the same either way. body must touch only its own part's state.
+/// Runs body(begin, end, warnings) over [0, n), in two halves at once when n is at least `from`,
+/// else in one; the halves' warnings are appended to `out` in order, so the result is the same
+/// either way. body must touch only its own part's state.
 template <typename Body>
 void in_halves(std::size_t n, std::size_t from, std::vector<Diagnostic>& out, Body body) {
-    if (n < from) {
-        body(std::size_t{0}, n, out);
-        return;
-    }
     std::vector<Diagnostic> later;
-    std::exception_ptr thrown;
-    std::jthread worker;
-    try {
-        worker = std::jthread([&] {
-            try {
-                body(n / 2, n, later);
-            } catch (...) {
-                thrown = std::current_exception();
-            }
-        });
-    } catch (const std::system_error&) {  // no thread to be had
+    if (n < from || !detail::both_at_once([&] { body(std::size_t{0}, n / 2, out); },
+                                          [&] { body(n / 2, n, later); })) {
         body(std::size_t{0}, n, out);
         return;
-    }
-    body(std::size_t{0}, n / 2, out);
-    worker.join();
-    if (thrown) {
-        std::rethrow_exception(thrown);
     }
     out.insert(out.end(), std::make_move_iterator(later.begin()),
                std::make_move_iterator(later.end()));
 }
 
-/// Node and cable counts from which the passes over a parsed graph run in two halves.
-inline constexpr std::size_t kHalvesFromItems = 50000;
+using detail::kHalvesFromItems;
 
 /// Warns about cables whose two ends disagree (A[1]→B[2] but B[2] missing or elsewhere).
 void check_symmetry(FabricGraph& g, std::string_view source);

@@ -33,11 +33,14 @@ struct ClassifyOptions {
     const GuidMap* guid_map = nullptr;  ///< optional
     /// Whether an HCA device name belongs to the compute fabric (discover: a Pattern of
     /// --compute-hca, e.g. "mlx5_[0-7]"); others are storage/management HCAs and never shape
-    /// the compute topology. Empty: all HCAs.
+    /// the compute topology. Empty: all HCAs. Called from two threads at once on large fabrics.
     std::function<bool(std::string_view)> compute_hca;
     /// The hosts a site expects (discover --expect-hosts): which hosts cabled into a spine are
     /// compute hosts. Without it, those named like the hosts on leaves are. Optional.
     const std::vector<std::string>* expected_hosts = nullptr;
+    /// Graph nodes from which the hosts are found in two halves at once (the result is the
+    /// same either way; tests set 0 and SIZE_MAX to compare).
+    std::size_t two_threads_from = 50000;
 };
 
 /// Compares the map with the hosts a site expects (the node names of its slurm.conf, say):
