@@ -58,8 +58,8 @@ one_run() {
     (exec 3<>"/dev/tcp/127.0.0.1/$((base + 17))") 2>/dev/null || break
   done
   "$top/tests/integration/slurm-cluster" up "$run/cluster" "$plugin" --nodes 128 --port-base "$base" \
-    --topology "$topo_file" --topology-plugin "$topo_plugin" --job-submit "$top/etc/job_submit.lua" \
-    --cli-filter "$top/etc/cli_filter.lua" --features "$work/fabric/node-features.sh" \
+    --topology "$topo_file" --topology-plugin "$topo_plugin" --job-submit "$work/bin/etc/job_submit.lua" \
+    --cli-filter "$work/bin/etc/cli_filter.lua" --features "$work/fabric/node-features.sh" \
     -- config="$run/switchyard.yaml" nccl_env=off 2>/dev/null
   export SLURM_CONF=$run/cluster/etc/slurm.conf
   cd "$run/cluster/jobs"
@@ -138,13 +138,16 @@ out=$(realpath -m "${out:-$top/build/replay/$fabric}")
 rm -rf "$out"
 mkdir -p "$out/fabric"
 chmod 755 "$out" "$out/fabric"
-# Snapshots of the builds this replay runs (a rebuild meanwhile must not reach a running job).
+# Snapshots of the builds and filters this replay runs (a rebuild or an edit meanwhile must not
+# reach a running job).
 snapshot() {  # snapshot BUILD DIR
   mkdir -p "$2"
   cp "$1/cli/switchyard" "$1/plugin/spank_switchyard.so" "$1/plugin/switchyard_step.so" "$2/"
 }
 snapshot "$top/build/dev" "$out/bin/22.05"
 cp "$top/build/dev/bench/replay_report" "$out/bin/"
+mkdir -p "$out/bin/etc"  # slurmctld reloads job_submit.lua when the file changes
+cp "$top"/etc/{job_submit,cli_filter,switchyard_stages}.lua "$out/bin/etc/"
 case $runs in
   *24.11*) [ -d "$top/build/slurm-24.11" ] && snapshot "$top/build/slurm-24.11" "$out/bin/24.11" ;;
 esac

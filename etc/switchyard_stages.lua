@@ -5,7 +5,8 @@
 -- Slurm could never satisfy the request. Install next to job_submit.lua and cli_filter.lua.
 --
 --   request(hints, {stages=, nodes=, scope=, segment=}) -> req, nil | nil, message
---   req: { segment = N } (topology/block, 24.05+: N nodes per segment, each inside one block),
+--   req: { segment = N } (topology/block, 24.05+: N nodes per segment, each inside one block;
+--        with features when the job fits one group),
 --        { switches = N } (topology/tree: at most N leaf switches), { features = "[a|b]" }.
 
 local M = {}
@@ -66,6 +67,11 @@ function M.load_hints(path)
     return hints, nil
 end
 
+--- "[grp_g1|grp_g2|...]": all of a job's nodes in one group, any group (Slurm's matching OR).
+local function group_constraint(hints)
+    return "[" .. table.concat(hints.groups, "|") .. "]"
+end
+
 local function block_request(hints, job, per_stage)
     local base = hints.block_size or 0
     -- What the scope asks of a stage, whoever chooses the segments.
@@ -94,7 +100,16 @@ local function block_request(hints, job, per_stage)
         return {}, nil -- the user's segments make whole stages: keep them
     end
     if base > 0 and per_stage <= base then
-        return { segment = per_stage }, nil
+        local req = { segment = per_stage }
+        -- Slurm places each segment on its own, in the best-fitting free block anywhere, so the
+        -- stages of one job can land in different groups and its pipeline sends then cross the
+        -- global links. A job that fits one group is kept inside one, as the block plugin keeps
+        -- a job without segments inside one aggregated block: a matching-OR constraint over
+        -- the groups (it asks less than that: free blocks for the segments in one group).
+        if #hints.groups > 1 and hints.group_size > 0 and job.nodes <= hints.group_size then
+            req.features = group_constraint(hints)
+        end
+        return req, nil
     end
     -- A stage larger than a block: --segment cannot be larger than a base block (Slurm's rule),
     -- but a job of at most one aggregated block is placed inside one by the block plugin itself.
@@ -117,7 +132,7 @@ local function tree_request(hints, job, per_stage)
         -- The whole job fits one group: a matching-OR constraint over the groups (a hard
         -- request: the job waits for a group with enough free nodes).
         if job.nodes <= hints.group_size and #hints.groups > 1 then
-            return { features = "[" .. table.concat(hints.groups, "|") .. "]" }, nil
+            return { features = group_constraint(hints) }, nil
         end
     end
     return {}, nil

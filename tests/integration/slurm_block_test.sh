@@ -3,7 +3,8 @@
 # Stage-aligned allocation through Slurm's own block scheduler (24.05+): the `slurm32b` fixture
 # runs 32 nodes on discover's topology-block.conf of a Dragonfly+ fabric (8 SUs of 4 hosts in 4
 # groups; BlockSizes=4,8), with the shipped Lua filters. cli_filter.lua turns --pipeline-stages
-# into --segment; slurmctld then places every stage inside one block (SU).
+# into --segment, and job_submit.lua keeps a job that fits one group inside one; slurmctld then
+# places every stage inside one block (SU).
 # Usage: slurm_block_test.sh RUN FABRIC_DIR CASE
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -68,27 +69,53 @@ case $case_name in
   segment-starts-at-once)
     mapfile -t holders < <(fragment)
     t0=$(date +%s)
-    pipe=$(sbatch --parsable -N8 --exclusive --pipeline-stages=2 -o "$run/jobs/seg-%j.out" \
+    # 12 nodes, more than a group: segments of 4, one in each group's whole free block.
+    pipe=$(sbatch --parsable -N12 --exclusive --pipeline-stages=3 -o "$run/jobs/seg-%j.out" \
       --wrap "srun bash -c '$vars'")
-    plain=$(sbatch --parsable -N8 --exclusive -o /dev/null --wrap 'true')
-    # Without --segment (which cli_filter.lua added) an 8-node job needs a whole free aggregate.
+    plain=$(sbatch --parsable -N12 --exclusive -o /dev/null --wrap 'true')
+    # Without --segment (which cli_filter.lua added) a 12-node job needs a whole free aggregate.
     wait_for 30 started "$pipe"
     expect_eq "$(started "$pipe" && echo started)" started \
-      "sbatch -N8 --pipeline-stages=2 started on the fragmented cluster ($(start_delay "$pipe") s after submission)"
-    expect_eq "$(state_of "$plain")" PENDING "while a plain sbatch -N8 of the same size waits for a whole free aggregate"
+      "sbatch -N12 --pipeline-stages=3 started on the fragmented cluster ($(start_delay "$pipe") s after submission)"
+    expect_eq "$(state_of "$plain")" PENDING "while a plain sbatch -N12 of the same size waits for a whole free aggregate"
     echo "plain job: $(squeue -h -j "$plain" -o '%T %r')"
     wait_for 90 finished "$pipe"
     check_stages "$run/jobs/seg-$pipe.out"
     cleanup_jobs "$plain" "${holders[@]}"
     ;;
+  segments-in-one-group)
+    mapfile -t holders < <(fragment)
+    # Every group has a whole free block (4) and one with 3 free nodes. Slurm places each
+    # segment on its own, in the best-fitting block anywhere; a job that fits one group gets a
+    # group constraint too (job_submit.lua), so its stages stay in one group and its pipeline
+    # sends do not cross the global links.
+    pipe=$(sbatch --parsable -N6 --exclusive --pipeline-stages=3 -o "$run/jobs/onegrp-%j.out" \
+      --wrap "srun bash -c '$vars'")
+    wait_for 30 started "$pipe"
+    expect_eq "$(started "$pipe" && echo started)" started \
+      "sbatch -N6 --pipeline-stages=3 (segments of 2) started on the fragmented cluster ($(start_delay "$pipe") s after submission)"
+    expect_contains "$(scontrol show job "$pipe")" "Features=[grp_" "job_submit.lua gave it a group constraint"
+    wait_for 90 finished "$pipe"
+    f=$run/jobs/onegrp-$pipe.out
+    expect_eq "$(awk '{print $4}' "$f" | sort -u | wc -l)" 1 \
+      "its 6 nodes are in one group ($(awk '{print $1":"$4}' "$f" | sort | paste -sd,))"
+    check_stages "$f"
+    # The user's own --segment is kept as given, with no constraint: for comparison only.
+    own=$(sbatch --parsable -N6 --exclusive --pipeline-stages=3 --segment=2 -o "$run/jobs/own-%j.out" \
+      --wrap "srun bash -c '$vars'")
+    wait_for 30 started "$own" && wait_for 90 finished "$own"
+    echo "the same job with the user's own --segment=2: groups $(awk '{print $4}' "$run/jobs/own-$own.out" | sort -u | paste -sd,)"
+    cleanup_jobs "${holders[@]}"
+    ;;
   group-scope)
     mapfile -t holders < <(fragment)
-    # Small stages: segments of 2 nodes, each inside one SU (so inside one group).
-    small=$(sbatch --parsable -N8 --exclusive --pipeline-stages=4 --stage-scope=group \
+    # Small stages: segments of 2 nodes, each inside one SU (so inside one group). The job is
+    # larger than a group, so it gets no group constraint and starts at once.
+    small=$(sbatch --parsable -N12 --exclusive --pipeline-stages=6 --stage-scope=group \
       -o "$run/jobs/grp-small-%j.out" --wrap "srun bash -c '$vars'")
     wait_for 30 started "$small"
     expect_eq "$(started "$small" && echo started)" started \
-      "4 stages of 2 nodes (--segment=2) started with no group free ($(start_delay "$small") s after submission)"
+      "6 stages of 2 nodes (--segment=2) started with no group free ($(start_delay "$small") s after submission)"
     wait_for 90 finished "$small"
     check_stages "$run/jobs/grp-small-$small.out"
     # A stage of a whole group (8 nodes > one block): no segment; the block plugin keeps a job
