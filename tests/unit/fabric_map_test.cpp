@@ -180,6 +180,11 @@ TEST_CASE("fabric_map: validation names the line and the expected form", "[fabri
     CHECK_THAT(error_of(bad_cables), Catch::StartsWith("m.map:11: bad cable count"));
     CHECK_THAT(error_of("switchyard-fabric-map 2\ngroup g\nsu s g\n"),
                Catch::StartsWith("m.map:3: expected 'su <name> <group> <leaf>"));
+    std::string trailing = kMap;  // a space after the SU, then nothing: refused, not no rails
+    trailing.replace(trailing.find("host n02 g1-leaf1"), 17, "host n02 g1-leaf1  ");
+    CHECK(error_of(trailing) ==
+          "m.map:14: empty rail list after a space; expected '<hca>:<leaf>[*<cables>],...' or no "
+          "space at the end of the line");
     CHECK_THAT(error_of("switchyard-fabric-map 2\nfrobnicate\n"),
                Catch::StartsWith("m.map:2: unknown line 'frobnicate'"));
 }

@@ -370,6 +370,11 @@ private:
     }
 
     bool rail_list(std::string_view rails) {
+        if (rails.empty()) {  // "host <name> <su> " with a space and no rail after it
+            return bad(
+                "empty rail list after a space; expected '<hca>:<leaf>[*<cables>],...' "
+                "or no space at the end of the line");
+        }
         std::size_t r = 0;
         while (!rails.empty()) {
             const auto c = rails.find(',');
