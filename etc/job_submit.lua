@@ -6,7 +6,8 @@
 -- switchyard_stages.lua's, shared with cli_filter.lua.
 --
 -- topology/tree: --switches=<stages>@60s for --stage-scope=leaf, a group constraint for
--- --stage-scope=group. topology/block (24.05+): --segment=<nodes per stage>. Slurm lets
+-- --stage-scope=group. topology/block (24.05+): --segment=<nodes per stage>, and --prefer of
+-- one group for a job that fits one (Slurm places each segment on its own). Slurm lets
 -- job_submit.lua set segment_size from 26.05 on; on 24.05-25.11 cli_filter.lua sets --segment in
 -- the client and this script refuses what Slurm could never place.
 --
@@ -68,6 +69,9 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     end
     if req.features ~= nil and (job_desc.features == nil or job_desc.features == "") then
         job_desc.features = req.features
+    end
+    if req.prefer ~= nil and (job_desc.prefer == nil or job_desc.prefer == "") then
+        job_desc.prefer = req.prefer
     end
     if req.segment ~= nil and can_set_segment and unset(segment) then
         job_desc.segment_size = req.segment -- 26.05+; before that cli_filter.lua has set it

@@ -6,7 +6,7 @@
 --
 --   request(hints, {stages=, nodes=, scope=, segment=}) -> req, nil | nil, message
 --   req: { segment = N } (topology/block, 24.05+: N nodes per segment, each inside one block;
---        with features when the job fits one group),
+--        with prefer = "[a|b]", one group, when the job fits one),
 --        { switches = N } (topology/tree: at most N leaf switches), { features = "[a|b]" }.
 
 local M = {}
@@ -103,11 +103,11 @@ local function block_request(hints, job, per_stage)
         local req = { segment = per_stage }
         -- Slurm places each segment on its own, in the best-fitting free block anywhere, so the
         -- stages of one job can land in different groups and its pipeline sends then cross the
-        -- global links. A job that fits one group is kept inside one, as the block plugin keeps
-        -- a job without segments inside one aggregated block: a matching-OR constraint over
-        -- the groups (it asks less than that: free blocks for the segments in one group).
+        -- global links. A job that fits one group prefers one (--prefer: a matching OR over the
+        -- groups, tried first at each scheduling pass; when no group has room for its segments
+        -- the job starts as it would have without the preference, it does not wait).
         if #hints.groups > 1 and hints.group_size > 0 and job.nodes <= hints.group_size then
-            req.features = group_constraint(hints)
+            req.prefer = group_constraint(hints)
         end
         return req, nil
     end

@@ -86,31 +86,40 @@ case $case_name in
   segments-in-one-group)
     mapfile -t holders < <(fragment)
     # Every group has a whole free block (4) and one with 3 free nodes. Slurm places each
-    # segment on its own, in the best-fitting block anywhere; a job that fits one group gets a
-    # group constraint too (job_submit.lua), so its stages stay in one group and its pipeline
-    # sends do not cross the global links.
+    # segment on its own, in the best-fitting block anywhere; a job that fits one group also
+    # prefers one (job_submit.lua sets --prefer), so its stages stay in one group and its
+    # pipeline sends do not cross the global links.
     pipe=$(sbatch --parsable -N6 --exclusive --pipeline-stages=3 -o "$run/jobs/onegrp-%j.out" \
       --wrap "srun bash -c '$vars'")
     wait_for 30 started "$pipe"
     expect_eq "$(started "$pipe" && echo started)" started \
       "sbatch -N6 --pipeline-stages=3 (segments of 2) started on the fragmented cluster ($(start_delay "$pipe") s after submission)"
-    expect_contains "$(scontrol show job "$pipe")" "Features=[grp_" "job_submit.lua gave it a group constraint"
+    # Slurm shows the preference it placed the job by as the job's features once it runs.
+    expect_eq "$(scontrol show job "$pipe" | grep -oE '(Features|Prefer)=\[grp_' | head -1 | cut -d= -f2)" "[grp_" \
+      "job_submit.lua made it prefer one group"
     wait_for 90 finished "$pipe"
     f=$run/jobs/onegrp-$pipe.out
     expect_eq "$(awk '{print $4}' "$f" | sort -u | wc -l)" 1 \
       "its 6 nodes are in one group ($(awk '{print $1":"$4}' "$f" | sort | paste -sd,))"
     check_stages "$f"
-    # The user's own --segment is kept as given, with no constraint: for comparison only.
-    own=$(sbatch --parsable -N6 --exclusive --pipeline-stages=3 --segment=2 -o "$run/jobs/own-%j.out" \
+    # A preference, not a constraint: no group has room for 4 segments of 2 (3 at most), and
+    # the job starts at once all the same, its stages still inside SUs.
+    wide=$(sbatch --parsable -N8 --exclusive --pipeline-stages=4 -o "$run/jobs/wide-%j.out" \
       --wrap "srun bash -c '$vars'")
-    wait_for 30 started "$own" && wait_for 90 finished "$own"
-    echo "the same job with the user's own --segment=2: groups $(awk '{print $4}' "$run/jobs/own-$own.out" | sort -u | paste -sd,)"
+    wait_for 30 started "$wide"
+    expect_eq "$(started "$wide" && echo started)" started \
+      "sbatch -N8 --pipeline-stages=4, which no group can hold now, started ($(start_delay "$wide") s after submission)"
+    wait_for 90 finished "$wide"
+    groups=$(awk '{print $4}' "$run/jobs/wide-$wide.out" | sort -u | paste -sd,)
+    expect_eq "$([ "$(tr ',' '\n' <<<"$groups" | wc -l)" -gt 1 ] && echo several)" several \
+      "in more than one group ($groups)"
+    check_stages "$run/jobs/wide-$wide.out"
     cleanup_jobs "${holders[@]}"
     ;;
   group-scope)
     mapfile -t holders < <(fragment)
     # Small stages: segments of 2 nodes, each inside one SU (so inside one group). The job is
-    # larger than a group, so it gets no group constraint and starts at once.
+    # larger than a group, so it prefers none and starts at once.
     small=$(sbatch --parsable -N12 --exclusive --pipeline-stages=6 --stage-scope=group \
       -o "$run/jobs/grp-small-%j.out" --wrap "srun bash -c '$vars'")
     wait_for 30 started "$small"
