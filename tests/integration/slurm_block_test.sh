@@ -3,7 +3,7 @@
 # Stage-aligned allocation through Slurm's own block scheduler (24.05+): the `slurm32b` fixture
 # runs 32 nodes on discover's topology-block.conf of a Dragonfly+ fabric (8 SUs of 4 hosts in 4
 # groups; BlockSizes=4,8), with the shipped Lua filters. cli_filter.lua turns --pipeline-stages
-# into --segment, and job_submit.lua keeps a job that fits one group inside one; slurmctld then
+# into --segment, and job_submit.lua makes a job that fits one group prefer one; slurmctld then
 # places every stage inside one block (SU).
 # Usage: slurm_block_test.sh RUN FABRIC_DIR CASE
 set -uo pipefail
