@@ -37,6 +37,19 @@ Result<Pattern> Pattern::compile(std::string text) {
             }
         }
     }
+    // A back-reference: std::regex reads every digit after a backslash into one long (\1111...
+    // overflows it) before it finds that no such group exists.
+    for (std::size_t i = text.find('\\'); i != std::string::npos; i = text.find('\\', i + 2)) {
+        std::size_t j = i + 1;
+        while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])) != 0) {
+            ++j;
+        }
+        if (j - i - 1 > kMaxBackrefDigits) {
+            return fail(Error::invalid_argument(
+                "back-reference " + text.substr(i, j - i) + " has more than " +
+                std::to_string(kMaxBackrefDigits) + " digits in '" + text + "'"));
+        }
+    }
     try {
         return Pattern(text);  // a copy: the message below still names it
     } catch (const std::regex_error& e) {

@@ -146,6 +146,12 @@ TEST_CASE("policy: Pattern::compile bounds every pattern a user or admin gives",
     CHECK(Pattern::compile("")->empty());
     CHECK(Pattern::compile("a{77777777777777777777}").error().message() ==
           "repetition {77777777777777777777} is above 1000 in 'a{77777777777777777777}'");
+    // \\ is a backslash, not an escape: the digits after it are plain characters.
+    CHECK(Pattern::compile(R"((a)\1)"));
+    CHECK(Pattern::compile(R"(x\\11111111111111111111)"));
+    CHECK(Pattern::compile(R"(x\\\11111111111111111111)").error().message() ==
+          R"(back-reference \11111111111111111111 has more than 3 digits in )"
+          R"('x\\\11111111111111111111')");
     CHECK(Pattern::compile(std::string(300, 'a')).error().message() ==
           "expected a regular expression of at most 256 characters, got 300");
     CHECK_THAT(Pattern::compile("mlx5_[").error().message(),

@@ -16,9 +16,11 @@ namespace switchyard::policy {
 /// Most characters of text a pattern is searched in at once: std::regex recurses per character.
 inline constexpr std::size_t kMaxPatternText = 4096;
 /// Bounds on a pattern's own text, checked before std::regex compiles it: its compiler overflows
-/// on huge repetition counts (a{77777777777777777777}) and recurses on long patterns.
+/// on huge repetition counts (a{77777777777777777777}) and back-references (\11111111111111111111)
+/// and recurses on long patterns.
 inline constexpr std::size_t kMaxPatternLength = 256;
 inline constexpr unsigned long kMaxPatternRepeat = 1000;
+inline constexpr std::size_t kMaxBackrefDigits = 3;
 
 class Pattern {
 public:
