@@ -8,10 +8,13 @@
 #   switchyard 24.11  --pipeline-stages (cli_filter.lua asks for --segment)
 #   steered 22.05/24.11  as switchyard, after `switchyard steer --apply` raised the Weight of
 #                     the nodes in degraded places of the fabric (see --degrade)
-# Every job is exclusive and sleeps its duration. Slurm's job completion log gives each job's
-# nodes, submit and start times; bench/replay_report turns them into the side-by-side table
-# (stages inside one SU / group, stage spread, modelled step time with the other running
-# jobs' traffic on the same links, wait) and one SVG per run.
+# Every job is exclusive, sleeps its duration and asks for a time limit of twice it, in whole
+# minutes (--time, at least 1), as users on a production cluster must: backfill then holds nodes
+# for a waiting large job instead of starting every small one that fits (with no limit, Slurm's
+# default of a year leaves the large jobs of the trace waiting longest). Slurm's job completion
+# log gives each job's nodes, submit and start times; bench/replay_report turns them into the
+# side-by-side table (stages inside one SU / group, stage spread, modelled step time with the
+# other running jobs' traffic on the same links, wait) and one SVG per run.
 #
 # Usage: bench/replay.sh [--fabric rail|dfp] [--shuffle SEED] [--cut] [--check] [--runs LIST]
 #                        [--out DIR]
@@ -72,7 +75,7 @@ one_run() {
   fi
   # Submit on the trace's clock; then wait for the queue to drain.
   python3 - "$work/trace.txt" "$mode" <<'PY'
-import subprocess, sys, time
+import math, subprocess, sys, time
 trace, mode = sys.argv[1], sys.argv[2]
 t0 = time.monotonic()
 for line in open(trace):
@@ -82,7 +85,9 @@ for line in open(trace):
     delay = float(at) - (time.monotonic() - t0)
     if delay > 0:
         time.sleep(delay)
-    cmd = ["sbatch", "--parsable", "-J", "r" + jid, "-N", nodes, "--exclusive", "-o", "/dev/null"]
+    limit_min = max(1, math.ceil(2 * float(dur) / 60))
+    cmd = ["sbatch", "--parsable", "-J", "r" + jid, "-N", nodes, "--exclusive", "-o", "/dev/null",
+           "--time=%d" % limit_min]
     if mode in ("switchyard", "steered") and int(stages) > 1:
         cmd.append("--pipeline-stages=" + stages)
     cmd += ["--wrap", "sleep " + dur]
