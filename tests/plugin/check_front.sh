@@ -2,11 +2,24 @@
 # SPDX-License-Identifier: Apache-2.0
 # Checks the split of the steps' plugin: the front (spank_switchyard.so, loaded by every srun)
 # needs no C++ runtime, yaml-cpp or hwloc, and the step module exports only switchyard_step_v1.
-# Usage: check_front.sh FRONT.so STEP.so
+# Neither brings an allocator of its own into srun or slurmstepd; the switchyard command does
+# (jemalloc) when the build is not sanitized: ALLOCATOR is jemalloc or none.
+# Usage: check_front.sh FRONT.so STEP.so [CLI ALLOCATOR]
 set -euo pipefail
-front=${1:?usage: check_front.sh FRONT.so STEP.so}
-step=${2:?usage: check_front.sh FRONT.so STEP.so}
+front=${1:?usage: check_front.sh FRONT.so STEP.so [CLI ALLOCATOR]}
+step=${2:?usage: check_front.sh FRONT.so STEP.so [CLI ALLOCATOR]}
+cli=${3:-} allocator=${4:-none}
 status=0
+for module in "$front" "$step"; do
+  if readelf -d "$module" | grep -E 'NEEDED.*lib(jemalloc|mimalloc|tcmalloc)'; then
+    echo "FAIL: $module brings its own allocator into srun and slurmstepd"; status=1
+  fi
+done
+if [ -n "$cli" ]; then
+  if readelf -d "$cli" | grep -qE 'NEEDED.*\[libjemalloc'; then has=jemalloc; else has=none; fi
+  echo "$cli allocates with: $has (expected $allocator)"
+  [ "$has" = "$allocator" ] || status=1
+fi
 needed=$(readelf -d "$front" | sed -nE 's/.*\(NEEDED\).*\[(.*)\]/\1/p')
 echo "$front needs:"; echo "$needed" | sed 's/^/  /'
 # Sanitizer builds add their runtimes (libasan, libubsan); nothing else of C++ may appear.
