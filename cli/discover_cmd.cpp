@@ -175,28 +175,15 @@ int run_discover(const DiscoverArgs& a) {
     const std::string header = "Written by switchyard " SWITCHYARD_VERSION_STRING
                                " discover from " +
                                label + ".\nRegenerate instead of editing: switchyard discover.";
-    const auto map_text = topo::write_fabric_map(
-        c.map, "written by switchyard " SWITCHYARD_VERSION_STRING " discover from " + label);
-    auto index = topo::write_fabric_index(c.map, map_text);
-    if (!index) {
-        std::cerr << "switchyard discover: fabric.map.index: " << index.error().to_string() << "\n";
+    auto files = topo::write_discover_files(
+        c.map, "written by switchyard " SWITCHYARD_VERSION_STRING " discover from " + label, header,
+        a.topology_plugin == "block" ? topo::TopologyPlugin::Block : topo::TopologyPlugin::Tree);
+    if (!files) {
+        std::cerr << "switchyard discover: fabric.map.index: " << files.error().to_string() << "\n";
         return kExitProblem;
     }
-    const std::pair<const char*, std::string> files[] = {
-        {"fabric.map", map_text},
-        {"fabric.map.index", std::move(*index)},
-        {"topology.conf", topo::write_topology_conf(c.map, header)},
-        {"topology-block.conf", topo::write_topology_block(c.map, header)},
-        {"topology.yaml", topo::write_topology_yaml(c.map, header)},
-        {"node-features.conf", topo::write_node_features(c.map, header)},
-        {"node-features.sh", topo::write_feature_commands(c.map, header)},
-        {"job_submit_hints.lua",
-         topo::write_job_submit_hints(c.map, header,
-                                      a.topology_plugin == "block" ? topo::TopologyPlugin::Block
-                                                                   : topo::TopologyPlugin::Tree)},
-    };
     std::cout << "wrote:";
-    for (const auto& [name, content] : files) {
+    for (const auto& [name, content] : *files) {
         const auto path = (std::filesystem::path(a.out_dir) / name).string();
         if (auto r = write_file_atomic(path, content); !r) {
             std::cerr << "\nswitchyard discover: " << r.error().to_string() << "\n";

@@ -7,6 +7,7 @@
 
 #include "catch.hpp"
 #include "paths.hpp"
+#include "switchyard/topology/fabric_index.hpp"
 #include "switchyard/topology/slurm_writers.hpp"
 
 using namespace switchyard::topology;
@@ -410,6 +411,48 @@ TEST_CASE("classify: factory switch names classify the same, with GUID names", "
     }
 }
 
+TEST_CASE("classify: two switches of one name, and a name that is another's GUID name",
+          "[classify]") {
+    auto b = rail_fabric();
+    const auto spine1 = b.switch_named("spine1");
+    const auto spine2 = b.switch_named("spine2");
+    const auto rail0 = b.switch_named("su1-rail0");
+    const auto rail1 = b.switch_named("su2-rail1");
+    b.g.nodes[spine2].desc = b.g.nodes[spine1].desc;  // both "spine1"
+    const auto guid_of = [&](NodeIndex n) { return b.g.nodes[n].guid; };
+    const auto guid_name_of = [&](NodeIndex n) {
+        return "sw-" + format_guid(guid_of(n)).substr(2);
+    };
+    // su1-rail0 calls itself by su2-rail1's GUID name
+    b.g.nodes[rail0].desc = "MF0;" + guid_name_of(rail1) + ":MQM9700/U1";
+    const auto m = classify(b.g, {}).map;
+    std::set<std::string> names;
+    for (const auto& s : m.switches) {
+        names.insert(s.name);
+    }
+    CHECK(names.count("spine1") == 0);
+    CHECK(names.count(guid_name_of(spine1)) == 1);
+    CHECK(names.count(guid_name_of(spine2)) == 1);
+    CHECK(names.count(guid_name_of(rail0)) == 1);
+    CHECK(names.count(guid_name_of(rail1)) == 0);  // no one is called by it: a GUID name
+    CHECK(names.count("su2-rail1") == 1);          // is kept for its own switch
+    CHECK(names.count("su2-rail0") == 1);
+    std::vector<std::string> found;
+    for (const auto& a : m.anomalies) {
+        if (a.kind == "duplicate-switch-name") {
+            found.push_back(a.detail);
+        }
+    }
+    CHECK(found == std::vector<std::string>{
+                       "'spine1' names 2 switches; " + format_guid(guid_of(spine1)) +
+                           " is called " + guid_name_of(spine1),
+                       "'spine1' names 2 switches; " + format_guid(guid_of(spine2)) +
+                           " is called " + guid_name_of(spine2),
+                       "'" + guid_name_of(rail1) + "' is another switch's GUID name; " +
+                           format_guid(guid_of(rail0)) + " is called " + guid_name_of(rail0),
+                   });
+}
+
 TEST_CASE("classify: dirty CAs are reported and left out; a GUID map places them", "[classify]") {
     Builder b;
     auto leaf = b.sw("leaf1");
@@ -718,5 +761,42 @@ TEST_CASE("classify: hosts found in two halves at once come out as from one pass
         auto g = parse_ibnetdiscover(switchyard::test::slurp(path), "superpod");
         REQUIRE(g);
         check_halves_as_one_pass(*g, {});
+    }
+}
+
+TEST_CASE("classify: discover's files of a large map, made on two threads, equal each writer's",
+          "[classify]") {
+    Builder b;  // 5120 hosts (two threads from 5000): 40 leaves of 128 hosts under 2 spines
+    const auto s1 = b.sw("spine1");
+    const auto s2 = b.sw("spine2");
+    for (int l = 0; l < 40; ++l) {
+        const auto leaf = b.sw("leaf" + std::to_string(l));
+        b.link(leaf, s1);
+        b.link(leaf, s2);
+        for (int h = 0; h < 128; ++h) {
+            b.link(b.ca("n" + std::to_string(l * 128 + h) + " mlx5_0"), leaf);
+        }
+    }
+    const auto m = classify(b.g, {}).map;
+    REQUIRE(m.hosts.size() == 5120);
+    for (const auto plugin : {TopologyPlugin::Tree, TopologyPlugin::Block}) {
+        const auto files = write_discover_files(m, "a comment", "a header", plugin);
+        REQUIRE(files);
+        const auto map_text = write_fabric_map(m, "a comment");
+        const std::vector<std::pair<std::string, std::string>> want = {
+            {"fabric.map", map_text},
+            {"fabric.map.index", *write_fabric_index(m, map_text)},
+            {"topology.conf", write_topology_conf(m, "a header")},
+            {"topology-block.conf", write_topology_block(m, "a header")},
+            {"topology.yaml", write_topology_yaml(m, "a header")},
+            {"node-features.conf", write_node_features(m, "a header")},
+            {"node-features.sh", write_feature_commands(m, "a header")},
+            {"job_submit_hints.lua", write_job_submit_hints(m, "a header", plugin)},
+        };
+        REQUIRE(files->size() == want.size());
+        for (std::size_t i = 0; i < want.size(); ++i) {
+            CHECK((*files)[i].name == want[i].first);
+            CHECK((*files)[i].text == want[i].second);
+        }
     }
 }

@@ -107,22 +107,28 @@ void Classifier::build_switches() {
 }
 
 void Classifier::build_hosts_and_sus(const HostTable& hosts) {
-    std::set<std::string> hcas;
+    // HCA names, sorted, and each one's place: a few names (mlx5_0..7) over every rail.
+    std::unordered_map<std::string_view, std::uint32_t> hca_of;  // views into `hosts`
     for (const auto& [host, rails] : hosts.hosts) {
         for (const auto& r : rails) {
-            hcas.insert(r.hca);
+            hca_of.try_emplace(r.hca, 0);
         }
     }
-    map_.hcas.assign(hcas.begin(), hcas.end());
+    map_.hcas.reserve(hca_of.size());
+    for (const auto& [name, index] : hca_of) {
+        map_.hcas.emplace_back(name);
+    }
+    std::sort(map_.hcas.begin(), map_.hcas.end());
+    for (std::uint32_t i = 0; i < map_.hcas.size(); ++i) {
+        hca_of[map_.hcas[i]] = i;
+    }
     Disjoint leaves(map_.switches.size());
     map_.hosts.reserve(hosts.hosts.size());
     for (const auto& [host, rails] : hosts.hosts) {
         MapHost h{host, 0, static_cast<std::uint32_t>(map_.rails.size()),
                   static_cast<std::uint32_t>(rails.size())};
         for (const auto& r : rails) {
-            const auto hca = static_cast<std::uint32_t>(
-                std::lower_bound(map_.hcas.begin(), map_.hcas.end(), r.hca) - map_.hcas.begin());
-            map_.rails.push_back({hca, switch_index_[r.leaf], r.cables});
+            map_.rails.push_back({hca_of.at(r.hca), switch_index_[r.leaf], r.cables});
             leaves.join(switch_index_[rails.front().leaf], switch_index_[r.leaf]);
         }
         std::sort(map_.rails.begin() + h.rail_begin, map_.rails.end(),
@@ -219,7 +225,7 @@ void Classifier::build_groups() {
     }
     // One pass over the leaves' cables: up to tier 2 (uplinks), and to other leaves (small
     // fabrics, stacked edge switches: their SUs are connected, which no tier shows).
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> cables;  // (leaf, upper), one per cable
+    std::vector<std::uint64_t> cables;  // leaf << 32 | upper, one per cable (sorts fast)
     std::set<std::pair<std::uint32_t, std::uint32_t>> leaf_pairs;
     std::vector<char> has_uplink(nsus, 0);
     for (std::uint32_t s = 0; s < nsus; ++s) {
@@ -236,7 +242,7 @@ void Classifier::build_groups() {
                 }
                 if (map_.switches[other].tier == 2) {
                     groups.join(s, static_cast<std::uint32_t>(nsus + other));
-                    cables.emplace_back(leaf, other);
+                    cables.push_back(std::uint64_t{leaf} << 32 | other);
                     has_uplink[s] = 1;
                 } else if (su_of_leaf[other] != kNone) {
                     leaf_pairs.insert(std::minmax(leaf, other));
@@ -246,7 +252,9 @@ void Classifier::build_groups() {
     }
     std::sort(cables.begin(), cables.end());
     UplinkCounts uplinks;
-    for (const auto& c : cables) {
+    for (const auto packed : cables) {
+        const std::pair c(static_cast<std::uint32_t>(packed >> 32),
+                          static_cast<std::uint32_t>(packed));
         if (uplinks.empty() || uplinks.back().first != c) {
             uplinks.push_back({c, 0});
         }

@@ -7,6 +7,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/common/strings.hpp"
@@ -190,45 +192,75 @@ std::vector<std::string> name_switches(const FabricGraph& g,
                                        const std::vector<NodeIndex>& nodes,
                                        std::vector<Anomaly>& anomalies) {
     std::vector<std::string> names;
-    std::map<std::string, std::size_t> uses;
+    names.reserve(nodes.size());
+    // Switches by name: views into `names`, so each table is made again after names change.
+    auto count_uses = [&names]() {
+        std::unordered_map<std::string_view, std::size_t> uses;
+        uses.reserve(names.size());
+        for (const auto& n : names) {
+            ++uses[n];
+        }
+        return uses;
+    };
     for (const auto n : nodes) {
         names.push_back(name_from_desc(g.nodes[n].desc));
-        ++uses[names.back()];
     }
     // A chassis slot with several ASICs (U1, U2): each gets its unit.
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-        if (const auto card = chassis_card(g.nodes[nodes[i]].desc); card && uses[names[i]] > 1) {
-            names[i] += "-" + card->unit;
+    std::vector<std::pair<std::size_t, std::string>> units;
+    {
+        const auto uses = count_uses();
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            if (const auto card = chassis_card(g.nodes[nodes[i]].desc);
+                card && uses.at(names[i]) > 1) {
+                units.emplace_back(i, card->unit);
+            }
         }
     }
-    uses.clear();
-    for (const auto& n : names) {
-        ++uses[n];
+    for (auto& [i, unit] : units) {
+        names[i] += "-" + unit;
+    }
+    std::vector<std::pair<std::size_t, std::size_t>> duplicates;  // switch, its name's uses
+    {
+        const auto uses = count_uses();
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            if (!names[i].empty()) {
+                if (const auto k = uses.at(names[i]); k > 1) {
+                    duplicates.emplace_back(i, k);
+                }
+            }
+        }
+    }
+    for (const auto& [i, k] : duplicates) {
+        const auto guid = g.nodes[nodes[i]].guid;
+        anomalies.push_back({"duplicate-switch-name",
+                             "'" + names[i] + "' names " + std::to_string(k) + " switches; " +
+                                 format_guid(guid) + " is called " + guid_name("sw-", guid)});
+        names[i].clear();
+    }
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        if (names[i].empty()) {
+            names[i] = guid_name("sw-", g.nodes[nodes[i]].guid);
+        }
+    }
+    // A description may spell another switch's GUID name ("sw-" and 16 hex digits): the GUID
+    // name wins.
+    std::unordered_set<std::uint64_t> guids;
+    guids.reserve(nodes.size());
+    for (const auto n : nodes) {
+        guids.insert(g.nodes[n].guid);
     }
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const auto guid = g.nodes[nodes[i]].guid;
-        if (!names[i].empty() && uses[names[i]] > 1) {
-            anomalies.push_back({"duplicate-switch-name",
-                                 "'" + names[i] + "' names " + std::to_string(uses[names[i]]) +
-                                     " switches; " + format_guid(guid) + " is called " +
-                                     guid_name("sw-", guid)});
-            names[i].clear();
+        if (names[i].size() != 19 || !names[i].starts_with("sw-")) {
+            continue;
         }
-        if (names[i].empty()) {
-            names[i] = guid_name("sw-", guid);
-        }
-    }
-    // A description may spell another switch's GUID name: the GUID name wins.
-    std::set<std::string> guid_names;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-        guid_names.insert(guid_name("sw-", g.nodes[nodes[i]].guid));
-    }
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-        const auto own = guid_name("sw-", g.nodes[nodes[i]].guid);
-        if (names[i] != own && guid_names.count(names[i]) != 0) {
-            anomalies.push_back({"duplicate-switch-name",
-                                 "'" + names[i] + "' is another switch's GUID name; " +
-                                     format_guid(g.nodes[nodes[i]].guid) + " is called " + own});
+        const auto spelt = parse_guid(std::string_view(names[i]).substr(3));
+        if (spelt && *spelt != guid && guids.count(*spelt) != 0 &&
+            names[i] == guid_name("sw-", *spelt)) {
+            const auto own = guid_name("sw-", guid);
+            anomalies.push_back(
+                {"duplicate-switch-name", "'" + names[i] + "' is another switch's GUID name; " +
+                                              format_guid(guid) + " is called " + own});
             names[i] = own;
         }
     }

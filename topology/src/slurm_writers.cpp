@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "switchyard/common/hostlist.hpp"
+#include "switchyard/topology/fabric_index.hpp"
+#include "two_cores.hpp"
 
 namespace switchyard::topology {
 namespace {
@@ -264,6 +266,38 @@ std::string write_feature_commands(const FabricMap& map, std::string_view header
                " ActiveFeatures=" + features + "\n";
     }
     return out;
+}
+
+Result<std::vector<DiscoverFile>> write_discover_files(const FabricMap& map,
+                                                       std::string_view map_comment,
+                                                       std::string_view header,
+                                                       TopologyPlugin plugin) {
+    std::vector<DiscoverFile> files(8);
+    Result<std::string> index = std::string();
+    auto map_and_index = [&] {
+        files[0] = {"fabric.map", write_fabric_map(map, map_comment)};
+        index = write_fabric_index(map, files[0].text);
+    };
+    auto slurm_files = [&] {
+        files[2] = {"topology.conf", write_topology_conf(map, header)};
+        files[3] = {"topology-block.conf", write_topology_block(map, header)};
+        files[4] = {"topology.yaml", write_topology_yaml(map, header)};
+        files[5] = {"node-features.conf", write_node_features(map, header)};
+        files[6] = {"node-features.sh", write_feature_commands(map, header)};
+        files[7] = {"job_submit_hints.lua", write_job_submit_hints(map, header, plugin)};
+    };
+    // A thread costs more than it saves below a few thousand hosts.
+    constexpr std::size_t kTwoThreadsFromHosts = 5000;
+    if (map.hosts.size() < kTwoThreadsFromHosts ||
+        !detail::both_at_once(map_and_index, slurm_files)) {
+        map_and_index();
+        slurm_files();
+    }
+    if (!index) {
+        return fail(index.error());
+    }
+    files[1] = {"fabric.map.index", std::move(*index)};
+    return files;
 }
 
 }  // namespace switchyard::topology

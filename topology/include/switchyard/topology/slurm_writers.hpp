@@ -59,4 +59,20 @@ enum class TopologyPlugin { Tree, Block };
 /// `scontrol update NodeName=<hosts> AvailableFeatures=... ActiveFeatures=...` lines.
 [[nodiscard]] std::string write_feature_commands(const FabricMap& map, std::string_view header);
 
+/// One file `switchyard discover` writes: its name in the output folder and its text.
+struct DiscoverFile {
+    std::string name;
+    std::string text;
+};
+
+/// Every file `switchyard discover` writes, in its order: fabric.map (with `map_comment`),
+/// fabric.map.index, then the Slurm files (topology.conf, topology-block.conf, topology.yaml,
+/// node-features.conf, node-features.sh, job_submit_hints.lua for `plugin`) under `header`.
+/// A large map's files are made on two threads at once (the map and its index on one, the
+/// Slurm files on the other). \return the index's error when the map cannot be indexed.
+[[nodiscard]] Result<std::vector<DiscoverFile>> write_discover_files(const FabricMap& map,
+                                                                     std::string_view map_comment,
+                                                                     std::string_view header,
+                                                                     TopologyPlugin plugin);
+
 }  // namespace switchyard::topology
