@@ -139,4 +139,25 @@ BENCHMARK(BM_Plan4096)->Arg(1)->Arg(8)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+/// `fabric_bench --write-dump HOSTS RAILS FILE` writes the synthetic dump the benchmarks parse
+/// (bench/discover-800k.sh times `switchyard discover` on it); otherwise the benchmarks run.
+int main(int argc, char** argv) {
+    if (argc == 5 && std::string_view(argv[1]) == "--write-dump") {
+        const auto text =
+            switchyard::bench::synthetic_dragonfly(std::stoul(argv[2]), std::stoul(argv[3]));
+        std::FILE* f = std::fopen(argv[4], "wb");
+        const bool ok = f != nullptr && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+        if (f == nullptr || std::fclose(f) != 0 || !ok) {
+            std::fprintf(stderr, "fabric_bench: cannot write %s\n", argv[4]);
+            return 1;
+        }
+        return 0;
+    }
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
+        return 1;
+    }
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -103,17 +103,18 @@ void print_summary(const topo::Classification& c, const std::string& source) {
 }
 
 int run_discover(const DiscoverArgs& a) {
-    auto text = read_input(a.input, kDumpInput);
-    if (!text) {
-        std::cerr << "switchyard discover: " << text.error().to_string() << "\n";
-        return kExitProblem;
-    }
     const std::string source = a.input == "-" ? "<stdin>" : a.input;
     // Summary and file headers name the input by its file name: the same dump gives the same
     // files wherever it was read from.
     const std::string label =
         a.input == "-" ? source : std::filesystem::path(a.input).filename().string();
-    auto graph = topo::parse_ibnetdiscover(*text, source);
+    auto graph = [&]() -> Result<topo::FabricGraph> {
+        auto text = InputText::open(a.input, kDumpInput);
+        if (!text) {
+            return fail(text.error());
+        }
+        return topo::parse_ibnetdiscover(text->text(), source);
+    }();  // the dump is unmapped (or freed) here: the graph holds copies of what it needs
     if (!graph) {
         std::cerr << "switchyard discover: " << graph.error().to_string() << "\n";
         return kExitProblem;

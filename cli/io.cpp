@@ -2,10 +2,13 @@
 // File helpers for the CLI.
 #include "io.hpp"
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +16,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "commands.hpp"
 #include "switchyard/common/file.hpp"
 #include "switchyard/common/strings.hpp"
 
@@ -32,6 +36,87 @@ Result<std::string> read_input(const std::string& path, const ReadRules& rules) 
         return data;
     }
     return read_text_file(path, rules);
+}
+
+namespace {
+
+// The file SIGBUS names: written before the mapping exists, read by the handler only.
+char g_mapped_path[512];
+
+extern "C" void on_mapped_file_shrunk(int /*signal*/) {
+    // Async-signal-safe: write(2) and _exit(2) only.
+    constexpr std::string_view kHead = "switchyard: '";
+    constexpr std::string_view kTail =
+        "' shrank while it was read (another program truncated or rewrote it in place); "
+        "nothing written\n";
+    (void)!::write(STDERR_FILENO, kHead.data(), kHead.size());
+    (void)!::write(STDERR_FILENO, g_mapped_path, std::strlen(g_mapped_path));
+    (void)!::write(STDERR_FILENO, kTail.data(), kTail.size());
+    ::_exit(kExitProblem);
+}
+
+}  // namespace
+
+Result<InputText> InputText::open(const std::string& path, const ReadRules& rules) {
+    InputText in;
+    if (path == "-") {
+        auto data = read_input(path, rules);
+        if (!data) {
+            return fail(data.error());
+        }
+        in.owned_ = std::move(*data);
+        return in;
+    }
+    auto file = InputFile::open(path, rules);
+    if (!file) {
+        return fail(file.error());
+    }
+    if (file->size() == 0) {  // nothing to map (or a /proc file that says 0): read it
+        auto data = file->read_all();
+        if (!data) {
+            return fail(data.error());
+        }
+        in.owned_ = std::move(*data);
+        return in;
+    }
+    std::snprintf(g_mapped_path, sizeof g_mapped_path, "%s", path.c_str());
+    struct sigaction sa {};
+    sa.sa_handler = on_mapped_file_shrunk;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGBUS, &sa, nullptr) != 0) {
+        return fail(Error::io("cannot read '" + path + "': " + std::strerror(errno)));
+    }
+    const auto size = static_cast<std::size_t>(file->size());
+    void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file->descriptor(), 0);
+    if (map == MAP_FAILED) {
+        return fail(Error::io("cannot read '" + path + "': " + std::strerror(errno)));
+    }
+    in.map_ = map;
+    in.size_ = size;
+    return in;
+}
+
+InputText::InputText(InputText&& other) noexcept
+    : owned_(std::move(other.owned_)),
+      map_(std::exchange(other.map_, nullptr)),
+      size_(std::exchange(other.size_, 0)) {}
+
+InputText& InputText::operator=(InputText&& other) noexcept {
+    if (this != &other) {
+        if (map_ != nullptr) {
+            ::munmap(map_, size_);
+        }
+        owned_ = std::move(other.owned_);
+        map_ = std::exchange(other.map_, nullptr);
+        size_ = std::exchange(other.size_, 0);
+    }
+    return *this;
+}
+
+InputText::~InputText() {
+    if (map_ != nullptr) {
+        ::munmap(map_, size_);
+    }
 }
 
 Result<void> write_file_atomic(const std::string& path, std::string_view content) {

@@ -20,6 +20,33 @@ namespace switchyard::cli {
 /// The bytes of `path`, or of standard input for "-", within `rules` (see file.hpp).
 [[nodiscard]] Result<std::string> read_input(const std::string& path, const ReadRules& rules);
 
+/// A whole input as text: a regular file mapped read-only (a 320 MB ibnetdiscover dump in
+/// 16 ms instead of 250: no copy, no page zeroed), or standard input read into memory.
+/// Only the command maps files (the plugin never does: a file shrunk under a mapping raises
+/// SIGBUS). While a file is mapped, SIGBUS ends the command with a message naming the file
+/// ("shrank while it was read"), exit 1, instead of a crash.
+class InputText {
+public:
+    /// `path` ("-": standard input) opened and checked as read_input does, then mapped.
+    [[nodiscard]] static Result<InputText> open(const std::string& path, const ReadRules& rules);
+    InputText(InputText&& other) noexcept;
+    InputText& operator=(InputText&& other) noexcept;
+    InputText(const InputText&) = delete;
+    InputText& operator=(const InputText&) = delete;
+    ~InputText();
+
+    [[nodiscard]] std::string_view text() const {
+        return map_ != nullptr ? std::string_view(static_cast<const char*>(map_), size_)
+                               : std::string_view(owned_);
+    }
+
+private:
+    InputText() = default;
+    std::string owned_;
+    void* map_ = nullptr;
+    std::size_t size_ = 0;
+};
+
 /// Writes `content` to `path` through a temporary file and rename, so readers (the plugin at
 /// step launch) never see a half-written file.
 [[nodiscard]] Result<void> write_file_atomic(const std::string& path, std::string_view content);

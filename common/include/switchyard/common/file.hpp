@@ -97,6 +97,8 @@ public:
                                               std::size_t length) const override;
     /// The whole file, bounded by the rules it was opened with.
     [[nodiscard]] Result<std::string> read_all() const;
+    /// The open descriptor (the CLI maps its largest inputs; see cli/io.hpp).
+    [[nodiscard]] int descriptor() const { return fd_; }
 
 private:
     InputFile(int fd, std::string path, std::uint64_t size, std::size_t max_bytes)
