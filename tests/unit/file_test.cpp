@@ -32,6 +32,26 @@ TEST_CASE("file: /proc files, which report no size, are read to their end", "[fi
     CHECK(meminfo->starts_with("MemTotal:"));
 }
 
+TEST_CASE("file: read_first_line reads a sysfs attribute, bounded, and nothing else", "[file]") {
+    using switchyard::read_first_line;
+    switchyard::test::FakeSysfs fs;
+    const auto p = (fs.root() / "state").string();
+    std::ofstream(p) << "  4: ACTIVE \nsecond line\n";
+    CHECK(read_first_line(p) == "4: ACTIVE");
+    std::ofstream(p, std::ios::trunc) << std::string(4096, 'x');
+    CHECK(read_first_line(p) == std::string(4096, 'x'));  // exactly the bound
+    std::ofstream(p, std::ios::trunc) << std::string(4097, 'x');
+    CHECK_FALSE(read_first_line(p));  // above it
+    std::ofstream(p, std::ios::trunc).flush();
+    CHECK_FALSE(read_first_line(p));  // empty
+    CHECK_FALSE(read_first_line((fs.root() / "missing").string()));
+    CHECK_FALSE(read_first_line(fs.root().string()));  // a directory
+    const auto fifo = (fs.root() / "fifo").string();
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    CHECK_FALSE(read_first_line(fifo));  // at once: no writer is waited for
+    CHECK(read_first_line("/proc/sys/kernel/ostype") == "Linux");  // reports no size
+}
+
 TEST_CASE("file: a missing file is named", "[file]") {
     const auto r = read_text_file("/nonexistent/switchyard.yaml");
     REQUIRE_FALSE(r);
