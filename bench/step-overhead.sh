@@ -14,7 +14,9 @@
 # alike. slurmd keeps the plugin it loaded at start, which is fair only because the plugin has
 # no job prolog hook (with one, slurmd would run a prolog process for every job in all three
 # modes; the health gate is a separate module, spank_switchyard_gate.so, not listed here).
-# Prints the median and 90th percentile per mode, and each mode's median over `none`.
+# Prints the median and 90th percentile per mode, each mode's median over `none`, and the CPU
+# time the machine spent per step in each mode (so what the plugin adds per step, on a node
+# whose daemons all run here).
 #
 # Usage: bench/step-overhead.sh [--steps N] [--rounds R]    (defaults 20 x 5 per mode)
 #        needs build/dev (scripts/test or cmake --build --preset dev)
@@ -69,33 +71,48 @@ set_mode() {
   esac
 }
 modes=(none floor live cached)
-for m in "${modes[@]}"; do : > "$work/$m.ms"; done
+for m in "${modes[@]}"; do : > "$work/$m.ms"; : > "$work/$m.cpu"; done
+# The whole machine's busy CPU time (user, nice, system, irq, softirq, steal) in clock ticks:
+# per batch, what srun, slurmctld, slurmd and slurmstepd (and the timing's own `date`s, alike in
+# every mode) spent; the difference between modes is what the plugin adds per step.
+busy_ticks() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8 + $9; exit}' /proc/stat; }
 srun -N1 -w node001 true  # the first step warms the daemons and writes the cache
 for ((r = 0; r < rounds; r++)); do
   for m in "${modes[@]}"; do
     set_mode "$m"
     srun -N1 -w node001 true  # one untimed step after each switch
+    c0=$(busy_ticks)
     for ((i = 0; i < steps; i++)); do
       t0=$(date +%s%N)
       srun -N1 -w node001 true
       t1=$(date +%s%N)
       echo $(((t1 - t0) / 1000)) >> "$work/$m.ms"
     done
+    echo "$(($(busy_ticks) - c0)) $steps" >> "$work/$m.cpu"
   done
 done
 set_mode cached
 [ -f "$work/trees/cache/node001.node" ] || { echo "step-overhead: the prolog wrote no cache" >&2; exit 1; }
 
-python3 - "$work" "${modes[@]}" <<'PY'
+python3 - "$work" "$(getconf CLK_TCK)" "${modes[@]}" <<'PY'
 import statistics, sys
-work, modes = sys.argv[1], sys.argv[2:]
+work, hz, modes = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 us = {m: sorted(int(x) for x in open(f"{work}/{m}.ms")) for m in modes}
+cpu = {}
+for m in modes:
+    ticks = steps = 0
+    for line in open(f"{work}/{m}.cpu"):
+        t, n = map(int, line.split())
+        ticks, steps = ticks + t, steps + n
+    cpu[m] = 1000.0 * ticks / hz / steps
 base = statistics.median(us["none"])
 print(f"srun -N1 true on a 4-node Slurm cluster, {len(us['none'])} steps per mode, modes alternating")
-print(f"{'mode':8} {'median ms':>10} {'p90 ms':>8} {'vs none':>9}")
+print("CPU: the whole machine's busy time per step (srun and every daemon run here)")
+print(f"{'mode':8} {'median ms':>10} {'p90 ms':>8} {'vs none':>9} {'CPU ms':>8} {'CPU vs none':>12}")
 for m in modes:
     v = us[m]
     med = statistics.median(v)
     p90 = v[int(0.9 * (len(v) - 1))]
-    print(f"{m:8} {med / 1000:10.2f} {p90 / 1000:8.2f} {100 * (med - base) / base:+8.1f}%")
+    print(f"{m:8} {med / 1000:10.2f} {p90 / 1000:8.2f} {100 * (med - base) / base:+8.1f}%"
+          f" {cpu[m]:8.2f} {cpu[m] - cpu['none']:+11.2f}")
 PY
