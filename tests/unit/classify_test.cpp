@@ -800,3 +800,35 @@ TEST_CASE("classify: discover's files of a large map, made on two threads, equal
         }
     }
 }
+
+TEST_CASE("classify: an HCA cabled to several leaves gives one rail per leaf, cables counted",
+          "[classify]") {
+    Builder b;
+    const auto spine = b.sw("spine1");
+    std::vector<NodeIndex> leaves;
+    for (int l = 1; l <= 6; ++l) {
+        leaves.push_back(b.sw("leaf" + std::to_string(l)));
+        b.link(leaves.back(), spine);
+        b.link(b.ca("h" + std::to_string(l) + " mlx5_0"), leaves.back());
+    }
+    const auto multi = b.ca("multi mlx5_0");
+    for (const auto leaf : leaves) {  // six leaves: past what is kept on the stack
+        b.link(multi, leaf);
+    }
+    b.link(multi, leaves.back());  // a second cable to leaf6
+    const auto m = classify(b.g, {}).map;
+    const auto* h = m.find_host("multi");
+    REQUIRE(h != nullptr);
+    const auto rails = m.rails_of(*h);
+    REQUIRE(rails.size() == 6);
+    std::map<std::string, std::uint32_t> cables;  // rail name -> cables
+    for (const auto& r : rails) {
+        cables[m.hcas[r.hca]] = r.cables;
+        CHECK(m.hcas[r.hca] == "mlx5_0@S-" + format_guid(m.switches[r.leaf].guid).substr(2));
+    }
+    for (std::size_t l = 0; l < leaves.size(); ++l) {
+        const auto name = "mlx5_0@" + b.g.nodes[leaves[l]].id;
+        REQUIRE(cables.count(name) == 1);
+        CHECK(cables[name] == (l + 1 == leaves.size() ? 2U : 1U));
+    }
+}

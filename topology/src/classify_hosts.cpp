@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Classification, first step: the hosts (named by their CA descriptions or the GUID map), their
 // rails and the leaves they reach; spines that carry a few hosts are found and set apart.
+#include <array>
+#include <span>
+
 #include "classifier.hpp"
 
 namespace switchyard::topology::detail {
@@ -174,8 +177,11 @@ HostTable Classifier::find_hosts() {
 
 /// Two CAs claiming the same host and HCA name: the first in the dump stays.
 void Classifier::drop_duplicate_hcas(const std::string& host, std::vector<RawRail>& rails) {
-    std::stable_sort(rails.begin(), rails.end(),
-                     [](const RawRail& a, const RawRail& b) { return a.hca < b.hca; });
+    // By name, then by CA: CAs are numbered in dump order, so the first in the dump comes first
+    // (a stable sort by name, without its buffer per host).
+    std::sort(rails.begin(), rails.end(), [](const RawRail& a, const RawRail& b) {
+        return a.hca != b.hca ? a.hca < b.hca : a.ca < b.ca;
+    });
     for (std::size_t i = 1; i < rails.size();) {
         if (rails[i].hca == rails[i - 1].hca && rails[i].hca != "unknown" &&
             rails[i].ca != rails[i - 1].ca) {
@@ -194,19 +200,33 @@ void Classifier::drop_duplicate_hcas(const std::string& host, std::vector<RawRai
 bool Classifier::add_rails(HostScan& scan,
                            NodeIndex ca,
                            const std::pair<std::string, std::string>& id) const {
-    std::vector<std::pair<NodeIndex, std::uint32_t>> by_leaf;  // (leaf, cables)
+    // (leaf, cables), in the order the ports reach them: an HCA has a port or two, so they
+    // are kept on the stack; past four leaves (a CA that claims more ports), all in `more`.
+    std::array<std::pair<NodeIndex, std::uint32_t>, 4> few{};
+    std::size_t nfew = 0;
+    std::vector<std::pair<NodeIndex, std::uint32_t>> more;
     for (const auto& p : g_.nodes[ca].ports) {
         if (p.remote == kNoNode || g_.nodes[p.remote].kind != NodeKind::Switch) {
             continue;
         }
-        auto it = std::find_if(by_leaf.begin(), by_leaf.end(),
-                               [&](const auto& e) { return e.first == p.remote; });
-        if (it == by_leaf.end()) {
-            by_leaf.emplace_back(p.remote, 1);
-        } else {
+        const std::span<std::pair<NodeIndex, std::uint32_t>> seen =
+            more.empty() ? std::span(few.data(), nfew) : std::span(more);
+        const auto it = std::find_if(seen.begin(), seen.end(),
+                                     [&](const auto& e) { return e.first == p.remote; });
+        if (it != seen.end()) {
             ++it->second;
+        } else if (more.empty() && nfew < few.size()) {
+            few[nfew++] = {p.remote, 1};
+        } else {
+            if (more.empty()) {
+                more.assign(few.begin(), few.end());
+            }
+            more.emplace_back(p.remote, 1);
         }
     }
+    const std::span<const std::pair<NodeIndex, std::uint32_t>> by_leaf =
+        more.empty() ? std::span<const std::pair<NodeIndex, std::uint32_t>>(few.data(), nfew)
+                     : std::span<const std::pair<NodeIndex, std::uint32_t>>(more);
     if (by_leaf.empty()) {
         ++scan.isolated[id.first];
         scan.anomaly("isolated-hca",
