@@ -71,25 +71,25 @@ Result<InputText> InputText::open(const std::string& path, const ReadRules& rule
     if (!file) {
         return fail(file.error());
     }
-    if (file->size() == 0) {  // nothing to map (or a /proc file that says 0): read it
+    const auto size = static_cast<std::size_t>(file->size());
+    void* map = MAP_FAILED;
+    if (size > 0) {  // a /proc file says 0: it is read
+        std::snprintf(g_mapped_path, sizeof g_mapped_path, "%s", path.c_str());
+        struct sigaction sa {};
+        sa.sa_handler = on_mapped_file_shrunk;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(SIGBUS, &sa, nullptr) == 0) {
+            map =
+                ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file->descriptor(), 0);
+        }
+    }
+    if (map == MAP_FAILED) {  // or a file system that cannot map it: read it
         auto data = file->read_all();
         if (!data) {
             return fail(data.error());
         }
         in.owned_ = std::move(*data);
         return in;
-    }
-    std::snprintf(g_mapped_path, sizeof g_mapped_path, "%s", path.c_str());
-    struct sigaction sa {};
-    sa.sa_handler = on_mapped_file_shrunk;
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGBUS, &sa, nullptr) != 0) {
-        return fail(Error::io("cannot read '" + path + "': " + std::strerror(errno)));
-    }
-    const auto size = static_cast<std::size_t>(file->size());
-    void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file->descriptor(), 0);
-    if (map == MAP_FAILED) {
-        return fail(Error::io("cannot read '" + path + "': " + std::strerror(errno)));
     }
     in.map_ = map;
     in.size_ = size;

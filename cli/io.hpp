@@ -21,7 +21,8 @@ namespace switchyard::cli {
 [[nodiscard]] Result<std::string> read_input(const std::string& path, const ReadRules& rules);
 
 /// A whole input as text: a regular file mapped read-only (a 320 MB ibnetdiscover dump in
-/// 16 ms instead of 250: no copy, no page zeroed), or standard input read into memory.
+/// 16 ms instead of 250: no copy, no page zeroed), or read into memory (standard input, files
+/// that report no size, file systems that cannot map).
 /// Only the command maps files (the plugin never does: a file shrunk under a mapping raises
 /// SIGBUS). While a file is mapped, SIGBUS ends the command with a message naming the file
 /// ("shrank while it was read"), exit 1, instead of a crash.
