@@ -6,7 +6,8 @@
 --
 --   request(hints, {stages=, nodes=, scope=, segment=}) -> req, nil | nil, message
 --   req: { segment = N } (topology/block, 24.05+: N nodes per segment, each inside one block;
---        with prefer = "[a|b]", one group, when the job fits one),
+--        with prefer = "[a|b]": one group when the job fits one, else the smallest run of
+--        groups that holds it),
 --        { switches = N } (topology/tree: at most N leaf switches), { features = "[a|b]" }.
 
 local M = {}
@@ -20,14 +21,26 @@ M.MAX_HINTS_BYTES = 1048576
 local NUMBER_KEYS = { su_size = true, group_size = true, block_size = true, group_block_size = true }
 
 local function empty_hints()
-    return { topology = "tree", su_size = 0, group_size = 0, groups = {}, block_size = 0,
-             group_block_size = 0 }
+    return { topology = "tree", su_size = 0, group_size = 0, groups = {}, spans = {},
+             block_size = 0, group_block_size = 0 }
+end
+
+--- The entry of hints.spans for runs of `span` groups (made when missing).
+local function span_entry(hints, span)
+    for _, level in ipairs(hints.spans) do
+        if level.span == span then return level end
+    end
+    local level = { span = span, size = 0, groups = {} }
+    table.insert(hints.spans, level)
+    return level
 end
 
 --- Reads the hints file discover wrote as data, never as code: slurmctld runs job_submit.lua
 --- as root, so a file that could run anything would have to be trusted like the script itself.
 --- Lines: "-- comment", "return {", "}", "key = <number>,", "topology = \"tree\"|\"block\",",
---- "groups = { \"name\", ... },". Returns the hints, or the empty hints and why (file, line).
+--- "groups = { \"name\", ... },", and for runs of <k> groups "group_size_<k> = <number>," and
+--- "groups_<k> = { \"name\", ... },". Returns the hints (spans sorted by k), or the empty hints
+--- and why (file, line).
 function M.load_hints(path)
     local f, err = io.open(path, "r")
     if f == nil then return empty_hints(), tostring(err) end
@@ -45,31 +58,59 @@ function M.load_hints(path)
         local key, num = string.match(l, "^([%w_]+)%s*=%s*(%d+),?$")
         local skey, str = string.match(l, "^([%w_]+)%s*=%s*\"([%w_%.%-]*)\",?$")
         local list = string.match(l, "^groups%s*=%s*{(.*)},?$")
+        local span_list_k, span_list = string.match(l, "^groups_(%d+)%s*=%s*{(.*)},?$")
+        local span_size_k = key ~= nil and string.match(key, "^group_size_(%d+)$") or nil
+        local names = nil
         if l == "" or string.sub(l, 1, 2) == "--" or l == "return {" or l == "}" then
             -- layout
         elseif key ~= nil and NUMBER_KEYS[key] and #num <= 9 then
             hints[key] = tonumber(num)
+        elseif span_size_k ~= nil and #span_size_k <= 4 and #num <= 9 then
+            span_entry(hints, tonumber(span_size_k)).size = tonumber(num)
         elseif skey == "topology" and (str == "tree" or str == "block") then
             hints.topology = str
-        elseif list ~= nil then
-            local rest = string.gsub(list, "%s*\"([%w_%.%-]+)\"%s*,?", function(g)
-                table.insert(hints.groups, g)
+        elseif list ~= nil or (span_list ~= nil and #span_list_k <= 4) then
+            names = list ~= nil and hints.groups or span_entry(hints, tonumber(span_list_k)).groups
+            local rest = string.gsub(list or span_list, "%s*\"([%w_%.%-]+)\"%s*,?", function(g)
+                table.insert(names, g)
                 return ""
             end)
             if string.match(rest, "^%s*$") == nil then
-                return empty_hints(), fmt("%s:%d: expected groups = { \"name\", ... }", path, n)
+                return empty_hints(), fmt("%s:%d: expected %s = { \"name\", ... }", path, n,
+                    list ~= nil and "groups" or "groups_" .. span_list_k)
             end
         else
             return empty_hints(), fmt("%s:%d: '%s' is not a line switchyard discover writes; expected key = number, topology = \"tree\" or \"block\", or groups = { ... }",
                 path, n, string.sub(l, 1, 60))
         end
     end
+    table.sort(hints.spans, function(a, b) return a.span < b.span end)
     return hints, nil
 end
 
---- "[grp_g1|grp_g2|...]": all of a job's nodes in one group, any group (Slurm's matching OR).
+--- "[grp_g1|grp_g2|...]": all of a job's nodes in one of these features' node sets, any one
+--- (Slurm's matching OR); a single name stands alone.
+local function one_of(names)
+    if #names == 1 then return names[1] end
+    return "[" .. table.concat(names, "|") .. "]"
+end
+
 local function group_constraint(hints)
-    return "[" .. table.concat(hints.groups, "|") .. "]"
+    return one_of(hints.groups)
+end
+
+--- What a job of `nodes` nodes prefers on a block topology: one group when it fits one, else
+--- the smallest run of groups that holds it; nil when neither exists.
+local function preference(hints, nodes)
+    if #hints.groups > 1 and hints.group_size > 0 and nodes <= hints.group_size then
+        return group_constraint(hints)
+    end
+    for _, level in ipairs(hints.spans or {}) do
+        if level.size >= nodes and #level.groups > 0 then
+            return one_of(level.groups)
+        end
+    end
+    return nil
 end
 
 local function block_request(hints, job, per_stage)
@@ -100,20 +141,21 @@ local function block_request(hints, job, per_stage)
         return {}, nil -- the user's segments make whole stages: keep them
     end
     if base > 0 and per_stage <= base then
-        local req = { segment = per_stage }
         -- Slurm places each segment on its own, in the best-fitting free block anywhere, so the
         -- stages of one job can land in different groups and its pipeline sends then cross the
-        -- global links. A job that fits one group prefers one (--prefer: a matching OR over the
-        -- groups, tried first at each scheduling pass; when no group has room for its segments
-        -- the job starts as it would have without the preference, it does not wait).
-        if #hints.groups > 1 and hints.group_size > 0 and job.nodes <= hints.group_size then
-            req.prefer = group_constraint(hints)
-        end
-        return req, nil
+        -- global links. A job that fits one group prefers one, a larger job the smallest run of
+        -- groups that holds it (--prefer: a matching OR over the groups or runs, tried first at
+        -- each scheduling pass; when none has room the job starts as it would have without the
+        -- preference, it does not wait).
+        return { segment = per_stage, prefer = preference(hints, job.nodes) }, nil
     end
-    -- A stage larger than a block: --segment cannot be larger than a base block (Slurm's rule),
-    -- but a job of at most one aggregated block is placed inside one by the block plugin itself.
-    return {}, nil
+    -- A stage larger than a block: --segment cannot be larger than a base block (Slurm's rule).
+    -- A job of at most one aggregated block is placed inside one by the block plugin itself; a
+    -- larger one is spread over blocks anywhere, so it prefers a group or a run of groups.
+    if (hints.group_block_size or 0) > 0 and job.nodes <= hints.group_block_size then
+        return {}, nil
+    end
+    return { prefer = preference(hints, job.nodes) }, nil
 end
 
 local function tree_request(hints, job, per_stage)

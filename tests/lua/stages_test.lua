@@ -10,6 +10,16 @@ local tree = { topology = "tree", su_size = 4, group_size = 8, groups = { "grp_g
                block_size = 4, group_block_size = 8 }
 local block = { topology = "block", su_size = 4, group_size = 8, groups = { "grp_g1", "grp_g2" },
                 block_size = 4, group_block_size = 8 }
+-- Eight groups of 8 hosts (2 SUs of 4): runs of 2 and 4 groups, as discover writes them.
+local block8 = { topology = "block", su_size = 4, group_size = 8, block_size = 4, group_block_size = 8,
+                 groups = { "grp_g1", "grp_g2", "grp_g3", "grp_g4", "grp_g5", "grp_g6", "grp_g7", "grp_g8" },
+                 spans = { { span = 2, size = 16, groups = { "grp2_g1", "grp2_g3", "grp2_g5", "grp2_g7" } },
+                           { span = 4, size = 32, groups = { "grp4_g1", "grp4_g5" } } } }
+-- Three groups: one whole pair, the third group in no run.
+local block3 = { topology = "block", su_size = 4, group_size = 8, block_size = 4, group_block_size = 8,
+                 groups = { "grp_g1", "grp_g2", "grp_g3" },
+                 spans = { { span = 2, size = 16, groups = { "grp2_g1" } } } }
+local pairs8 = "[grp2_g1|grp2_g3|grp2_g5|grp2_g7]"
 
 local cases = {
     -- name, hints, job, expected request (table) or expected message fragment (string)
@@ -44,6 +54,19 @@ local cases = {
       "a stage of 8 nodes cannot fit one block (scalable unit of 4 nodes); use --pipeline-stages=4 or more" },
     { "block any: stage larger than a block, no segment", block, { stages = 2, nodes = 16, scope = "any" }, {} },
     { "block group: stage of one group, no segment", block, { stages = 1, nodes = 8, scope = "group" }, {} },
+    { "block: a job of two groups prefers a pair", block8, { stages = 4, nodes = 16, scope = "any" },
+      { segment = 4, prefer = pairs8 } },
+    { "block: a job of one and a half groups prefers a pair", block8, { stages = 6, nodes = 12, scope = "any" },
+      { segment = 2, prefer = pairs8 } },
+    { "block: a job of four groups prefers a quad", block8, { stages = 8, nodes = 32, scope = "any" },
+      { segment = 4, prefer = "[grp4_g1|grp4_g5]" } },
+    { "block: a job larger than every run prefers nothing", block8, { stages = 10, nodes = 40, scope = "any" },
+      { segment = 4 } },
+    { "block: large stages, a job of two groups prefers a pair", block8, { stages = 2, nodes = 16, scope = "any" },
+      { prefer = pairs8 } },
+    { "block: large stages, a job of one group is the block plugin's", block8, { stages = 1, nodes = 8, scope = "any" }, {} },
+    { "block: the only pair stands alone", block3, { stages = 3, nodes = 12, scope = "any" },
+      { segment = 4, prefer = "grp2_g1" } },
     { "block group: stage larger than a group", block, { stages = 1, nodes = 16, scope = "group" },
       "a stage of 16 nodes cannot fit one group (8 nodes)" },
     { "block: user's segment equal to a stage", block, { stages = 2, nodes = 8, scope = "leaf", segment = 4 }, {} },
@@ -117,8 +140,21 @@ write(hints_path, "-- Written by switchyard discover.\nreturn {\n  topology = \"
     "  group_size = 8,\n  groups = { \"grp_g1\", \"grp_g2\" },\n  block_size = 4,\n  group_block_size = 8,\n}\n")
 h, why = lib.load_hints(hints_path)
 if why == nil and same(h, { topology = "block", su_size = 4, group_size = 8, groups = h.groups,
-        block_size = 4, group_block_size = 8 }) and table.concat(h.groups, ",") == "grp_g1,grp_g2" then
+        spans = h.spans, block_size = 4, group_block_size = 8 }) and table.concat(h.groups, ",") == "grp_g1,grp_g2"
+        and #h.spans == 0 then
     passed = passed + 1 else failed = failed + 1; print("FAIL load_hints of discover's hints: " .. tostring(why)) end
+-- Runs of groups: sizes and names by span, sorted by span whatever the line order.
+write(hints_path, "return {\n  topology = \"block\",\n  group_size = 8,\n  groups = { \"grp_g1\", \"grp_g2\", \"grp_g3\", \"grp_g4\", \"grp_g5\" },\n" ..
+    "  groups_4 = { \"grp4_g1\" },\n  group_size_4 = 32,\n  group_size_2 = 16,\n  groups_2 = { \"grp2_g1\", \"grp2_g3\" },\n}\n")
+h, why = lib.load_hints(hints_path)
+if why == nil and #h.spans == 2 and h.spans[1].span == 2 and h.spans[1].size == 16
+        and table.concat(h.spans[1].groups, ",") == "grp2_g1,grp2_g3" and h.spans[2].span == 4
+        and h.spans[2].size == 32 and table.concat(h.spans[2].groups, ",") == "grp4_g1" then
+    passed = passed + 1 else failed = failed + 1; print("FAIL load_hints of runs of groups: " .. tostring(why)) end
+write(hints_path, "return {\n  groups_2 = { \"grp2_g1\" io.write(1) },\n}\n")
+h, why = lib.load_hints(hints_path)
+if #h.spans == 0 and why ~= nil and string.find(why, ":2: expected groups_2 = {", 1, true) then
+    passed = passed + 1 else failed = failed + 1; print("FAIL load_hints of a bad groups_2 line: " .. tostring(why)) end
 local pwned = os.tmpname()
 os.remove(pwned)
 write(hints_path, "return {\n  su_size = 4,\n  x = os.execute(\"touch " .. pwned .. "\"),\n}\n")

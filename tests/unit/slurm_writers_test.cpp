@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // block_layout: Slurm's topology/block rules (BlockSizes[0] plans every block; further sizes
-// aggregate aligned runs of 2^k consecutive blocks) applied to SUs and groups.
+// aggregate aligned runs of 2^k consecutive blocks) applied to SUs and groups; the runs of
+// groups that jobs larger than one group prefer.
 #include "switchyard/topology/slurm_writers.hpp"
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,9 @@ FabricMap shaped(const std::vector<std::vector<std::size_t>>& groups) {
             su.name = group.name + "-su" + std::to_string(group.sus.size() + 1);
             su.group = static_cast<std::uint32_t>(g);
             for (std::size_t h = 0; h < hosts; ++h) {
+                char name[16];
+                std::snprintf(name, sizeof name, "n%03u", static_cast<unsigned>(host + 1));
+                m.hosts.push_back({name, static_cast<std::uint32_t>(m.sus.size()), 0, 0});
                 su.hosts.push_back(host++);
             }
             group.sus.push_back(static_cast<std::uint32_t>(m.sus.size()));
@@ -86,4 +91,45 @@ TEST_CASE("slurm_writers: one group has the SU level only, silently", "[slurm_wr
     CHECK(l.group == 0);
     CHECK(l.notes.empty());
     CHECK(block_layout(FabricMap{}).base == 0);
+}
+
+TEST_CASE("slurm_writers: runs of 2, 4, ... groups, aligned, below the group count",
+          "[slurm_writers]") {
+    const auto eight =
+        group_spans(shaped({{4, 4}, {4, 4}, {4, 4}, {4, 4}, {4, 4}, {4, 4}, {4, 4}, {4, 4}}));
+    REQUIRE(eight.size() == 2);
+    CHECK(eight[0].span == 2);
+    CHECK(eight[0].hosts == 16);
+    CHECK(eight[0].features ==
+          std::vector<std::string>{"grp2_g1", "grp2_g3", "grp2_g5", "grp2_g7"});
+    CHECK(eight[1].span == 4);
+    CHECK(eight[1].hosts == 32);
+    CHECK(eight[1].features == std::vector<std::string>{"grp4_g1", "grp4_g5"});
+    // Three uneven groups: one whole pair (the largest run's hosts), the third group in none.
+    const auto three = group_spans(shaped({{4, 4}, {4}, {4, 4, 4}}));
+    REQUIRE(three.size() == 1);
+    CHECK(three[0].hosts == 12);
+    CHECK(three[0].features == std::vector<std::string>{"grp2_g1"});
+    // Two groups: a run of both is every node, which prefers nothing.
+    CHECK(group_spans(shaped({{4}, {4}})).empty());
+    CHECK(group_spans(shaped({{4, 4, 4}})).empty());
+}
+
+TEST_CASE("slurm_writers: every node carries the runs that hold its group", "[slurm_writers]") {
+    const auto m = shaped({{2}, {2}, {2}, {2}, {2}});
+    const auto conf = write_node_features(m, "h");
+    CHECK_THAT(conf,
+               Catch::Contains("NodeName=n[001-002] Features=su_g1-su1,grp_g1,grp2_g1,grp4_g1\n"));
+    CHECK_THAT(conf,
+               Catch::Contains("NodeName=n[007-008] Features=su_g4-su1,grp_g4,grp2_g3,grp4_g1\n"));
+    // The fifth group is in no whole run.
+    CHECK_THAT(conf, Catch::Contains("NodeName=n[009-010] Features=su_g5-su1,grp_g5\n"));
+    const auto sh = write_feature_commands(m, "h");
+    CHECK_THAT(sh, Catch::Contains("scontrol update NodeName=n[005-006] "
+                                   "AvailableFeatures=su_g3-su1,grp_g3,grp2_g3,grp4_g1 "
+                                   "ActiveFeatures=su_g3-su1,grp_g3,grp2_g3,grp4_g1\n"));
+    const auto hints = write_job_submit_hints(m, "h", TopologyPlugin::Block);
+    CHECK_THAT(hints,
+               Catch::Contains("  group_size_2 = 4,\n  groups_2 = { \"grp2_g1\", \"grp2_g3\" },\n"
+                               "  group_size_4 = 8,\n  groups_4 = { \"grp4_g1\" },\n"));
 }

@@ -135,6 +135,45 @@ std::string group_feature(std::string_view group) {
     return "grp_" + std::string(group);
 }
 
+std::string group_span_feature(std::string_view first_group, std::size_t span) {
+    return "grp" + std::to_string(span) + "_" + std::string(first_group);
+}
+
+std::vector<GroupSpan> group_spans(const FabricMap& map) {
+    std::vector<GroupSpan> out;
+    const std::size_t groups = map.groups.size();
+    for (std::size_t span = 2; span < groups; span *= 2) {
+        GroupSpan level{span, 0, {}};
+        for (std::size_t first = 0; first + span <= groups; first += span) {
+            std::size_t hosts = 0;
+            for (std::size_t g = first; g < first + span; ++g) {
+                hosts += group_hosts(map, map.groups[g]);
+            }
+            level.hosts = std::max(level.hosts, hosts);
+            level.features.push_back(group_span_feature(map.groups[first].name, span));
+        }
+        out.push_back(std::move(level));
+    }
+    return out;
+}
+
+namespace {
+
+/// "su_<su>,grp_<group>" and the features of the whole runs of groups that hold the SU's group.
+std::string node_features(const FabricMap& map, const MapSu& su) {
+    std::string out = su_feature(su.name) + "," + group_feature(map.groups[su.group].name);
+    const std::size_t groups = map.groups.size();
+    for (std::size_t span = 2; span < groups; span *= 2) {
+        const std::size_t first = su.group / span * span;
+        if (first + span <= groups) {
+            out += "," + group_span_feature(map.groups[first].name, span);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
 std::string write_topology_conf(const FabricMap& map, std::string_view header) {
     std::string out = comment_block(header);
     out += "# Scalable units (leaves that serve the same hosts)\n";
@@ -217,8 +256,7 @@ std::string write_topology_yaml(const FabricMap& map, std::string_view header) {
 std::string write_node_features(const FabricMap& map, std::string_view header) {
     std::string out = comment_block(header);
     for (const auto& su : map.sus) {
-        out += "NodeName=" + su_hosts(map, su) + " Features=" + su_feature(su.name) + "," +
-               group_feature(map.groups[su.group].name) + "\n";
+        out += "NodeName=" + su_hosts(map, su) + " Features=" + node_features(map, su) + "\n";
     }
     return out;
 }
@@ -248,12 +286,22 @@ std::string write_job_submit_hints(const FabricMap& map,
         group_size = std::max(group_size, group_hosts(map, g));
         groups += (groups.empty() ? "\"" : ", \"") + group_feature(g.name) + "\"";
     }
+    std::string spans;
+    for (const auto& level : group_spans(map)) {
+        const auto k = std::to_string(level.span);
+        std::string names;
+        for (const auto& f : level.features) {
+            names += (names.empty() ? "\"" : ", \"") + f + "\"";
+        }
+        spans += "  group_size_" + k + " = " + std::to_string(level.hosts) + ",\n  groups_" + k +
+                 " = { " + names + " },\n";
+    }
     const auto layout = block_layout(map);
     out += "return {\n  topology = \"" +
            std::string(plugin == TopologyPlugin::Block ? "block" : "tree") +
            "\",\n  su_size = " + std::to_string(su_size) +
            ",\n  group_size = " + std::to_string(group_size) + ",\n  groups = { " + groups +
-           " },\n  block_size = " + std::to_string(layout.base) +
+           " },\n" + spans + "  block_size = " + std::to_string(layout.base) +
            ",\n  group_block_size = " + std::to_string(layout.group) + ",\n}\n";
     return out;
 }
@@ -261,7 +309,7 @@ std::string write_job_submit_hints(const FabricMap& map,
 std::string write_feature_commands(const FabricMap& map, std::string_view header) {
     std::string out = comment_block(header);
     for (const auto& su : map.sus) {
-        const auto features = su_feature(su.name) + "," + group_feature(map.groups[su.group].name);
+        const auto features = node_features(map, su);
         out += "scontrol update NodeName=" + su_hosts(map, su) + " AvailableFeatures=" + features +
                " ActiveFeatures=" + features + "\n";
     }

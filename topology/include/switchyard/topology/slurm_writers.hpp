@@ -38,11 +38,25 @@ struct BlockLayout {
 /// topology.yaml (Slurm ≥ 25.05): the tree as the cluster default and the blocks as "block".
 [[nodiscard]] std::string write_topology_yaml(const FabricMap& map, std::string_view header);
 
-/// Feature names: "su_<su>" and "grp_<group>".
+/// Feature names: "su_<su>", "grp_<group>" and, for runs of groups, "grp<span>_<first group>".
 [[nodiscard]] std::string su_feature(std::string_view su);
 [[nodiscard]] std::string group_feature(std::string_view group);
+[[nodiscard]] std::string group_span_feature(std::string_view first_group, std::size_t span);
 
-/// `NodeName=<hosts> Features=su_..,grp_..` lines, one per SU, for a slurm.conf include.
+/// Runs of groups above the group level, for jobs larger than one group: spans of 2, 4, 8, ...
+/// consecutive groups in map order, aligned on multiples of the span (so a run of 4 is two runs
+/// of 2), while the span is below the group count. Each whole run is one node feature
+/// "grp<span>_<its first group>" (grp2_g1: groups g1 and g2); a trailing run short of the span
+/// gets none. In a Dragonfly+ fabric every group pair has its own global links, so any run is
+/// as good as another; the runs only have to be few, named, and nested.
+struct GroupSpan {
+    std::size_t span = 0;               ///< groups per run
+    std::size_t hosts = 0;              ///< hosts of the largest run
+    std::vector<std::string> features;  ///< one per whole run, in map order
+};
+[[nodiscard]] std::vector<GroupSpan> group_spans(const FabricMap& map);
+
+/// `NodeName=<hosts> Features=su_..,grp_..,grp2_..` lines, one per SU, for a slurm.conf include.
 [[nodiscard]] std::string write_node_features(const FabricMap& map, std::string_view header);
 
 /// Which Slurm topology plugin the cluster runs with the files discover wrote: the Lua filters
@@ -50,7 +64,8 @@ struct BlockLayout {
 enum class TopologyPlugin { Tree, Block };
 
 /// The small Lua table the Lua filters load: the topology plugin in use, largest SU and group
-/// sizes, the group feature names and the block sizes (job_submit.lua must not parse the
+/// sizes, the group feature names, the runs of groups (`groups_<span>` and `group_size_<span>`)
+/// and the block sizes (job_submit.lua must not parse the
 /// fabric map inside slurmctld).
 [[nodiscard]] std::string write_job_submit_hints(const FabricMap& map,
                                                  std::string_view header,
