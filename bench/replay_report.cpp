@@ -202,6 +202,9 @@ struct Summary {
     double node_seconds = 0;
     double degraded_node_seconds = 0;  ///< on nodes of degraded places (fabric_degradation)
     unsigned degraded_stages = 0;      ///< stages with a node in a degraded place
+    /// One line per job for --jobs: id, nodes, stages, SUs and groups its nodes touch, the
+    /// groups beyond the fewest, step, dp and pp time, the bound (ms), its wait (s).
+    std::vector<std::string> job_lines;
 };
 
 Summary summarise(const Run& run,
@@ -272,8 +275,15 @@ Summary summarise(const Run& run,
                 others.push_back(o.stage_nodes);
             }
         }
+        double step = 0;
+        double dp = 0;
+        double pp = 0;
+        double bound = 0;
         if (nodes >= 2) {
             const auto c = pol::shared_cost(j.stage_nodes, others, &map, params);
+            step = c.total * 1e3;
+            dp = c.dp * 1e3;
+            pp = c.pp * 1e3;
             s.step_ms.push_back(c.total * 1e3);
             s.dp_ms.push_back(c.dp * 1e3);
             if (j.stage_nodes.size() > 1) {
@@ -289,9 +299,22 @@ Summary summarise(const Run& run,
                 pol::plan_stages(all, &map, static_cast<unsigned>(j.stage_nodes.size()),
                                  pol::StageScope::Any, params);
             if (plan) {
-                s.bound_ms.push_back(plan->lower_bound_cost.total * 1e3);
+                bound = plan->lower_bound_cost.total * 1e3;
+                s.bound_ms.push_back(bound);
             }
         }
+        std::set<std::uint32_t> job_sus;
+        for (const auto& st : j.stage_nodes) {
+            for (const auto& n : st) {
+                job_sus.insert(map.find_host(n)->su);
+            }
+        }
+        char line[256];
+        std::snprintf(line, sizeof line,
+                      "%u\t%zu\t%zu\t%zu\t%zu\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%ld", j.id, nodes,
+                      j.stage_nodes.size(), job_sus.size(), job_groups.size(),
+                      s.extra_groups.back(), step, dp, pp, bound, j.start - j.submit);
+        s.job_lines.emplace_back(line);
     }
     const double span = static_cast<double>(std::max<long>(1, last - first));
     s.busy = node_seconds / (static_cast<double>(map.hosts.size()) * span);
@@ -374,6 +397,7 @@ int main(int argc, char** argv) {
     std::string map_path;
     std::string trace_path;
     std::string svg_dir;
+    std::string jobs_path;
     std::vector<std::string> logs;
     bool check = false;
     std::vector<std::string> flaky;  ///< nodes with growing link errors (--flaky NODE)
@@ -383,12 +407,16 @@ int main(int argc, char** argv) {
             check = true;
         } else if (a == "--flaky" && i + 1 < argc) {
             flaky.emplace_back(argv[++i]);
-        } else if ((a == "--map" || a == "--trace" || a == "--svg") && i + 1 < argc) {
-            (a == "--map" ? map_path : a == "--trace" ? trace_path : svg_dir) = argv[++i];
+        } else if ((a == "--map" || a == "--trace" || a == "--svg" || a == "--jobs") &&
+                   i + 1 < argc) {
+            (a == "--map"     ? map_path
+             : a == "--trace" ? trace_path
+             : a == "--svg"   ? svg_dir
+                              : jobs_path) = argv[++i];
         } else if (a.rfind("--", 0) == 0) {
             die("unknown option '" + a +
-                "'; expected --map FILE --trace FILE [--svg DIR] [--check] [--flaky NODE] "
-                "LOG...");
+                "'; expected --map FILE --trace FILE [--svg DIR] [--jobs FILE] [--check] "
+                "[--flaky NODE] LOG...");
         } else {
             logs.push_back(a);
         }
@@ -414,6 +442,21 @@ int main(int argc, char** argv) {
         if (!svg_dir.empty()) {
             write_svg(svg_dir, runs.back(), *map);
         }
+    }
+    if (!jobs_path.empty()) {  // every job of every run, for a closer look
+        std::FILE* f = std::fopen(jobs_path.c_str(), "w");
+        if (f == nullptr) {
+            die("cannot write " + jobs_path);
+        }
+        std::fprintf(f,
+                     "run\tjob\tnodes\tstages\tsus\tgroups\textra_groups\tstep_ms\tdp_ms\tpp_ms\t"
+                     "bound_ms\twait_s\n");
+        for (std::size_t r = 0; r < runs.size(); ++r) {
+            for (const auto& l : sums[r].job_lines) {
+                std::fprintf(f, "%s\t%s\n", runs[r].label.c_str(), l.c_str());
+            }
+        }
+        std::fclose(f);
     }
     std::printf("%zu jobs, fabric %s: %zu hosts, %zu SUs, %zu groups\n", trace.size(),
                 std::string(topo::to_string(map->kind)).c_str(), map->hosts.size(), map->sus.size(),

@@ -140,21 +140,28 @@ local function block_request(hints, job, per_stage)
         end
         return {}, nil -- the user's segments make whole stages: keep them
     end
-    if base > 0 and per_stage <= base then
-        -- Slurm places each segment on its own, in the best-fitting free block anywhere, so the
-        -- stages of one job can land in different groups and its pipeline sends then cross the
-        -- global links. A job that fits one group prefers one, a larger job the smallest run of
-        -- groups that holds it (--prefer: a matching OR over the groups or runs, tried first at
-        -- each scheduling pass; when none has room the job starts as it would have without the
-        -- preference, it does not wait).
-        return { segment = per_stage, prefer = preference(hints, job.nodes) }, nil
-    end
-    -- A stage larger than a block: --segment cannot be larger than a base block (Slurm's rule).
-    -- A job of at most one aggregated block is placed inside one by the block plugin itself; a
-    -- larger one is spread over blocks anywhere, so it prefers a group or a run of groups.
-    if (hints.group_block_size or 0) > 0 and job.nodes <= hints.group_block_size then
+    -- A job of at most one group's aggregated block, unless its stages must each be inside an
+    -- SU (--stage-scope=leaf): no --segment. The block plugin keeps the whole job inside one
+    -- group (the smallest block level that holds it, as for any job), and the step's rank order
+    -- puts its stages on SUs as far as its nodes allow. With segments Slurm places each one on
+    -- its own, and when no group has room for all of them, in several groups: the pipeline
+    -- sends then cross the global links, which on a Dragonfly+ fabric cost more than a stage
+    -- across two SUs of one group (issue 16's replay).
+    local group_block = hints.group_block_size or 0
+    if job.scope ~= "leaf" and group_block > 0 and job.nodes <= group_block then
         return {}, nil
     end
+    if base > 0 and per_stage <= base then
+        -- Each stage inside one block. Slurm places each segment on its own, in the
+        -- best-fitting free block anywhere, so a job prefers the fewest groups that hold it: one
+        -- group when it fits one, else the smallest run of groups (--prefer: a matching OR over
+        -- the groups or runs, tried first at each scheduling pass; when none has room the job
+        -- starts as it would have without the preference, it does not wait).
+        return { segment = per_stage, prefer = preference(hints, job.nodes) }, nil
+    end
+    -- A stage larger than a block: --segment cannot be larger than a base block (Slurm's rule),
+    -- and a job larger than one group is spread over blocks anywhere: it prefers a group or a
+    -- run of groups.
     return { prefer = preference(hints, job.nodes) }, nil
 end
 

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # Stage-aligned allocation through Slurm's own block scheduler (24.05+): the `slurm32b` fixture
 # runs 32 nodes on discover's topology-block.conf of a Dragonfly+ fabric (8 SUs of 4 hosts in 4
-# groups; BlockSizes=4,8), with the shipped Lua filters. cli_filter.lua turns --pipeline-stages
-# into --segment, and job_submit.lua makes a job that fits one group prefer one; slurmctld then
-# places every stage inside one block (SU).
+# groups; BlockSizes=4,8), with the shipped Lua filters. For a job larger than one group
+# cli_filter.lua turns --pipeline-stages into --segment and job_submit.lua makes it prefer a pair
+# of groups; slurmctld then places every stage inside one block (SU). A job that fits one group
+# is left to the block plugin, which keeps it inside one group.
 # Usage: slurm_block_test.sh RUN FABRIC_DIR CASE
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -79,41 +80,42 @@ case $case_name in
       "sbatch -N12 --pipeline-stages=3 started on the fragmented cluster ($(start_delay "$pipe") s after submission)"
     expect_eq "$(state_of "$plain")" PENDING "while a plain sbatch -N12 of the same size waits for a whole free aggregate"
     echo "plain job: $(squeue -h -j "$plain" -o '%T %r')"
+    expect_eq "$(scontrol show job "$pipe" | grep -oE '(Features|Prefer)=\[grp2_' | head -1 | cut -d= -f2)" "[grp2_" \
+      "job_submit.lua made it prefer a pair of groups"
     wait_for 90 finished "$pipe"
     check_stages "$run/jobs/seg-$pipe.out"
     cleanup_jobs "$plain" "${holders[@]}"
     ;;
-  segments-in-one-group)
+  small-job-in-one-group)
     mapfile -t holders < <(fragment)
-    # Every group has a whole free block (4) and one with 3 free nodes. Slurm places each
-    # segment on its own, in the best-fitting block anywhere; a job that fits one group also
-    # prefers one (job_submit.lua sets --prefer), so its stages stay in one group and its
-    # pipeline sends do not cross the global links.
+    # Every group has a whole free block (4) and one with 3 free nodes. A job that fits one
+    # group gets no --segment: the block plugin keeps it inside one group's aggregate, as it
+    # does any job (with segments, each placed on its own, it could land in several groups and
+    # its pipeline sends cross the global links). Seven free nodes in a group hold 6.
     pipe=$(sbatch --parsable -N6 --exclusive --pipeline-stages=3 -o "$run/jobs/onegrp-%j.out" \
       --wrap "srun bash -c '$vars'")
     wait_for 30 started "$pipe"
     expect_eq "$(started "$pipe" && echo started)" started \
-      "sbatch -N6 --pipeline-stages=3 (segments of 2) started on the fragmented cluster ($(start_delay "$pipe") s after submission)"
-    # Slurm shows the preference it placed the job by as the job's features once it runs.
-    expect_eq "$(scontrol show job "$pipe" | grep -oE '(Features|Prefer)=\[grp_' | head -1 | cut -d= -f2)" "[grp_" \
-      "job_submit.lua made it prefer one group"
+      "sbatch -N6 --pipeline-stages=3 started on the fragmented cluster ($(start_delay "$pipe") s after submission)"
+    expect_eq "$(scontrol show job "$pipe" | grep -oE '(Features|Prefer)=[^ ]*grp' | head -1)" "" \
+      "with no group feature asked for (the block plugin's own placement)"
     wait_for 90 finished "$pipe"
     f=$run/jobs/onegrp-$pipe.out
     expect_eq "$(awk '{print $4}' "$f" | sort -u | wc -l)" 1 \
       "its 6 nodes are in one group ($(awk '{print $1":"$4}' "$f" | sort | paste -sd,))"
-    check_stages "$f"
-    # A preference, not a constraint: no group has room for 4 segments of 2 (3 at most), and
-    # the job starts at once all the same, its stages still inside SUs.
-    wide=$(sbatch --parsable -N8 --exclusive --pipeline-stages=4 -o "$run/jobs/wide-%j.out" \
+    # 8 nodes, one whole group: it waits for one, as plain Slurm's job would, then runs there
+    # with each stage of 2 inside an SU (the step's rank order: 4 + 4 nodes).
+    whole=$(sbatch --parsable -N8 --exclusive --pipeline-stages=4 -o "$run/jobs/whole-%j.out" \
       --wrap "srun bash -c '$vars'")
-    wait_for 30 started "$wide"
-    expect_eq "$(started "$wide" && echo started)" started \
-      "sbatch -N8 --pipeline-stages=4, which no group can hold now, started ($(start_delay "$wide") s after submission)"
-    wait_for 90 finished "$wide"
-    groups=$(awk '{print $4}' "$run/jobs/wide-$wide.out" | sort -u | paste -sd,)
-    expect_eq "$([ "$(tr ',' '\n' <<<"$groups" | wc -l)" -gt 1 ] && echo several)" several \
-      "in more than one group ($groups)"
-    check_stages "$run/jobs/wide-$wide.out"
+    sleep 3
+    expect_eq "$(state_of "$whole")" PENDING "sbatch -N8 --pipeline-stages=4 waits while no group is wholly free"
+    scancel "${holders[1]}"  # the second group becomes free
+    wait_for 30 started "$whole"
+    wait_for 90 finished "$whole"
+    f=$run/jobs/whole-$whole.out
+    expect_eq "$(awk '{print $1}' "$f" | sort | paste -sd,)" "$( (block_nodes 2; block_nodes 3) | sort | paste -sd,)" \
+      "then it runs on the nodes of the group that was freed"
+    check_stages "$f"
     cleanup_jobs "${holders[@]}"
     ;;
   group-scope)

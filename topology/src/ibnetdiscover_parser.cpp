@@ -31,9 +31,16 @@ void check_symmetry(FabricGraph& g, std::string_view source) {
                               continue;
                           }
                           const auto& rports = nodes[p.remote].ports;
-                          const auto it = std::lower_bound(
-                              rports.begin(), rports.end(), p.remote_port,
-                              [](const FabricPort& a, std::uint32_t v) { return a.port < v; });
+                          // Ports are numbered from 1 and usually all listed: port k is then at
+                          // k - 1, else found by its number.
+                          const auto at = p.remote_port - 1;
+                          const auto it =
+                              at < rports.size() && rports[at].port == p.remote_port
+                                  ? rports.begin() + at
+                                  : std::lower_bound(rports.begin(), rports.end(), p.remote_port,
+                                                     [](const FabricPort& a, std::uint32_t v) {
+                                                         return a.port < v;
+                                                     });
                           const bool back = it != rports.end() && it->port == p.remote_port &&
                                             it->remote == i && it->remote_port == p.port;
                           if (!back) {
@@ -453,6 +460,21 @@ std::string_view to_string(NodeKind k) {
 }
 
 std::optional<std::uint64_t> parse_guid(std::string_view s) {
+    if (s.size() == 16) {  // ibnetdiscover's own spelling in ids: 16 hex digits, nothing else
+        std::uint64_t v = 0;
+        bool hex = true;
+        for (const char ch : s) {
+            const unsigned lower = static_cast<unsigned char>(ch) | 0x20U;
+            const unsigned d = ch >= '0' && ch <= '9'         ? static_cast<unsigned>(ch - '0')
+                               : lower >= 'a' && lower <= 'f' ? lower - 'a' + 10
+                                                              : 16U;
+            hex = hex && d < 16;
+            v = (v << 4U) | (d & 15U);
+        }
+        if (hex) {
+            return v;
+        }
+    }
     s = trim(s);
     if (s.size() > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
         s.remove_prefix(2);
