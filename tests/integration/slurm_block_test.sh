@@ -70,9 +70,13 @@ case $case_name in
   segment-starts-at-once)
     mapfile -t holders < <(fragment)
     t0=$(date +%s)
-    # 12 nodes, more than a group: segments of 4, one in each group's whole free block.
-    pipe=$(sbatch --parsable -N12 --exclusive --pipeline-stages=3 -o "$run/jobs/seg-%j.out" \
+    # 12 nodes, more than a group: segments of 4, one in each group's whole free block. Held
+    # at first: Slurm drops a preference it could not meet once the job runs.
+    pipe=$(sbatch --parsable --hold -N12 --exclusive --pipeline-stages=3 -o "$run/jobs/seg-%j.out" \
       --wrap "srun bash -c '$vars'")
+    expect_eq "$(scontrol show job "$pipe" | grep -oE '(Features|Prefer)=\[grp2_' | head -1 | cut -d= -f2)" "[grp2_" \
+      "job_submit.lua made it prefer a pair of groups"
+    scontrol release "$pipe"
     plain=$(sbatch --parsable -N12 --exclusive -o /dev/null --wrap 'true')
     # Without --segment (which cli_filter.lua added) a 12-node job needs a whole free aggregate.
     wait_for 30 started "$pipe"
@@ -80,8 +84,6 @@ case $case_name in
       "sbatch -N12 --pipeline-stages=3 started on the fragmented cluster ($(start_delay "$pipe") s after submission)"
     expect_eq "$(state_of "$plain")" PENDING "while a plain sbatch -N12 of the same size waits for a whole free aggregate"
     echo "plain job: $(squeue -h -j "$plain" -o '%T %r')"
-    expect_eq "$(scontrol show job "$pipe" | grep -oE '(Features|Prefer)=\[grp2_' | head -1 | cut -d= -f2)" "[grp2_" \
-      "job_submit.lua made it prefer a pair of groups"
     wait_for 90 finished "$pipe"
     check_stages "$run/jobs/seg-$pipe.out"
     cleanup_jobs "$plain" "${holders[@]}"
