@@ -193,6 +193,9 @@ int run_discover(const DiscoverArgs& a) {
         std::cout << " " << name;
     }
     std::cout << " (in " << a.out_dir << ")\n";
+    keep_until_exit(std::move(*graph));
+    keep_until_exit(std::move(c));
+    keep_until_exit(std::move(*files));
     return kExitOk;
 }
 

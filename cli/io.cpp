@@ -79,8 +79,7 @@ Result<InputText> InputText::open(const std::string& path, const ReadRules& rule
         sa.sa_handler = on_mapped_file_shrunk;
         sigemptyset(&sa.sa_mask);
         if (sigaction(SIGBUS, &sa, nullptr) == 0) {
-            map =
-                ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file->descriptor(), 0);
+            map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file->descriptor(), 0);
         }
     }
     if (map == MAP_FAILED) {  // or a file system that cannot map it: read it

@@ -64,7 +64,7 @@ using namespace ibnet;
 /// A port line whose remote end is resolved after all records are read.
 struct PendingPort {
     NodeIndex node;
-    std::size_t port_index;
+    std::uint32_t port_index;  ///< below the node's port count, itself a uint32
     std::string_view remote_id;
 };
 
@@ -315,7 +315,8 @@ Result<Stretch> read_records(std::string_view text, std::size_t whole, std::stri
             port.port = *local;
             port.remote_port = *remote_port;
             node.ports.push_back(port);
-            pending.push_back({current, node.ports.size() - 1, *remote_id});
+            pending.push_back(
+                {current, static_cast<std::uint32_t>(node.ports.size() - 1), *remote_id});
             continue;
         }
         Cursor c{t};

@@ -99,7 +99,7 @@ Result<FabricGraph> parse_port_list(std::string_view text, std::string_view sour
                                     " already listed on line " + std::to_string(p.line));
             }
         }
-        node.ports.push_back({h.port, by_guid.at(h.remote_guid), h.remote_port, 0, h.line});
+        node.ports.push_back({h.port, by_guid.at(h.remote_guid), h.remote_port, h.line, 0});
     }
     for (auto& node : g.nodes) {
         for (const auto& p : node.ports) {

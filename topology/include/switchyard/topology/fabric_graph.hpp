@@ -22,23 +22,25 @@ using NodeIndex = std::uint32_t;
 inline constexpr NodeIndex kNoNode = std::numeric_limits<NodeIndex>::max();
 
 /// One connected port: this end and the remote end.
+// Members ordered without padding: 24 and 112 bytes (a fabric of 800k HCAs holds a million
+// nodes and three million ports).
 struct FabricPort {
     std::uint32_t port = 0;
     NodeIndex remote = kNoNode;
     std::uint32_t remote_port = 0;
-    std::uint64_t port_guid = 0;  ///< this end's port GUID when printed (CA ports), else 0
     std::uint32_t line = 0;       ///< where it was read
+    std::uint64_t port_guid = 0;  ///< this end's port GUID when printed (CA ports), else 0
 };
 
 struct FabricNode {
-    NodeKind kind = NodeKind::Switch;
     std::uint64_t guid = 0;  ///< node GUID
     std::string id;          ///< ibnetdiscover id, e.g. "S-2c5eab0300b87b40"
     std::string desc;        ///< NodeDescription
+    std::vector<FabricPort> ports;
     std::uint32_t nports = 0;
     std::uint32_t devid = 0;  ///< 0 when not given
     std::uint32_t line = 0;   ///< line of the header
-    std::vector<FabricPort> ports;
+    NodeKind kind = NodeKind::Switch;
 };
 
 /// A problem found in the input that did not stop parsing or classification.
