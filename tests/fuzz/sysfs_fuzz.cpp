@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -91,14 +92,22 @@ void empty_directory(int dir) {
                 if (std::strcmp(e->name, ".") == 0 || std::strcmp(e->name, "..") == 0) {
                     continue;
                 }
-                if (e->type == DT_DIR) {
+                bool directory = e->type == DT_DIR;
+                if (e->type == DT_UNKNOWN) {  // a file system that gives no type
+                    if (unlinkat(dir, e->name, 0) == 0) {
+                        removed = true;
+                        continue;
+                    }
+                    directory = errno == EISDIR;  // Linux's answer for a directory
+                }
+                if (directory) {
                     const int sub = openat(dir, e->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
                     if (sub >= 0) {
                         empty_directory(sub);
                         close(sub);
                     }
                     removed = unlinkat(dir, e->name, AT_REMOVEDIR) == 0 || removed;
-                } else {
+                } else if (e->type != DT_UNKNOWN) {
                     removed = unlinkat(dir, e->name, 0) == 0 || removed;
                 }
             }
