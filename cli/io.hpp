@@ -22,10 +22,10 @@ namespace switchyard::cli {
 
 /// A whole input as text: a regular file mapped read-only (a 320 MB ibnetdiscover dump costs
 /// no copy and no zeroed page; its pages come in as the two halves of the parse touch them,
-/// which measured 20 ms faster than mapping them all first), or read into memory (standard input,
-/// files that report no size, file systems that cannot map). Only the command maps files (the
-/// plugin never does: a file shrunk under a mapping raises SIGBUS). While a file is mapped, SIGBUS
-/// ends the command with a message naming the file
+/// which measured 20 ms faster than mapping them all first), or read into memory (standard
+/// input, files that report no size, file systems that cannot map).
+/// Only the command maps files (the plugin never does: a file shrunk under a mapping raises
+/// SIGBUS). While a file is mapped, SIGBUS ends the command with a message naming the file
 /// ("shrank while it was read"), exit 1, instead of a crash.
 class InputText {
 public:

@@ -21,9 +21,10 @@ enum class NodeKind : std::uint8_t { Switch, Ca, Router };
 using NodeIndex = std::uint32_t;
 inline constexpr NodeIndex kNoNode = std::numeric_limits<NodeIndex>::max();
 
+// FabricPort and FabricNode order their members without padding: 24 and 112 bytes (a fabric
+// of 800k HCAs holds a million nodes and three million ports).
+
 /// One connected port: this end and the remote end.
-// Members ordered without padding: 24 and 112 bytes (a fabric of 800k HCAs holds a million
-// nodes and three million ports).
 struct FabricPort {
     std::uint32_t port = 0;
     NodeIndex remote = kNoNode;
