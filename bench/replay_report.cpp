@@ -284,10 +284,10 @@ Summary summarise(const Run& run,
             step = c.total * 1e3;
             dp = c.dp * 1e3;
             pp = c.pp * 1e3;
-            s.step_ms.push_back(c.total * 1e3);
-            s.dp_ms.push_back(c.dp * 1e3);
+            s.step_ms.push_back(step);
+            s.dp_ms.push_back(dp);
             if (j.stage_nodes.size() > 1) {
-                s.pp_ms.push_back(c.pp * 1e3);
+                s.pp_ms.push_back(pp);
             }
             const auto global = pol::Limit::Kind::Global;
             s.global_paced += c.dp_limit.kind == global || c.pp_limit.kind == global ? 1U : 0U;
@@ -422,7 +422,8 @@ int main(int argc, char** argv) {
         }
     }
     if (map_path.empty() || trace_path.empty() || logs.empty()) {
-        die("usage: replay_report --map FILE --trace FILE [--svg DIR] RUN.jobcomp...");
+        die("usage: replay_report --map FILE --trace FILE [--svg DIR] [--jobs FILE] "
+            "RUN.jobcomp...");
     }
     auto map = topo::read_fabric_map(slurp(map_path), map_path);
     if (!map) {
