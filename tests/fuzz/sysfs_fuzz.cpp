@@ -29,23 +29,29 @@ namespace {
 fs::path g_root;
 int g_root_fd = -1;
 
-/// Whether `p` is a relative path of at most 200 bytes without empty, "." or ".." parts.
-bool safe_relative(std::string_view p) {
-    if (p.empty() || p.size() > 200 || p.front() == '/' || p.back() == '/') {
-        return false;
-    }
+/// Calls `part(text)` for each '/'-separated part of `p` (empty ones included) while it
+/// returns true; \return whether every call did.
+template <class Part>
+bool each_part(std::string_view p, Part&& part) {
     for (std::size_t start = 0; start <= p.size();) {
         auto end = p.find('/', start);
         if (end == std::string_view::npos) {
             end = p.size();
         }
-        const auto part = p.substr(start, end - start);
-        if (part.empty() || part == "." || part == "..") {
+        if (!part(p.substr(start, end - start))) {
             return false;
         }
         start = end + 1;
     }
     return true;
+}
+
+/// Whether `p` is a relative path of at most 200 bytes without empty, "." or ".." parts.
+bool safe_relative(std::string_view p) {
+    return !p.empty() && p.size() <= 200 && p.front() != '/' &&
+           each_part(p, [](std::string_view part) {
+               return !part.empty() && part != "." && part != "..";
+           });
 }
 
 /// Whether `target`, relative to the directory of `at`, stays inside the tree (by its text).
@@ -54,19 +60,10 @@ bool stays_inside(std::string_view at, std::string_view target) {
         return false;
     }
     int depth = static_cast<int>(std::count(at.begin(), at.end(), '/'));
-    for (std::size_t start = 0; start <= target.size();) {
-        auto end = target.find('/', start);
-        if (end == std::string_view::npos) {
-            end = target.size();
-        }
-        const auto part = target.substr(start, end - start);
+    return each_part(target, [&depth](std::string_view part) {
         depth += part == ".." ? -1 : (part == "." || part.empty() ? 0 : 1);
-        if (depth < 0) {
-            return false;
-        }
-        start = end + 1;
-    }
-    return true;
+        return depth >= 0;
+    });
 }
 
 /// Removes what directory `dir` holds, never following a link (system calls only: the tree is
