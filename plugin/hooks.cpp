@@ -10,6 +10,8 @@
 #include "plan_hooks.hpp"
 #include "plugin_args.hpp"
 #include "plugin_state.hpp"
+#include "step_cache.hpp"
+#include "step_record.hpp"
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/common/strings.hpp"
 #include "switchyard/policy/loaders.hpp"
@@ -107,6 +109,7 @@ Result<void> export_nccl(SpankApi& api,
         }
     }
     const auto d = policy::decide_node_env(pol, *node, map, job, choice, user_env);
+    plugin_state().read_gids = d.read_gids;
     std::vector<std::string> names;
     for (const auto& c : d.set) {
         auto r = api.setenv(c.name, c.value, c.enforce);
@@ -241,6 +244,61 @@ void refresh_step_cache(SpankApi& api, Logger& log, const PluginArgs& args) {
     plugin_state().policy = std::move(*pol);
 }
 
+/// user_init's decision: the basic variables, then policy, map, NCCL and plan. `api` notes what
+/// it read and set.
+int decide_step(RecordingApi& api, Logger& log, const PluginWords& words) {
+    const auto args = load_args(log, words);
+    if (!args) {
+        return -1;
+    }
+    const int failure = args->on_error == OnError::Warn ? 0 : -1;
+    const auto step = api.step_id();
+    if (step && *step >= kFirstSpecialStepId) {
+        api.not_repeatable();  // the front leaves special steps to the step module
+        return 0;
+    }
+    auto opts = resolve_options(api, *args);
+    if (!opts) {
+        log.error(Component::Plugin, opts.error().message());
+        return failure;
+    }
+    if (opts->pipeline_stages) {
+        api.not_repeatable();  // each task gets its place in the plan
+    }
+    auto r = export_var(api, log, kEnvVersion, SWITCHYARD_VERSION_STRING);
+    if (r && opts->pipeline_stages) {
+        r = export_var(api, log, kEnvStages, std::to_string(*opts->pipeline_stages));
+    }
+    if (!r) {
+        log.error(Component::Env, r.error().message());
+        return failure;
+    }
+    if (auto n = step_setup(api, log, *args, *opts); !n) {
+        log.error(Component::Env, n.error().message());
+        return failure;
+    }
+    return 0;
+}
+
+/// The step cache entry of a decision that can be repeated, or "" (see step_cache.hpp).
+std::string step_cache_entry(const RecordingApi& api, const PluginWords& words) {
+    const auto& st = plugin_state();
+    if (!st.policy) {
+        return {};
+    }
+    const auto* node = st.node ? &*st.node : nullptr;
+    if (st.read_gids) {
+        return {};  // a RoCE GID table: hundreds of files, read at each step
+    }
+    const auto files = file_input_lines(st.config, *st.policy, node, api.recorded_node());
+    if (files.empty()) {
+        return {};
+    }
+    auto entry = "entry\n" + words_line(words) + api.job_lines() + files + api.set_lines() +
+                 (node != nullptr ? affinity_lines(*node) : std::string()) + "end\n";
+    return entry.size() <= step_cache::kMaxEntry ? entry : std::string();
+}
+
 }  // namespace
 
 namespace hooks {
@@ -264,37 +322,17 @@ int init(SpankApi& api, Logger& log, const PluginWords& words) {
     return 0;
 }
 
-int user_init(SpankApi& api, Logger& log, const PluginWords& words) {
-    if (api.context() != Context::Remote) {
+int user_init(SpankApi& outer_api, Logger& outer_log, const PluginWords& words) {
+    if (outer_api.context() != Context::Remote) {
         return 0;
     }
-    const auto args = load_args(log, words);
-    if (!args) {
-        return -1;
+    RecordingApi api(outer_api);
+    RecordingLogger log(outer_log);
+    const int rc = decide_step(api, log, words);
+    if (rc == 0 && api.repeatable() && log.quiet()) {
+        plugin_state().cache_entry = step_cache_entry(api, words);
     }
-    const int failure = args->on_error == OnError::Warn ? 0 : -1;
-    const auto step = api.step_id();
-    if (step && *step >= kFirstSpecialStepId) {
-        return 0;
-    }
-    auto opts = resolve_options(api, *args);
-    if (!opts) {
-        log.error(Component::Plugin, opts.error().message());
-        return failure;
-    }
-    auto r = export_var(api, log, kEnvVersion, SWITCHYARD_VERSION_STRING);
-    if (r && opts->pipeline_stages) {
-        r = export_var(api, log, kEnvStages, std::to_string(*opts->pipeline_stages));
-    }
-    if (!r) {
-        log.error(Component::Env, r.error().message());
-        return failure;
-    }
-    if (auto n = step_setup(api, log, *args, *opts); !n) {
-        log.error(Component::Env, n.error().message());
-        return failure;
-    }
-    return 0;
+    return rc;
 }
 
 int task_init(SpankApi& api, Logger& log, const PluginWords& words) {

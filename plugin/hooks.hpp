@@ -9,6 +9,7 @@
 
 #include "node_control.hpp"
 #include "spank_api.hpp"
+#include "step_cache.hpp"
 #include "switchyard/common/log.hpp"
 
 namespace switchyard::spank {
@@ -16,8 +17,7 @@ namespace switchyard::spank {
 /// plugstack.conf words after the plugin path (ac/av), as views.
 using PluginWords = std::vector<std::string_view>;
 
-/// Step ids at or above this are Slurm's special steps (batch script, extern, interactive).
-inline constexpr std::uint32_t kFirstSpecialStepId = 0xfffffff0U;
+using step_cache::kFirstSpecialStepId;
 
 /// Names of the variables exported in this version.
 inline constexpr std::string_view kEnvVersion = "SWITCHYARD_VERSION";

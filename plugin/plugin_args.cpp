@@ -22,6 +22,15 @@ Result<void> apply_key(PluginArgs& args, std::string_view key, std::string_view 
         args.config_given = true;
         return {};
     }
+    if (key == "step_cache") {
+        if (value != "off" && (value.empty() || value.front() != '/')) {
+            return fail(Error::invalid_argument(
+                "expected an absolute path (%n: the node's name) or off, got '" +
+                std::string(value) + "'"));
+        }
+        args.step_cache = std::string(value);
+        return {};
+    }
     if (key == "on_error") {
         const auto e = policy::parse_on_error(value);
         if (!e) {
@@ -42,12 +51,12 @@ Result<void> apply_key(PluginArgs& args, std::string_view key, std::string_view 
 }  // namespace
 
 std::string_view plugin_arg_keys() {
-    return "config, stage_scope, rank_order, nccl_env, on_error";
+    return "config, stage_scope, rank_order, nccl_env, on_error, step_cache";
 }
 
 Result<PluginArgs> parse_plugin_args(const std::vector<std::string_view>& words) {
-    static constexpr std::string_view kKeys[] = {"config", "stage_scope", "rank_order", "nccl_env",
-                                                 "on_error"};
+    static constexpr std::string_view kKeys[] = {"config",   "stage_scope", "rank_order",
+                                                 "nccl_env", "on_error",    "step_cache"};
     PluginArgs args;
     std::set<std::string_view> seen;
     for (const auto word : words) {

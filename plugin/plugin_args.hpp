@@ -20,13 +20,16 @@ struct PluginArgs {
     bool config_given = false;         ///< config= was in plugstack.conf (then the file must exist)
     policy::JobOptions defaults;       ///< admin defaults under the user's options
     OnError on_error = OnError::Fail;  ///< a step whose setup fails does not run
+    /// The step cache file (%n: the node's name), read and written by the front; "off": none.
+    std::string step_cache = "/var/lib/switchyard/step-cache.%n";
 };
 
-/// The accepted keys, for messages: "config, stage_scope, rank_order, nccl_env, on_error".
+/// The accepted keys, for messages: "config, stage_scope, rank_order, nccl_env, on_error,
+/// step_cache".
 [[nodiscard]] std::string_view plugin_arg_keys();
 
 /// Parses `key=value` words. Keys: config=ABSOLUTE_PATH, stage_scope=, rank_order=, nccl_env=
-/// (same values as the user options), on_error=fail|warn.
+/// (same values as the user options), on_error=fail|warn, step_cache=ABSOLUTE_PATH|off.
 /// \return Error::invalid_argument naming the word for a word without '=', an unknown key (the
 ///         message lists the valid keys), a repeated key, or a bad value (named with the choices).
 [[nodiscard]] Result<PluginArgs> parse_plugin_args(const std::vector<std::string_view>& words);

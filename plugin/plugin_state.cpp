@@ -14,6 +14,10 @@ PluginState& plugin_state() {
     return *g_state;
 }
 
+const PluginState* plugin_state_if_any() noexcept {
+    return g_state;
+}
+
 void release_plugin_state() noexcept {
     delete g_state;  // NOLINT: see plugin_state
     g_state = nullptr;

@@ -22,11 +22,16 @@ struct PluginState {
     std::string su;                         ///< this node's SU and group in the fabric map
     std::string group;
     bool rank_topology = false;  ///< --rank-order=topology
+    std::string cache_entry;     ///< user_init's decision for the step cache ("": none)
+    bool read_gids = false;      ///< the NCCL rules read GID tables (no step cache entry)
 };
 
 /// The process's state, created on first use. Heap-allocated on purpose: no static destructor
 /// runs in the .so when Slurm unloads it.
 PluginState& plugin_state();
+
+/// The state when it was made, else null (never makes it: cannot throw).
+const PluginState* plugin_state_if_any() noexcept;
 
 /// Frees the state (slurm_spank_exit); the next plugin_state() starts fresh.
 void release_plugin_state() noexcept;

@@ -8,7 +8,7 @@
 #include "spank_compat.hpp"
 
 /// Raised when a member of switchyard_step_hooks changes meaning; the front refuses another.
-#define SWITCHYARD_STEP_ABI 1U
+#define SWITCHYARD_STEP_ABI 2U
 
 /// The file name of the step module, beside spank_switchyard.so.
 #define SWITCHYARD_STEP_MODULE "switchyard_step.so"
@@ -33,6 +33,9 @@ struct switchyard_step_hooks {
     switchyard_hook_fn exit;
     /// An option's value, checked (ac/av: the plugstack words, for config=).
     int (*option)(int val, const char* optarg, int remote, int ac, char** av);
+    /// After user_init: the step cache entry of its decision (step_cache.hpp), or null when it
+    /// cannot be repeated. Valid until exit.
+    const char* (*cache_entry)();
 };
 
 /// The step module's entry: `options` are the entries the front registered with Slurm (Slurm

@@ -4,6 +4,7 @@
 // through guard() so no exception reaches the front or Slurm. No job prolog here: the health
 // gate is its own module (gate_entry.cpp), listed only where it is on.
 #include "entry.hpp"
+#include "plugin_state.hpp"
 #include "step_abi.hpp"
 
 namespace sy = switchyard::spank;
@@ -36,8 +37,15 @@ int option(int val, const char* optarg, int remote, int ac, char** av) {
     });
 }
 
+const char* cache_entry() {
+    // Cannot throw: reads a string the state already holds (none: no state made).
+    const auto* entry = sy::plugin_state_if_any();
+    return entry != nullptr && !entry->cache_entry.empty() ? entry->cache_entry.c_str() : nullptr;
+}
+
 constexpr switchyard_step_hooks kStep{
-    SWITCHYARD_STEP_ABI, SWITCHYARD_STEP_BUILD, init, user_init, task_init, exit_hook, option};
+    SWITCHYARD_STEP_ABI, SWITCHYARD_STEP_BUILD, init, user_init, task_init, exit_hook, option,
+    cache_entry};
 
 }  // namespace
 

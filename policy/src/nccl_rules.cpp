@@ -130,6 +130,7 @@ private:
             return;
         }
         if (policy_.nccl.min_version < NcclVersion{2, 21, 0}) {
+            d_.read_gids = true;
             std::set<int> indices;
             for (const auto& p : compute_) {
                 int found = -1;
@@ -367,6 +368,10 @@ std::optional<EnvChoice> decide_cpu_affinity(const NodeTopology& node,
                     [&](int c) { return local.count(c) != 0; })) {
         return std::nullopt;
     }
+    return cpu_affinity_choice();
+}
+
+EnvChoice cpu_affinity_choice() {
     return EnvChoice{"NCCL_IGNORE_CPU_AFFINITY", "1", "R11 CPU affinity",
                      "the task's CPUs are on no NUMA node of its GPUs", false};
 }

@@ -71,6 +71,32 @@ case $case_name in
     expect_eq "$out" "$expected" "the same variables after the cache was damaged"
     expect_eq "$(grep -c '^gpu ' "$cache")" 4 "the next step wrote it again"
     ;;
+  step-cache)
+    # slurmstepd (root) keeps each plain step's decision in a root-only file; the next step like
+    # it is set up by the front from that file alone (no step module, policy, map or node read),
+    # with the same variables. A port that goes down is seen by the next step.
+    cache=/var/lib/switchyard/step-cache.node007
+    rm -f "$cache"
+    run_capture srun -N1 -w node007 bash -c "$show"
+    expect_rc 0 "srun on node007"
+    first=$out
+    expect_eq "$(head -1 "$cache" | cut -d' ' -f1-2)" "switchyard-step-cache 1" "the step's decision was kept"
+    expect_eq "$(stat -c '%a %u' "$cache") $(stat -c '%a %u' "${cache%/*}")" "600 0 700 0" \
+      "root's file (0600) in root's directory (0700)"
+    run_capture srun --slurmd-debug=verbose -N1 -w node007 bash -c "$show"
+    expect_rc 0 "srun on node007 again"
+    expect_eq "$out" "$first" "the same variables from the cache"
+    expect_contains "$err" "variables from the step cache $cache" "the second step was set up from the cache"
+    trees=${SWITCHYARD_TEST_TREES:?}
+    state=$trees/node007/sys/class/infiniband/mlx5_1/ports/1/state
+    cp "$state" "$state.saved"
+    echo "1: DOWN" > "$state"
+    run_capture srun --slurmd-debug=verbose -N1 -w node007 bash -c "$show"
+    mv "$state.saved" "$state"
+    expect_rc 0 "srun on node007 with mlx5_1 down"
+    expect_eq "$(awk '{print $2}' <<<"$out")" "=mlx5_0:1,mlx5_2:1,mlx5_3:1" "the port that went down is left out"
+    expect_not_contains "$err" "variables from the step cache" "decided again, not from the cache"
+    ;;
   *)
     echo "unknown case '$case_name'"; exit 2 ;;
 esac

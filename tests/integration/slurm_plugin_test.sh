@@ -93,7 +93,7 @@ case $case_name in
     # loads only the front module; slurmd and slurmstepd read their own plugstack.conf).
     run_capture env SLURM_CONF="$bad/slurm.conf" srun -N1 --pipeline-stages=1 true
     expect_nonzero_rc "srun with an unknown plugstack key and a switchyard option fails"
-    expect_contains "$err" "unknown key 'colour'; valid keys: config, stage_scope, rank_order, nccl_env, on_error" \
+    expect_contains "$err" "unknown key 'colour'; valid keys: config, stage_scope, rank_order, nccl_env, on_error, step_cache" \
       "the message names the key and the valid ones"
     run_capture env SLURM_CONF="$bad/slurm.conf" srun -N1 true
     expect_rc 0 "srun without switchyard options runs: the client read nothing more than the front"

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -263,9 +264,11 @@ TEST_CASE("dlopen: a refused option registration fails the client, never slurmd"
 TEST_CASE("dlopen: unknown plugstack key fails the step's init, a client's option", "[dlopen]") {
     g_host = Host{};
     {
+        // slurmstepd: the step module runs its init in init_post_opt (after the options).
         g_host.ctx = S_CTX_REMOTE;
         Plugin p;
-        CHECK(call(p, "slurm_spank_init", {"colour=blue"}) == -1);
+        CHECK(call(p, "slurm_spank_init", {"colour=blue"}) == 0);
+        CHECK(call(p, "slurm_spank_init_post_opt", {"colour=blue"}) == -1);
         REQUIRE(g_host.errors.size() == 1);
         CHECK_THAT(g_host.errors[0], Catch::Contains("unknown key 'colour'"));
     }
@@ -298,8 +301,8 @@ TEST_CASE("dlopen: the front loads a step module only if no one else can change 
         g_host = Host{};
         g_host.ctx = S_CTX_REMOTE;
         Plugin p(front.string());
-        const int rc = call(p, "slurm_spank_init", {});
-        return rc;
+        REQUIRE(call(p, "slurm_spank_init", {}) == 0);
+        return call(p, "slurm_spank_init_post_opt", {});
     };
     CHECK(remote_init("no step module") == -1);
     CHECK_THAT(g_host.errors.at(0), Catch::Contains(step.string() + " not loaded"));
@@ -331,7 +334,8 @@ TEST_CASE("dlopen: the front loads a step module only if no one else can change 
     g_host.ctx = S_CTX_REMOTE;
     {
         Plugin p((other / "spank_switchyard.so").string());
-        CHECK(call(p, "slurm_spank_init", {}) == -1);
+        CHECK(call(p, "slurm_spank_init", {}) == 0);
+        CHECK(call(p, "slurm_spank_init_post_opt", {}) == -1);
     }
     CHECK_THAT(g_host.errors.at(0),
                Catch::Contains((other / "switchyard_step.so").string() +
@@ -349,4 +353,118 @@ TEST_CASE("dlopen: user_init exports through spank_setenv without overwriting", 
     REQUIRE(call(p, "slurm_spank_user_init", {}) == 0);
     CHECK(g_host.env.at("SWITCHYARD_STAGES") == "3");
     CHECK(g_host.env.at("SWITCHYARD_VERSION") == "user-set");
+}
+
+namespace {
+/// One step as slurmstepd runs the hooks: init, init_post_opt, user_init, task_init, and exit
+/// when the module is unloaded. \return user_init's code; the job's variables are g_host.env.
+int run_step(const std::vector<std::string>& words) {
+    g_host.infos.clear();
+    g_host.errors.clear();
+    g_host.ctx = S_CTX_REMOTE;
+    Plugin p;
+    REQUIRE(call(p, "slurm_spank_init", words) == 0);
+    REQUIRE(call(p, "slurm_spank_init_post_opt", words) == 0);
+    const int rc = call(p, "slurm_spank_user_init", words);
+    CHECK(call(p, "slurm_spank_task_init", words) == 0);
+    return rc;
+}
+
+bool from_cache() {
+    return std::any_of(g_host.infos.begin(), g_host.infos.end(), [](const std::string& line) {
+        return line.find("variables from the step cache") != std::string::npos;
+    });
+}
+}  // namespace
+
+TEST_CASE("dlopen: a step like an earlier one is set up from the step cache alone",
+          "[dlopen][step-cache]") {
+    namespace fs = std::filesystem;
+    const fs::path dir =
+        fs::temp_directory_path() / ("switchyard-step-cache-" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "sys/class/infiniband/mlx5_0/ports/1");
+    const auto port = dir / "sys/class/infiniband/mlx5_0/ports/1";
+    for (const auto& [name, value] :
+         std::vector<std::pair<std::string, std::string>>{{"state", "4: ACTIVE"},
+                                                          {"phys_state", "5: LinkUp"},
+                                                          {"rate", "400 Gb/sec (4X NDR)"},
+                                                          {"link_layer", "InfiniBand"},
+                                                          {"lid", "0x10"}}) {
+        std::ofstream(port / name) << value << "\n";
+    }
+    const auto policy = dir / "switchyard.yaml";
+    std::ofstream(policy) << "version: 1\nnode:\n  sysfs_root: " << (dir / "sys").string()
+                          << "\n  cache: off\nnccl:\n  compute_hca: \"mlx5_0\"\n";
+    const auto cache = dir / "state" / "step-cache.node001";
+    const std::vector<std::string> words = {
+        "config=" + policy.string(), "step_cache=" + (dir / "state").string() + "/step-cache.%n"};
+    setenv("SLURMD_NODENAME", "node001", 1);
+    g_host = Host{};
+    g_host.env["SLURM_STEP_NODELIST"] = "node001";
+
+    // The first step: decided by the step module, kept at exit (root's file, 0600).
+    REQUIRE(run_step(words) == 0);
+    CHECK_FALSE(from_cache());
+    const auto first = g_host.env;
+    CHECK(first.at("NCCL_IB_HCA") == "=mlx5_0:1");
+    REQUIRE(fs::exists(cache));
+    CHECK((fs::status(cache).permissions() & fs::perms::all) ==
+          (fs::perms::owner_read | fs::perms::owner_write));
+
+    // The same step again: the same variables, from the cache.
+    g_host.env = {{"SLURM_STEP_NODELIST", "node001"}};
+    REQUIRE(run_step(words) == 0);
+    CHECK(from_cache());
+    CHECK(g_host.env == first);
+
+    // Another job's node list is another key; a user's own value sends the step to the module,
+    // which says the value is kept.
+    g_host.env = {{"SLURM_STEP_NODELIST", "node[001-002]"}};
+    REQUIRE(run_step(words) == 0);
+    CHECK_FALSE(from_cache());
+    g_host.env = {{"SLURM_STEP_NODELIST", "node001"}, {"NCCL_IB_HCA", "mine"}};
+    REQUIRE(run_step(words) == 0);
+    CHECK_FALSE(from_cache());
+    CHECK(g_host.env.at("NCCL_IB_HCA") == "mine");
+    CHECK(std::any_of(g_host.infos.begin(), g_host.infos.end(), [](const std::string& l) {
+        return l.find("NCCL_IB_HCA: your value is kept") != std::string::npos;
+    }));
+
+    // A port that goes down: decided again, and right; its warning is for every step, so
+    // such a step is never kept.
+    std::ofstream(port / "state") << "1: DOWN\n";
+    for (int i = 0; i < 2; ++i) {
+        g_host.env = {{"SLURM_STEP_NODELIST", "node001"}};
+        REQUIRE(run_step(words) == 0);
+        CHECK_FALSE(from_cache());
+        CHECK(g_host.env.count("NCCL_IB_HCA") == 0);
+    }
+    // Up again, and the policy edited: decided again, then kept.
+    std::ofstream(port / "state") << "4: ACTIVE\n";
+    std::ofstream(policy, std::ios::app) << "# edited\n";
+    for (const bool cached : {false, true}) {
+        g_host.env = {{"SLURM_STEP_NODELIST", "node001"}};
+        REQUIRE(run_step(words) == 0);
+        CHECK(from_cache() == cached);
+        CHECK(g_host.env == first);
+    }
+
+    // A cache file someone else could have written is not read, and is replaced.
+    fs::permissions(cache, fs::perms::others_write, fs::perm_options::add);
+    g_host.env = {{"SLURM_STEP_NODELIST", "node001"}};
+    REQUIRE(run_step(words) == 0);
+    CHECK_FALSE(from_cache());
+    CHECK(std::any_of(g_host.infos.begin(), g_host.infos.end(), [&](const std::string& l) {
+        return l.find("step cache not used: " + cache.string()) != std::string::npos;
+    }));
+    CHECK((fs::status(cache).permissions() & fs::perms::others_write) == fs::perms::none);
+
+    // step_cache=off: neither read nor written.
+    fs::remove(cache);
+    g_host.env = {{"SLURM_STEP_NODELIST", "node001"}};
+    REQUIRE(run_step({words[0], "step_cache=off"}) == 0);
+    CHECK_FALSE(fs::exists(cache));
+    unsetenv("SLURMD_NODENAME");
+    fs::remove_all(dir);
 }

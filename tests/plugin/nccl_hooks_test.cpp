@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // The plugin's NCCL part against FakeSpankApi, a policy file and a fake sysfs tree.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "catch.hpp"
 #include "fake_spank_api.hpp"
 #include "fake_sysfs.hpp"
 #include "hooks.hpp"
 #include "plugin_state.hpp"
+#include "step_cache.hpp"
 
 using namespace switchyard;
 using namespace switchyard::spank;
@@ -221,4 +224,111 @@ TEST_CASE("nccl hooks: slurmd says when the policy's gate is on but its module i
     CHECK(hooks::init(api, off, {fx.config_word}) == 0);
     CHECK_FALSE(off.contains(Level::Error, "spank_switchyard_gate.so"));
     release_plugin_state();
+}
+
+namespace {
+
+/// The entry's lines of one kind ("stat", "text", ...).
+std::vector<std::string> entry_lines(const std::string& entry, const std::string& kind) {
+    std::vector<std::string> out;
+    std::istringstream in(entry);
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind(kind + " ", 0) == 0) {
+            out.push_back(line);
+        }
+    }
+    return out;
+}
+
+/// user_init after init, as slurmstepd runs them; \return the step cache entry it left.
+std::string step_entry(FakeSpankApi& api, const std::string& config_word) {
+    CapturingLogger log;
+    REQUIRE(hooks::init(api, log, {config_word}) == 0);
+    REQUIRE(hooks::user_init(api, log, {config_word}) == 0);
+    auto entry = plugin_state().cache_entry;
+    release_plugin_state();
+    return entry;
+}
+
+}  // namespace
+
+TEST_CASE("step cache: a plain step's decision is kept with everything it read",
+          "[nccl-hooks][step-cache]") {
+    NcclFixture fx;
+    FakeSpankApi api;
+    api.env["SLURM_STEP_NODELIST"] = "node[001-002]";
+    const auto entry = step_entry(api, fx.config_word);
+    REQUIRE_THAT(entry, Catch::StartsWith("entry\nwords config=" + fx.policy_path + "\n"));
+    CHECK_THAT(entry, Catch::EndsWith("end\n"));
+    // The job's inputs, the variables set (in order) and the CPU affinity rule.
+    CHECK_THAT(entry, Catch::Contains("\nnode node001\n") && Catch::Contains("\ntasks 1\n") &&
+                          Catch::Contains("\nenv SLURM_STEP_NODELIST =node[001-002]\n") &&
+                          Catch::Contains("\nenv NCCL_IB_HCA -\n") &&
+                          Catch::Contains("\nenv SLURM_JOB_GPUS -\n"));
+    CHECK_THAT(entry, Catch::Contains("\nset 0 SWITCHYARD_VERSION =") &&
+                          Catch::Contains("\nset 0 NCCL_IB_HCA ==mlx5_0:1\n") &&
+                          Catch::Contains("\nset 1 SWITCHYARD_NCCL_SET =") &&
+                          Catch::Contains("\naffinity NCCL_IGNORE_CPU_AFFINITY 1 "));
+    // The files: the policy, the node cache (the default path: none here), the boot id, the
+    // device directories, each port's files.
+    const auto stats = entry_lines(entry, "stat");
+    REQUIRE(stats.size() == 2);
+    CHECK_THAT(stats[0], Catch::StartsWith("stat " + fx.policy_path + " "));
+    CHECK(stats[1] == "stat /var/cache/switchyard/node001.node -");
+    const auto lists = entry_lines(entry, "list");
+    CHECK(lists.size() == 4 + 3);  // kDeviceKeyDirs and the ports of mlx5_0..2
+    const auto texts = entry_lines(entry, "text");
+    CHECK(texts.size() == 1 + 3 * 5);
+    const auto state = fx.fs.root() / "class/infiniband/mlx5_0/ports/1/state";
+    CHECK(std::count(texts.begin(), texts.end(), "text " + state.string() + " =4:%20ACTIVE%0A") ==
+          1);
+    for (const auto& kind : {"stat", "text", "list"}) {
+        for (const auto& line : entry_lines(entry, kind)) {
+            INFO(line);
+            CHECK(step_cache::file_input_holds(line.data(), line.size()));
+        }
+    }
+    // A port that goes down is seen by the next step.
+    fx.fs.file("class/infiniband/mlx5_0/ports/1/state", "1: DOWN");
+    const auto line = "text " + state.string() + " =4:%20ACTIVE%0A";
+    CHECK_FALSE(step_cache::file_input_holds(line.data(), line.size()));
+}
+
+TEST_CASE("step cache: a step that cannot be repeated as it was leaves no entry",
+          "[nccl-hooks][step-cache]") {
+    NcclFixture fx;
+    SECTION("an option given") {
+        FakeSpankApi api;
+        api.options["nccl-env"] = "debug";
+        CHECK(step_entry(api, fx.config_word).empty());
+    }
+    SECTION("a user's value kept, and said so") {
+        FakeSpankApi api;
+        api.env["NCCL_IB_HCA"] = "mine";
+        CHECK(step_entry(api, fx.config_word).empty());
+    }
+    SECTION("a pipeline job: each task has its place in the plan") {
+        FakeSpankApi staged;
+        staged.options["pipeline-stages"] = "2";
+        CHECK(step_entry(staged, fx.config_word).empty());
+    }
+    SECTION("a special step (batch, extern): the step module refreshes the node cache there") {
+        FakeSpankApi api;
+        api.step = 0xfffffffbU;
+        CHECK(step_entry(api, fx.config_word).empty());
+    }
+    SECTION("a warning for the user: every step must show it") {
+        FakeSpankApi api;
+        api.env["NCCL_IB_CUDA_SUPPORT"] = "1";  // obsolete: warned about
+        CHECK(step_entry(api, fx.config_word).empty());
+    }
+    SECTION("a node described by hwloc XML") {
+        std::ofstream(fx.policy_path) << "version: 1\nnode:\n  hwloc_xml: /nonexistent/%n.xml\n";
+        FakeSpankApi api;
+        CapturingLogger log;
+        REQUIRE(hooks::init(api, log, {fx.config_word}) == 0);
+        hooks::user_init(api, log, {fx.config_word});
+        CHECK(plugin_state().cache_entry.empty());
+        release_plugin_state();
+    }
 }

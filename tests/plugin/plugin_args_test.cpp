@@ -35,7 +35,10 @@ TEST_CASE("plugin_args: errors name the word, the key and what was expected", "[
         {"verbose", "plugstack.conf argument 'verbose': expected key=value"},
         {"conf=/x",
          "plugstack.conf argument 'conf=/x': unknown key 'conf'; valid keys: config, stage_scope, "
-         "rank_order, nccl_env, on_error"},
+         "rank_order, nccl_env, on_error, step_cache"},
+        {"step_cache=relative",
+         "plugstack.conf argument 'step_cache=relative': expected an absolute path (%n: the "
+         "node's name) or off, got 'relative'"},
         {"config=relative.yaml",
          "plugstack.conf argument 'config=relative.yaml': expected an absolute path, got "
          "'relative.yaml'"},

@@ -130,6 +130,7 @@ std::pair<int, std::string> coded(Sysfs& s, const fs::path& p) {
     return {code, std::string(trim(std::string_view(*text).substr(colon + 1)))};
 }
 
+// At PortDetail::Step the files read are kStepPortFiles (and GIDs on RoCE): keep them alike.
 RdmaPort read_port(Sysfs& s, const fs::path& dir, std::uint32_t number, PortDetail detail) {
     RdmaPort port;
     port.port = number;
@@ -347,9 +348,8 @@ std::uint64_t node_device_key(const fs::path& root) {
     if (auto id = read_text_file("/proc/sys/kernel/random/boot_id", {4096, false})) {
         key += *id;
     }
-    for (const char* dir :
-         {"bus/pci/devices", "class/infiniband", "class/net", "devices/system/node"}) {
-        key += std::string("[") + dir + "]";
+    for (const auto dir : kDeviceKeyDirs) {
+        key += "[" + std::string(dir) + "]";
         std::error_code ec;
         std::vector<std::string> names;
         for (fs::directory_iterator it(root / dir, ec), end; !ec && it != end; it.increment(ec)) {

@@ -39,6 +39,7 @@ struct NcclDecision {
     std::vector<EnvChoice> set;
     std::vector<std::string> unset;     ///< "NCCL_CROSS_NIC: not set: no fabric map" ...
     std::vector<std::string> warnings;  ///< shown to the user (task stderr) and in --explain
+    bool read_gids = false;             ///< a rule read the ports' GID tables (RoCE, NCCL < 2.21)
 };
 
 /// The node-wide variables for a step (rules R1–R10, R13, profiles, R16 checks on `user_env`).
@@ -55,6 +56,9 @@ struct NcclDecision {
 [[nodiscard]] std::optional<EnvChoice> decide_cpu_affinity(const topology::NodeTopology& node,
                                                            const std::vector<int>& task_cpus,
                                                            const std::vector<int>& gpus);
+
+/// What R11 sets (the step cache replays it in the front, which cannot call decide_cpu_affinity).
+[[nodiscard]] EnvChoice cpu_affinity_choice();
 
 /// Expands a CPU list "0-5,48-53" into numbers (bad parts are skipped).
 [[nodiscard]] std::vector<int> parse_cpu_list(std::string_view list);

@@ -3,6 +3,7 @@
 // root directory (RDMA devices and ports, PCI devices for nodes described only by sysfs).
 #pragma once
 
+#include <array>
 #include <filesystem>
 #include <string_view>
 
@@ -49,6 +50,15 @@ void attach_rdma_sysfs(NodeTopology& node,
 void refresh_rdma_ports(NodeTopology& node,
                         const std::filesystem::path& root,
                         PortDetail detail = PortDetail::Step);
+
+/// The directories under a sysfs root whose entries node_device_key reads.
+inline constexpr std::array<std::string_view, 4> kDeviceKeyDirs = {
+    "bus/pci/devices", "class/infiniband", "class/net", "devices/system/node"};
+
+/// The files of an RDMA port (…/ports/<n>/) that PortDetail::Step reads, GIDs aside (read on RoCE
+/// ports only): what a step's NCCL rules may change with.
+inline constexpr std::array<std::string_view, 5> kStepPortFiles = {"state", "phys_state", "rate",
+                                                                   "link_layer", "lid"};
 
 /// A digest of what the node's facts under `root` depend on: this switchyard's version, the
 /// boot id, and the entries of bus/pci/devices, class/infiniband, class/net and
