@@ -4,15 +4,21 @@
 # nodes on localhost, each with the fake sysfs tree of a 4-GPU node and the discovered 16-host
 # Dragonfly+ fabric): `srun -N1 true` timed with
 #   none      no plugin (an empty plugstack.conf: srun and slurmstepd load nothing);
-#   live      the plugin, node facts read from sysfs at each step (node.cache: off);
-#   cached    the plugin, node facts from the prolog's cache (the default), ports read live;
+#   live      the plugin, node facts read from sysfs at each step (node.cache: off,
+#             step_cache=off);
+#   cached    the plugin, node facts from the node cache, ports read live (step_cache=off): the
+#             step module decides every step;
+#   stepcache the plugin as shipped: a step like an earlier one is set up by the front from the
+#             step cache (the step module is not loaded), its inputs checked;
 #   floor     a SPANK plugin that does nothing (C, built here with cc, no C++ runtime): what
 #             Slurm charges any plugin (the module's dlopen in srun and slurmstepd, the SPANK
-#             stack's own work), the least a SPANK plugin can cost.
-# The three alternate in batches (plugstack.conf and the policy are rewritten between batches;
+#             stack's own work), the least a SPANK plugin can cost;
+#   hooks     the same with empty init_post_opt, user_init, task_init and exit hooks: the least a
+#             plugin that sets a step's variables (as switchyard's hooks do) can cost;
+# The modes alternate in batches (plugstack.conf and the policy are rewritten between batches;
 # each srun and step's slurmstepd reads them afresh), so drift on the machine hits all three
 # alike. slurmd keeps the plugin it loaded at start, which is fair only because the plugin has
-# no job prolog hook (with one, slurmd would run a prolog process for every job in all three
+# no job prolog hook (with one, slurmd would run a prolog process for every job in every
 # modes; the health gate is a separate module, spank_switchyard_gate.so, not listed here).
 # Prints the median and 90th percentile per mode, each mode's median over `none`, and the CPU
 # time the machine spent per step in each mode (so what the plugin adds per step, on a node
@@ -59,18 +65,26 @@ printf '%s\n' 'const char plugin_name[] = "floor";' 'const char plugin_type[] = 
   'int slurm_spank_init(void *sp, int ac, char **av) { (void)sp; (void)ac; (void)av; return 0; }' \
   > "$work/floor.c"
 cc -O2 -shared -fPIC -o "$work/spank_floor.so" "$work/floor.c"
+# hooks: the same with every hook spank_switchyard.so has (each returns 0): what Slurm charges a
+# plugin that runs in a step's init, init_post_opt, user_init, task_init and exit.
+for hook in init_post_opt user_init task_init exit; do
+  echo "int slurm_spank_$hook(void *sp, int ac, char **av) { (void)sp; (void)ac; (void)av; return 0; }"
+done | cat "$work/floor.c" - > "$work/hooks.c"
+cc -O2 -shared -fPIC -o "$work/spank_hooks.so" "$work/hooks.c"
 plugstack=$run/etc/plugstack.conf
 with_plugin=$(cat "$plugstack")
 
 set_mode() {
   case $1 in
     none) : > "$plugstack" ;;
-    live) sed "s|config=[^ ]*|config=$work/live.yaml|" <<<"$with_plugin" > "$plugstack" ;;
-    cached) printf '%s\n' "$with_plugin" > "$plugstack" ;;
+    live) sed "s|config=[^ ]*|config=$work/live.yaml|" <<<"$with_plugin step_cache=off" > "$plugstack" ;;
+    cached) printf '%s\n' "$with_plugin step_cache=off" > "$plugstack" ;;
+    stepcache) printf '%s\n' "$with_plugin step_cache=$work/state/step-cache.%n" > "$plugstack" ;;
     floor) echo "required $work/spank_floor.so" > "$plugstack" ;;
+    hooks) echo "required $work/spank_hooks.so" > "$plugstack" ;;
   esac
 }
-modes=(none floor live cached)
+modes=(none floor hooks live cached stepcache)
 for m in "${modes[@]}"; do : > "$work/$m.ms"; : > "$work/$m.cpu"; done
 # The whole machine's busy CPU time (user, nice, system, irq, softirq, steal) in clock ticks:
 # per batch, what srun, slurmctld, slurmd and slurmstepd (and the timing's own `date`s, alike in
@@ -92,7 +106,8 @@ for ((r = 0; r < rounds; r++)); do
   done
 done
 set_mode cached
-[ -f "$work/trees/cache/node001.node" ] || { echo "step-overhead: the prolog wrote no cache" >&2; exit 1; }
+[ -f "$work/trees/cache/node001.node" ] || { echo "step-overhead: the steps wrote no node cache" >&2; exit 1; }
+[ -f "$work/state/step-cache.node001" ] || { echo "step-overhead: the steps wrote no step cache" >&2; exit 1; }
 
 python3 - "$work" "$(getconf CLK_TCK)" "${modes[@]}" <<'PY'
 import statistics, sys
@@ -108,11 +123,11 @@ for m in modes:
 base = statistics.median(us["none"])
 print(f"srun -N1 true on a 4-node Slurm cluster, {len(us['none'])} steps per mode, modes alternating")
 print("CPU: the whole machine's busy time per step (srun and every daemon run here)")
-print(f"{'mode':8} {'median ms':>10} {'p90 ms':>8} {'vs none':>9} {'CPU ms':>8} {'CPU vs none':>12}")
+print(f"{'mode':9} {'median ms':>10} {'p90 ms':>8} {'vs none':>9} {'CPU ms':>8} {'CPU vs none':>12}")
 for m in modes:
     v = us[m]
     med = statistics.median(v)
     p90 = v[int(0.9 * (len(v) - 1))]
-    print(f"{m:8} {med / 1000:10.2f} {p90 / 1000:8.2f} {100 * (med - base) / base:+8.1f}%"
+    print(f"{m:9} {med / 1000:10.2f} {p90 / 1000:8.2f} {100 * (med - base) / base:+8.1f}%"
           f" {cpu[m]:8.2f} {cpu[m] - cpu['none']:+11.2f}")
 PY

@@ -18,6 +18,11 @@ namespace {
 
 constexpr char kHex[] = "0123456789ABCDEF";
 
+// list_line's names (the hooks run one at a time; memory of the process's, touched as used: a
+// fresh allocation of this size per directory was an mmap and page faults, most of a lookup).
+char g_names[256 * 1024];
+char* g_list[kMaxListNames];
+
 int hex_value(char c) {
     if (c >= '0' && c <= '9') {
         return c - '0';
@@ -221,25 +226,18 @@ bool text_line(Out& o, const char* path) {
         o.str(" -\n");
         return o.ok;
     }
+    // One read: a sysfs attribute or a small file comes whole (a FIFO opened without blocking
+    // reads as empty, a directory fails, a device's endless bytes are too many).
     char buf[kMaxText + 1];
-    std::size_t got = 0;
-    struct stat st {};
-    bool good = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    while (good && got < sizeof buf) {
-        const ssize_t n = read(fd, buf + got, sizeof buf - got);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            good = n == 0;
-            break;
-        }
-        got += static_cast<std::size_t>(n);
-    }
+    ssize_t n = 0;
+    do {
+        n = read(fd, buf, sizeof buf);
+    } while (n < 0 && errno == EINTR);
     close(fd);
-    if (!good || got > kMaxText) {
+    if (n < 0 || static_cast<std::size_t>(n) > kMaxText) {
         return false;
     }
+    const auto got = static_cast<std::size_t>(n);
     o.str(" =").esc(buf, got).str("\n");
     return o.ok;
 }
@@ -254,12 +252,12 @@ bool list_line(Out& o, const char* path) {
         o.str(" -\n");
         return o.ok;
     }
-    constexpr std::size_t kNames = 256 * 1024;
-    auto* names = static_cast<char*>(std::malloc(kNames));
-    auto** list = static_cast<char**>(std::malloc(kMaxListNames * sizeof(char*)));
+    char* names = g_names;
+    char** list = g_list;
+    constexpr std::size_t kNames = sizeof g_names;
     std::size_t used = 0;
     std::size_t count = 0;
-    bool good = names != nullptr && list != nullptr;
+    bool good = true;
     errno = 0;
     for (const dirent* e = nullptr; good && (e = readdir(dir)) != nullptr;) {
         if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) {
@@ -291,8 +289,6 @@ bool list_line(Out& o, const char* path) {
         std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
         o.str(" ").num(count).str(" ").str(hex).str("\n");
     }
-    std::free(names);
-    std::free(list);
     return good && o.ok;
 }
 
@@ -334,7 +330,12 @@ bool file_input_holds(const char* line, std::size_t len) {
     return made && same_line(now, line, len);
 }
 
-Span find_entry(const char* text, std::size_t len, const char* header, JobCheck job, void* ctx) {
+Span find_entry(const char* text,
+                std::size_t len,
+                const char* header,
+                JobCheck job,
+                void* ctx,
+                bool (*files)(const char* line, std::size_t len)) {
     const char* at = text;
     const char* end = text + len;
     Span line;
@@ -348,7 +349,7 @@ Span find_entry(const char* text, std::size_t len, const char* header, JobCheck 
         bool holds = true;
         while (holds && next_line(&at, end, &line) && !is_output(line)) {
             holds = starts(line, "stat") || starts(line, "text") || starts(line, "list")
-                        ? file_input_holds(line.data, line.len)
+                        ? files(line.data, line.len)
                         : job(ctx, line.data, line.len);
         }
         if (!holds || !is_output(line)) {

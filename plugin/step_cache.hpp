@@ -76,12 +76,18 @@ using JobCheck = bool (*)(void* ctx, const char* line, std::size_t len);
 
 /// The outputs (from the first `set`/`gpu`/`affinity` line up to `end`, excluded) of the first
 /// entry of `text` whose key holds, or {nullptr, 0}. `header` is the file's first line for this
-/// build (no newline); a file with another is no match.
+/// build (no newline); a file with another is no match. `files` checks the stat, text and list
+/// lines (the file system; the fuzz harness's stands in).
 struct Span {
     const char* data = nullptr;
     std::size_t len = 0;
 };
-Span find_entry(const char* text, std::size_t len, const char* header, JobCheck job, void* ctx);
+Span find_entry(const char* text,
+                std::size_t len,
+                const char* header,
+                JobCheck job,
+                void* ctx,
+                bool (*files)(const char* line, std::size_t len) = file_input_holds);
 
 /// Splits `line` (no newline) into at most `max` space-separated fields; \return their count.
 int split_fields(const char* line, std::size_t len, Span* fields, int max);

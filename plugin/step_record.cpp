@@ -126,11 +126,10 @@ std::string file_input_lines(const std::string& config,
         for (const auto dir : topology::kDeviceKeyDirs) {
             add(sc::list_line, (root / dir).string());
         }
-        for (const auto& nic : node->nics) {
+        for (const auto& nic : node->nics) {  // a port comes or goes with its device
             const auto ports = root / "class" / "infiniband" / nic.name / "ports";
-            add(sc::list_line, ports.string());
             for (const auto& p : nic.ports) {
-                for (const auto file : topology::kStepPortFiles) {
+                for (const auto file : topology::kRulePortFiles) {
                     add(sc::text_line, (ports / std::to_string(p.port) / file).string());
                 }
             }

@@ -81,7 +81,7 @@ private:
 
 /// The files a step's decision read, as input lines: the policy, the fabric map and its index,
 /// the node cache or hwloc XML, the boot id and the device directories the node cache's key
-/// reads, and each RDMA port's kStepPortFiles. Empty (not repeatable) when a file cannot be
+/// reads, and each RDMA port's kRulePortFiles. Empty (not repeatable) when a file cannot be
 /// described or the node is described by hwloc XML (its RDMA devices are read whole each step).
 [[nodiscard]] std::string file_input_lines(const std::string& config,
                                            const policy::Policy& pol,

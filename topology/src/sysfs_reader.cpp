@@ -130,7 +130,6 @@ std::pair<int, std::string> coded(Sysfs& s, const fs::path& p) {
     return {code, std::string(trim(std::string_view(*text).substr(colon + 1)))};
 }
 
-// At PortDetail::Step the files read are kStepPortFiles (and GIDs on RoCE): keep them alike.
 RdmaPort read_port(Sysfs& s, const fs::path& dir, std::uint32_t number, PortDetail detail) {
     RdmaPort port;
     port.port = number;

@@ -55,10 +55,10 @@ void refresh_rdma_ports(NodeTopology& node,
 inline constexpr std::array<std::string_view, 4> kDeviceKeyDirs = {
     "bus/pci/devices", "class/infiniband", "class/net", "devices/system/node"};
 
-/// The files of an RDMA port (…/ports/<n>/) that PortDetail::Step reads, GIDs aside (read on RoCE
-/// ports only): what a step's NCCL rules may change with.
-inline constexpr std::array<std::string_view, 5> kStepPortFiles = {"state", "phys_state", "rate",
-                                                                   "link_layer", "lid"};
+/// The files of an RDMA port (…/ports/<n>/) whose values a step's NCCL variables depend on (the
+/// rules read the port's state and link layer; its rate, LID and physical state only explain),
+/// GIDs aside: the step cache checks these before it repeats a decision.
+inline constexpr std::array<std::string_view, 2> kRulePortFiles = {"state", "link_layer"};
 
 /// A digest of what the node's facts under `root` depend on: this switchyard's version, the
 /// boot id, and the entries of bus/pci/devices, class/infiniband, class/net and
