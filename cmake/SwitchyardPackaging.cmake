@@ -37,6 +37,10 @@ if(SWITCHYARD_WITH_PLUGIN)
     install(DIRECTORY DESTINATION /var/cache/switchyard COMPONENT plugin
         DIRECTORY_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
                               WORLD_READ WORLD_EXECUTE)
+    # The state directory (the step cache, the health gate's breaker and link-error records):
+    # root's alone, 0700.
+    install(DIRECTORY DESTINATION /var/lib/switchyard COMPONENT plugin
+        DIRECTORY_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
 endif()
 
 set(CPACK_GENERATOR DEB)
