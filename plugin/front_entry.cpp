@@ -300,7 +300,8 @@ int cache_apply(spank_t sp) {
     sc::Span f[4];
     char name[256];
     int count = 0;
-    for (const char* at = g_hit.data; int n = next_output(&at, f, 4);) {
+    const char* at = g_hit.data;
+    for (int n = next_output(&at, f, 4); n != 0; n = next_output(&at, f, 4)) {
         if (n != 4 || !field_is(f[0], "set")) {
             continue;
         }
@@ -383,7 +384,8 @@ int cache_task_init(spank_t sp) {
     sc::Span affinity[4];
     bool rule = false;
     char cpus[4096];
-    for (const char* at = g_hit.data; int n = next_output(&at, f, 4);) {
+    const char* at = g_hit.data;
+    for (int n = next_output(&at, f, 4); n != 0; n = next_output(&at, f, 4)) {
         if (n == 3 && field_is(f[0], "gpu") && f[2].len > 0 &&
             sc::unescape(f[2].data + 1, f[2].len - 1, cpus, sizeof cpus) != SIZE_MAX &&
             gpu_visible(visible, std::strtol(f[1].data, nullptr, 10))) {
