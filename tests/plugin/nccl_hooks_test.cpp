@@ -297,29 +297,21 @@ TEST_CASE("step cache: a plain step's decision is kept with everything it read",
 TEST_CASE("step cache: a step that cannot be repeated as it was leaves no entry",
           "[nccl-hooks][step-cache]") {
     NcclFixture fx;
-    SECTION("an option given") {
+    const std::pair<const char*, void (*)(FakeSpankApi&)> cases[] = {
+        {"an option given", [](FakeSpankApi& a) { a.options["nccl-env"] = "debug"; }},
+        {"a user's value kept, and said so",
+         [](FakeSpankApi& a) { a.env["NCCL_IB_HCA"] = "mine"; }},
+        {"a pipeline job: each task has its place in the plan",
+         [](FakeSpankApi& a) { a.options["pipeline-stages"] = "2"; }},
+        {"a special step (batch, extern): the step module refreshes the node cache there",
+         [](FakeSpankApi& a) { a.step = 0xfffffffbU; }},
+        {"a warning for the user (an obsolete variable): every step must show it",
+         [](FakeSpankApi& a) { a.env["NCCL_IB_CUDA_SUPPORT"] = "1"; }},
+    };
+    for (const auto& [why, setup] : cases) {
+        INFO(why);
         FakeSpankApi api;
-        api.options["nccl-env"] = "debug";
-        CHECK(step_entry(api, fx.config_word).empty());
-    }
-    SECTION("a user's value kept, and said so") {
-        FakeSpankApi api;
-        api.env["NCCL_IB_HCA"] = "mine";
-        CHECK(step_entry(api, fx.config_word).empty());
-    }
-    SECTION("a pipeline job: each task has its place in the plan") {
-        FakeSpankApi staged;
-        staged.options["pipeline-stages"] = "2";
-        CHECK(step_entry(staged, fx.config_word).empty());
-    }
-    SECTION("a special step (batch, extern): the step module refreshes the node cache there") {
-        FakeSpankApi api;
-        api.step = 0xfffffffbU;
-        CHECK(step_entry(api, fx.config_word).empty());
-    }
-    SECTION("a warning for the user: every step must show it") {
-        FakeSpankApi api;
-        api.env["NCCL_IB_CUDA_SUPPORT"] = "1";  // obsolete: warned about
+        setup(api);
         CHECK(step_entry(api, fx.config_word).empty());
     }
     SECTION("a node described by hwloc XML") {
