@@ -155,6 +155,7 @@ namespace sc = switchyard::spank::step_cache;
 
 constexpr char kCacheHeader[] = "switchyard-step-cache 1 " SWITCHYARD_STEP_BUILD;
 constexpr char kDefaultCache[] = "/var/lib/switchyard/step-cache.%n";
+using sc::kEnvNcclSet;
 
 char g_cache_path[4096];          // this node's cache file; "" when off
 char g_cache_text[sc::kMaxFile];  // the file as read, then the file to write
@@ -296,9 +297,34 @@ bool field_is(const sc::Span& f, const char* word) {
 }
 
 /// user_init on a hit: the recorded variables, set as the step module set them.
+/// `list` ("A,B,C") without the names in `kept` (",A,C,"), into g_line.
+const char* without_kept(const char* list, const char* kept) {
+    sc::Out out(g_line, sizeof g_line);
+    char item[260];
+    for (const char* p = list; *p != '\0';) {
+        const char* comma = std::strchr(p, ',');
+        const std::size_t n =
+            comma != nullptr ? static_cast<std::size_t>(comma - p) : std::strlen(p);
+        if (n > 0 && n < 256) {
+            item[0] = ',';
+            std::memcpy(item + 1, p, n);
+            item[n + 1] = ',';
+            item[n + 2] = '\0';
+            if (std::strstr(kept, item) == nullptr) {
+                out.raw(",", out.len > 0 ? 1 : 0).raw(p, n);
+            }
+        }
+        p += comma != nullptr ? n + 1 : n;
+    }
+    return out.ok ? g_line : list;
+}
+
 int cache_apply(spank_t sp) {
     sc::Span f[4];
     char name[256];
+    char kept_text[1024];
+    sc::Out kept(kept_text, sizeof kept_text);
+    kept.str(",");
     int count = 0;
     const char* at = g_hit.data;
     for (int n = next_output(&at, f, 4); n != 0; n = next_output(&at, f, 4)) {
@@ -311,11 +337,16 @@ int cache_apply(spank_t sp) {
             slurm_error("switchyard: step cache %s: a line cannot be read", g_cache_path);
             return step_failure();
         }
-        const spank_err_t rc = spank_setenv(sp, name, g_value, field_is(f[1], "1") ? 1 : 0);
+        // SWITCHYARD_NCCL_SET (set last) names only what this step set.
+        const char* value = std::strcmp(name, kEnvNcclSet) == 0 && kept.len > 1
+                                ? without_kept(g_value, kept.data)
+                                : g_value;
+        const spank_err_t rc = spank_setenv(sp, name, value, field_is(f[1], "1") ? 1 : 0);
         if (rc == ESPANK_ENV_EXISTS) {  // set since init_post_opt, by a plugin before this one
             slurm_spank_log(
                 "switchyard: warning: %s: your value is kept; switchyard would set '%s'", name,
-                g_value);
+                value);
+            kept.str(name).str(",");
         } else if (rc != ESPANK_SUCCESS) {
             slurm_error("switchyard: spank_setenv %s: %s", name, spank_strerror(rc));
             return step_failure();
@@ -418,11 +449,11 @@ int cache_task_init(spank_t sp) {
     spank_err_t rc = spank_setenv(sp, name, value, 0);
     if (rc == ESPANK_SUCCESS) {
         sc::Out set(g_line, sizeof g_line);
-        if (job_variable(sp, "SWITCHYARD_NCCL_SET", &fits) && g_value[0] != '\0') {
+        if (job_variable(sp, kEnvNcclSet, &fits) && g_value[0] != '\0') {
             set.str(g_value).str(",");
         }
         set.str(name);
-        rc = spank_setenv(sp, "SWITCHYARD_NCCL_SET", set.data, 1);
+        rc = spank_setenv(sp, kEnvNcclSet, set.data, 1);
         slurm_spank_log("switchyard: warning: %s", why);
     }
     if (rc != ESPANK_SUCCESS && rc != ESPANK_ENV_EXISTS) {

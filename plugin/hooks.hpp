@@ -22,7 +22,7 @@ using step_cache::kFirstSpecialStepId;
 /// Names of the variables exported in this version.
 inline constexpr std::string_view kEnvVersion = "SWITCHYARD_VERSION";
 inline constexpr std::string_view kEnvStages = "SWITCHYARD_STAGES";
-inline constexpr std::string_view kEnvNcclSet = "SWITCHYARD_NCCL_SET";
+inline constexpr std::string_view kEnvNcclSet = step_cache::kEnvNcclSet;
 
 /// Logged by slurmd when it loads the plugin: the build and the Slurm release it is for.
 inline constexpr std::string_view kLoadedLine =

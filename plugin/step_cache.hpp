@@ -35,6 +35,9 @@ inline constexpr int kMaxEntries = 8;                ///< the newest kept per no
 inline constexpr std::size_t kMaxText = 256;         ///< a `text` input's content
 inline constexpr std::size_t kMaxListNames = 4096;   ///< a `list` input's entries
 
+/// The variable that names the NCCL variables switchyard set for a step.
+inline constexpr char kEnvNcclSet[] = "SWITCHYARD_NCCL_SET";
+
 /// Step ids at or above this are Slurm's special steps (batch script, extern, interactive): the
 /// step module decides them (and refreshes the node cache) each time.
 inline constexpr std::uint32_t kFirstSpecialStepId = 0xfffffff0U;

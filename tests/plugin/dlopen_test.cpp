@@ -358,13 +358,16 @@ TEST_CASE("dlopen: user_init exports through spank_setenv without overwriting", 
 namespace {
 /// One step as slurmstepd runs the hooks: init, init_post_opt, user_init, task_init, and exit
 /// when the module is unloaded. \return user_init's code; the job's variables are g_host.env.
-int run_step(const std::vector<std::string>& words) {
+int run_step(const std::vector<std::string>& words, void (*before_user_init)() = nullptr) {
     g_host.infos.clear();
     g_host.errors.clear();
     g_host.ctx = S_CTX_REMOTE;
     Plugin p;
     REQUIRE(call(p, "slurm_spank_init", words) == 0);
     REQUIRE(call(p, "slurm_spank_init_post_opt", words) == 0);
+    if (before_user_init != nullptr) {
+        before_user_init();  // what a plugin listed before this one does in its user_init
+    }
     const int rc = call(p, "slurm_spank_user_init", words);
     CHECK(call(p, "slurm_spank_task_init", words) == 0);
     return rc;
@@ -429,6 +432,19 @@ TEST_CASE("dlopen: a step like an earlier one is set up from the step cache alon
     CHECK(g_host.env.at("NCCL_IB_HCA") == "mine");
     CHECK(std::any_of(g_host.infos.begin(), g_host.infos.end(), [](const std::string& l) {
         return l.find("NCCL_IB_HCA: your value is kept") != std::string::npos;
+    }));
+
+    // A plugin before this one sets NCCL_IB_HCA in its user_init, after the lookup: its value
+    // is kept, the user is told, and SWITCHYARD_NCCL_SET does not claim it.
+    g_host.env = {{"SLURM_STEP_NODELIST", "node001"}};
+    REQUIRE(run_step(words, [] { g_host.env["NCCL_IB_HCA"] = "theirs"; }) == 0);
+    CHECK(from_cache());
+    CHECK(g_host.env.at("NCCL_IB_HCA") == "theirs");
+    CHECK_THAT(g_host.env.at("SWITCHYARD_NCCL_SET"), !Catch::Contains("NCCL_IB_HCA"));
+    CHECK_FALSE(g_host.env.at("SWITCHYARD_NCCL_SET").empty());
+    CHECK(std::any_of(g_host.infos.begin(), g_host.infos.end(), [](const std::string& l) {
+        return l.find("NCCL_IB_HCA: your value is kept; switchyard would set '=mlx5_0:1'") !=
+               std::string::npos;
     }));
 
     // A port that goes down: decided again, and right; its warning is for every step, so
