@@ -39,7 +39,7 @@ char** g_av = nullptr;
 
 const switchyard_step_hooks* g_step = nullptr;
 bool g_step_tried = false;
-bool g_step_init_done = false;  // the step module's init ran (slurmstepd: in init_post_opt)
+int g_step_init_rc = 1;  // the step module's init: 1 not run yet (slurmstepd: init_post_opt)
 
 void fill_options() {
     int i = 0;
@@ -122,20 +122,17 @@ int forward_option(int val, const char* optarg, int remote) {
     return step != nullptr ? step->option(val, optarg, remote, g_ac, g_av) : -1;
 }
 
-/// The step module with its init run (slurmstepd runs it in init_post_opt; a host that calls
-/// a step hook without it gets it first).
+/// The step module with its init run, or null when either failed (slurmstepd runs the init in
+/// init_post_opt; a host that calls a step hook without it gets it first).
 const switchyard_step_hooks* initialised_step(spank_t sp, int ac, char** av) {
     const auto* step = step_module();
     if (step == nullptr) {
         return nullptr;
     }
-    if (!g_step_init_done) {
-        g_step_init_done = true;
-        if (step->init(sp, ac, av) != 0) {
-            return nullptr;
-        }
+    if (g_step_init_rc == 1) {
+        g_step_init_rc = step->init(sp, ac, av) == 0 ? 0 : -1;
     }
-    return step;
+    return g_step_init_rc == 0 ? step : nullptr;
 }
 
 /// A step hook: slurmstepd only (Slurm calls user_init and task_init in no other context).
