@@ -38,8 +38,11 @@ Result<Pattern> Pattern::compile(std::string text) {
         }
     }
     // A back-reference: std::regex reads every digit after a backslash into one long (\1111...
-    // overflows it) before it finds that no such group exists.
-    for (std::size_t i = text.find('\\'); i != std::string::npos; i = text.find('\\', i + 2)) {
+    // overflows it) before it finds that no such group exists. Each escape is skipped whole, as
+    // std::regex reads it: `\c` takes the character after it too, a backslash included (so
+    // `\c\\1111...` is \c\ and then the back-reference \1111...).
+    for (std::size_t i = text.find('\\'); i != std::string::npos;
+         i = text.find('\\', i + (i + 1 < text.size() && text[i + 1] == 'c' ? 3 : 2))) {
         std::size_t j = i + 1;
         while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])) != 0) {
             ++j;
