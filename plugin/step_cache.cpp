@@ -218,7 +218,7 @@ bool stat_line(Out& o, const char* path) {
 
 bool text_line(Out& o, const char* path) {
     o.str("text ").esc(path);
-    const int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    const int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) {
         if (errno != ENOENT && errno != ENOTDIR) {
             return false;
@@ -423,7 +423,7 @@ int read_file(const char* path, char* buf, std::size_t cap, std::size_t* len, Ou
         why.str(path).str(": not an absolute path");
         return -1;
     }
-    const int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    const int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT) {
             return 0;
