@@ -140,11 +140,38 @@ Result<void> export_task_plan(SpankApi& api, Logger& log) {
                  : got) +
             ")"));
     }
-    const auto k = plan.nodes_per_stage;
-    const auto rank = index * tpn + *task;
+    // The ranks the job runs with: the plan's order with --rank-order=topology (RANK below),
+    // else Slurm's own task ids (SLURM_PROCID). Never the node index: 26.05 numbers tasks in
+    // topology order while node indexes stay in name order, and cli_filter.lua's arbitrary
+    // distribution numbers them in the plan's order.
+    const auto stages = static_cast<std::uint32_t>(plan.stages);
+    std::uint32_t rank = index * tpn + *task;
+    std::uint32_t world = static_cast<std::uint32_t>(plan.order.size()) * tpn;
+    if (!st.rank_topology) {
+        const auto global = api.task_global_id();
+        if (!global) {
+            return fail(Error::internal("task " + std::to_string(*task) + " on " + host +
+                                        " has no global task id (S_TASK_GLOBAL_ID)"));
+        }
+        const auto total = api.total_task_count();
+        world = total > 0 ? total : world;
+        rank = *global;
+        if (rank >= world) {
+            return fail(Error::internal("task " + std::to_string(rank) + " on " + host +
+                                        " is beyond the step's " + std::to_string(world) +
+                                        " tasks"));
+        }
+        if (stages == 0 || world % stages != 0) {
+            return fail(Error::invalid_argument(
+                "--pipeline-stages=" + std::to_string(stages) + ": the step's " +
+                std::to_string(world) + " tasks do not split into " + std::to_string(stages) +
+                " equal stages"));
+        }
+    }
+    const auto per_stage = world / std::max<std::uint32_t>(1, stages);
     const std::pair<const char*, std::string> vars[] = {
-        {"SWITCHYARD_STAGE", std::to_string(index / k)},
-        {"SWITCHYARD_STAGE_RANK", std::to_string((index % k) * tpn + *task)},
+        {"SWITCHYARD_STAGE", std::to_string(rank / per_stage)},
+        {"SWITCHYARD_STAGE_RANK", std::to_string(rank % per_stage)},
         {"SWITCHYARD_RANK", std::to_string(rank)},
         {"SWITCHYARD_SU", st.su.empty() ? "unknown" : st.su},
         {"SWITCHYARD_GROUP", st.group.empty() ? "unknown" : st.group},
@@ -159,7 +186,7 @@ Result<void> export_task_plan(SpankApi& api, Logger& log) {
     }
     const std::pair<const char*, std::string> torch[] = {
         {"RANK", std::to_string(rank)},
-        {"WORLD_SIZE", std::to_string(plan.order.size() * tpn)},
+        {"WORLD_SIZE", std::to_string(world)},
         {"LOCAL_RANK", std::to_string(*task)},
         {"LOCAL_WORLD_SIZE", std::to_string(tpn)},
         {"MASTER_ADDR", plan.order.front()},

@@ -3,6 +3,7 @@
 // between the releases the plugin builds for (22.05 and later; reference/slurm-24.md).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <type_traits>
 
@@ -49,6 +50,20 @@ inline void ensure_api() {
         return true;
     }();
     (void)done;
+}
+
+/// Marks a node update as made by `uid` where Slurm still takes it: `update_node_msg_t` had a
+/// `reason_uid` up to 24.11; 26.05 removed it (slurmctld records the uid the request was
+/// authenticated as, which is the same for a root prolog). A template, so the field is looked up
+/// only in the release that has it.
+template <typename UpdateNodeMsg>
+void set_reason_uid(UpdateNodeMsg& msg, std::uint32_t uid) {
+    if constexpr (requires { msg.reason_uid; }) {
+        msg.reason_uid = uid;
+    } else {
+        (void)msg;
+        (void)uid;
+    }
 }
 
 /// The release series this build is for ("24.11"), from the headers it was compiled against.

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -92,7 +93,7 @@ public:
         msg.node_names = names.data();
         msg.node_state = NODE_STATE_DRAIN;
         msg.reason = text.data();
-        msg.reason_uid = static_cast<uint32_t>(getuid());
+        slurm_compat::set_reason_uid(msg, static_cast<std::uint32_t>(getuid()));
         if (slurm_update_node(&msg) != SLURM_SUCCESS) {
             return fail(Error::io("cannot drain " + node + ": " + slurm_strerror(errno)));
         }

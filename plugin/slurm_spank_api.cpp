@@ -135,6 +135,19 @@ std::optional<std::uint32_t> SlurmSpankApi::local_task_id() {
     return static_cast<std::uint32_t>(v);
 }
 
+std::optional<std::uint32_t> SlurmSpankApi::task_global_id() {
+    std::uint32_t v = 0;
+    if (spank_get_item(sp_, S_TASK_GLOBAL_ID, &v) != ESPANK_SUCCESS) {
+        return std::nullopt;
+    }
+    return v;
+}
+
+std::uint32_t SlurmSpankApi::total_task_count() {
+    std::uint32_t n = 0;
+    return spank_get_item(sp_, S_JOB_TOTAL_TASK_COUNT, &n) == ESPANK_SUCCESS ? n : 0;
+}
+
 std::vector<int> SlurmSpankApi::task_cpus() {
     std::vector<int> cpus;
     cpu_set_t set;

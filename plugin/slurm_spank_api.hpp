@@ -22,6 +22,8 @@ public:
     [[nodiscard]] std::uint32_t job_id() override;
     [[nodiscard]] std::uint32_t node_index() override;
     [[nodiscard]] std::optional<std::uint32_t> local_task_id() override;
+    [[nodiscard]] std::optional<std::uint32_t> task_global_id() override;
+    [[nodiscard]] std::uint32_t total_task_count() override;
     [[nodiscard]] bool gate_loaded() override;
     [[nodiscard]] Result<SetEnv> setenv(std::string_view name,
                                         std::string_view value,

@@ -48,6 +48,11 @@ public:
     [[nodiscard]] virtual std::uint32_t node_index() = 0;
     /// The calling task's index on this node (S_TASK_ID); nullopt outside a task.
     [[nodiscard]] virtual std::optional<std::uint32_t> local_task_id() = 0;
+    /// The calling task's rank in the whole step (S_TASK_GLOBAL_ID, SLURM_PROCID's value);
+    /// nullopt outside a task. Slurm 26.05 numbers tasks in topology order, not node order.
+    [[nodiscard]] virtual std::optional<std::uint32_t> task_global_id() = 0;
+    /// Tasks of the whole step (S_JOB_TOTAL_TASK_COUNT); 0 when unknown.
+    [[nodiscard]] virtual std::uint32_t total_task_count() = 0;
     /// CPUs the calling task may run on (task context).
     [[nodiscard]] virtual std::vector<int> task_cpus() = 0;
     /// Whether the health gate's module (spank_switchyard_gate.so) is loaded in this process:

@@ -32,6 +32,12 @@ public:
     [[nodiscard]] std::optional<std::uint32_t> local_task_id() override {
         return refuse(inner_.local_task_id());
     }
+    [[nodiscard]] std::optional<std::uint32_t> task_global_id() override {
+        return refuse(inner_.task_global_id());
+    }
+    [[nodiscard]] std::uint32_t total_task_count() override {
+        return refuse(inner_.total_task_count());
+    }
     [[nodiscard]] std::vector<int> task_cpus() override { return refuse(inner_.task_cpus()); }
     [[nodiscard]] bool gate_loaded() override { return inner_.gate_loaded(); }
     [[nodiscard]] Result<SetEnv> setenv(std::string_view name,

@@ -33,6 +33,8 @@ struct Host {
     std::vector<std::string> infos;
     std::vector<std::string> words;  // the plugstack words of the last hook call
     std::vector<char*> av;
+    uint32_t tasks = 0;  // tasks of the step on this node (and in all: one node)
+    int task = 0;        // the calling task's id
 };
 Host g_host;
 
@@ -72,15 +74,30 @@ spank_err_t spank_option_getopt(spank_t, struct spank_option* opt, char** value)
     return static_cast<spank_err_t>(ESPANK_SUCCESS);
 }
 spank_err_t spank_get_item(spank_t, spank_item_t item, ...) {
-    if (item != S_JOB_STEPID && item != S_JOB_LOCAL_TASK_COUNT && item != S_JOB_ID &&
-        item != S_JOB_NODEID) {
-        return static_cast<spank_err_t>(ESPANK_BAD_ARG);
-    }
     va_list ap;
     va_start(ap, item);
-    *va_arg(ap, uint32_t*) = 0;
+    spank_err_t rc = static_cast<spank_err_t>(ESPANK_SUCCESS);
+    switch (item) {
+        case S_JOB_STEPID:
+        case S_JOB_ID:
+        case S_JOB_NODEID:
+            *va_arg(ap, uint32_t*) = 0;
+            break;
+        case S_JOB_LOCAL_TASK_COUNT:
+        case S_JOB_TOTAL_TASK_COUNT:  // a one-node step of g_host.tasks tasks
+            *va_arg(ap, uint32_t*) = g_host.tasks;
+            break;
+        case S_TASK_GLOBAL_ID:
+            *va_arg(ap, uint32_t*) = static_cast<uint32_t>(g_host.task);
+            break;
+        case S_TASK_ID:
+            *va_arg(ap, int*) = g_host.task;
+            break;
+        default:
+            rc = static_cast<spank_err_t>(ESPANK_BAD_ARG);
+    }
     va_end(ap);
-    return static_cast<spank_err_t>(ESPANK_SUCCESS);
+    return rc;
 }
 spank_err_t spank_getenv(spank_t, const char* var, char* buf, int len) {
     auto it = g_host.env.find(var);
@@ -481,6 +498,100 @@ TEST_CASE("dlopen: a step like an earlier one is set up from the step cache alon
     g_host.env = {{"SLURM_STEP_NODELIST", "node001"}};
     REQUIRE(run_step({words[0], "step_cache=off"}) == 0);
     CHECK_FALSE(fs::exists(cache));
+    unsetenv("SLURMD_NODENAME");
+    fs::remove_all(dir);
+}
+
+namespace {
+/// One row of the return-code table: a hook called in a context with the user's options.
+struct RcCase {
+    const char* what;
+    spank_context_t ctx;
+    std::map<std::string, std::string> options;
+    std::vector<std::string> extra_words;  // beyond config=
+    int user_init;                         // what user_init must return (remote only)
+};
+}  // namespace
+
+// Slurm 25.05 and later fail a step, a job or the node on any non-zero return of a hook (24.11
+// failed only on negative ones): every hook must return exactly 0, or -1 where it means to fail.
+TEST_CASE("dlopen: every hook returns exactly 0, or -1 where it fails the step", "[dlopen][rc]") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("switchyard-rc-" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const auto policy = dir / "switchyard.yaml";
+    std::ofstream(policy) << "version: 1\n";
+    const std::string config = "config=" + policy.string();
+    setenv("SLURMD_NODENAME", "node001", 1);
+    const std::map<std::string, std::string> pipeline = {{"pipeline-stages", "1"},
+                                                         {"nccl-env", "off"}};
+    const std::map<std::string, std::string> refused = {{"pipeline-stages", "abc"},
+                                                        {"nccl-env", "off"}};
+    const std::vector<RcCase> cases = {
+        {"no option", S_CTX_REMOTE, {{"nccl-env", "off"}}, {}, 0},
+        {"a pipeline step", S_CTX_REMOTE, pipeline, {}, 0},
+        {"a refused option value", S_CTX_REMOTE, refused, {}, -1},
+        {"a refused option value, on_error=warn", S_CTX_REMOTE, refused, {"on_error=warn"}, 0},
+        {"an unknown plugstack word", S_CTX_REMOTE, pipeline, {"colour=blue"}, -1},
+        {"srun", S_CTX_LOCAL, pipeline, {}, 0},
+        {"salloc", S_CTX_ALLOCATOR, pipeline, {}, 0},
+        {"slurmd", S_CTX_SLURMD, {}, {}, 0},
+        {"slurmd, an unknown plugstack word", S_CTX_SLURMD, {}, {"colour=blue"}, 0},
+        {"the job prolog's slurmstepd", S_CTX_JOB_SCRIPT, {}, {}, 0},
+    };
+    for (const auto& c : cases) {
+        INFO(c.what);
+        g_host = Host{};
+        g_host.ctx = c.ctx;
+        g_host.options = c.options;
+        g_host.tasks = 1;
+        g_host.env["SLURM_STEP_NODELIST"] = "node001";
+        std::vector<std::string> words = {config};
+        words.insert(words.end(), c.extra_words.begin(), c.extra_words.end());
+        Plugin p;
+        const bool remote = c.ctx == S_CTX_REMOTE;
+        const bool bad_words = !c.extra_words.empty() && c.extra_words[0] == "colour=blue";
+        // slurmd must never stop on a plugin's mistake; a client reads its words only when an
+        // option is given; slurmstepd reads them in init_post_opt.
+        CHECK(call(p, "slurm_spank_init", words) == 0);
+        // The option callbacks, as Slurm calls them for each option given.
+        for (const auto& [name, value] : c.options) {
+            const auto it = std::find_if(g_host.registered.begin(), g_host.registered.end(),
+                                         [&](const spank_option* o) { return name == o->name; });
+            REQUIRE(it != g_host.registered.end());
+            const bool good = value != "abc" && !bad_words;
+            CHECK((*it)->cb((*it)->val, value.c_str(), remote ? 1 : 0) == (good ? 0 : -1));
+        }
+        CHECK(call(p, "slurm_spank_init_post_opt", words) == (remote && bad_words ? -1 : 0));
+        CHECK(call(p, "slurm_spank_user_init", words) == (remote ? c.user_init : 0));
+        if (!remote || c.user_init == 0) {  // Slurm starts no task after a failed user_init
+            CHECK(call(p, "slurm_spank_task_init", words) == 0);
+        }
+        CHECK(call(p, "slurm_spank_exit", words) == 0);
+    }
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
+    {
+        // A failed init fails the job (ESPANK_JOB_FAILURE) rather than draining the node.
+        Plugin p;
+        CHECK(*p.sym<const int*>("slurm_spank_init_failure_mode") == ESPANK_JOB_FAILURE);
+    }
+#endif
+#ifdef SWITCHYARD_GATE_PATH
+    // The gate: fail-open on its own mistakes (never drains by accident), 0 when the policy
+    // gates nothing; its -1 after a drain is health_gate_test's.
+    for (const auto& extra : {std::string(), std::string("colour=blue")}) {
+        INFO("gate, words: " << config << " " << extra);
+        g_host = Host{};
+        g_host.ctx = S_CTX_JOB_SCRIPT;
+        Plugin gate(SWITCHYARD_GATE_PATH);
+        std::vector<std::string> words = {config};
+        if (!extra.empty()) {
+            words.push_back(extra);
+        }
+        CHECK(call(gate, "slurm_spank_job_prolog", words) == 0);
+    }
+#endif
     unsetenv("SLURMD_NODENAME");
     fs::remove_all(dir);
 }

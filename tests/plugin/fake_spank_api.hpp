@@ -26,6 +26,8 @@ public:
     std::uint32_t job = 1234;
     std::uint32_t node_idx = 0;
     std::optional<std::uint32_t> task_id = 0;
+    std::optional<std::uint32_t> global_id;  ///< S_TASK_GLOBAL_ID; unset: node_idx*tasks+task_id
+    std::uint32_t total_tasks = 0;           ///< S_JOB_TOTAL_TASK_COUNT (0: unknown)
     bool gate = false;  ///< spank_switchyard_gate.so loaded in the process
 
     [[nodiscard]] Context context() const override { return ctx; }
@@ -54,6 +56,13 @@ public:
     [[nodiscard]] std::uint32_t job_id() override { return job; }
     [[nodiscard]] std::uint32_t node_index() override { return node_idx; }
     [[nodiscard]] std::optional<std::uint32_t> local_task_id() override { return task_id; }
+    [[nodiscard]] std::optional<std::uint32_t> task_global_id() override {
+        if (global_id || !task_id) {
+            return global_id;
+        }
+        return node_idx * tasks + *task_id;  // Slurm's block distribution in node order
+    }
+    [[nodiscard]] std::uint32_t total_task_count() override { return total_tasks; }
     [[nodiscard]] bool gate_loaded() override { return gate; }
     [[nodiscard]] Result<SetEnv> setenv(std::string_view name,
                                         std::string_view value,

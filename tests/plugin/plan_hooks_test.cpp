@@ -8,6 +8,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "catch.hpp"
@@ -67,6 +68,54 @@ TEST_CASE("plan hooks: without --rank-order=topology torch variables are left al
     CHECK(api.env.at("RANK") == "mine");
     CHECK(api.env.count("WORLD_SIZE") == 0);
     CHECK(api.env.at("SWITCHYARD_RANK") == "2");
+    release_plugin_state();
+}
+
+TEST_CASE("plan hooks: Slurm's ranks come from the task's global id, not the node index",
+          "[plan-hooks]") {
+    // Slurm 26.05 numbers tasks in topology order: n3 (node index 2 in name order) may hold
+    // ranks 0 and 1. The stage is the block of Slurm's ranks the task is in.
+    for (const auto& [global, stage, stage_rank] :
+         {std::tuple{0U, "0", "0"}, std::tuple{3U, "0", "3"}, std::tuple{6U, "1", "2"}}) {
+        auto api = step("n3", 1);
+        api.node_idx = 2;
+        api.global_id = global;
+        api.total_tasks = 8;
+        CapturingLogger log;
+        REQUIRE(hooks::user_init(api, log, {}) == 0);
+        REQUIRE(hooks::task_init(api, log, {}) == 0);
+        CHECK(api.env.at("SWITCHYARD_RANK") == std::to_string(global));
+        CHECK(api.env.at("SWITCHYARD_STAGE") == stage);
+        CHECK(api.env.at("SWITCHYARD_STAGE_RANK") == stage_rank);
+        CHECK(api.env.count("RANK") == 0);
+        release_plugin_state();
+    }
+}
+
+TEST_CASE("plan hooks: with --rank-order=topology the plan numbers the ranks, whatever Slurm's",
+          "[plan-hooks]") {
+    auto api = step("n3", 1);
+    api.options["rank-order"] = "topology";
+    api.global_id = 0;  // Slurm's first task: ignored, RANK follows the plan
+    api.total_tasks = 8;
+    CapturingLogger log;
+    REQUIRE(hooks::user_init(api, log, {}) == 0);
+    REQUIRE(hooks::task_init(api, log, {}) == 0);
+    CHECK(api.env.at("RANK") == "5");
+    CHECK(api.env.at("SWITCHYARD_RANK") == "5");
+    CHECK(api.env.at("SWITCHYARD_STAGE") == "1");
+    release_plugin_state();
+}
+
+TEST_CASE("plan hooks: a global id beyond the step's tasks fails the task",
+          "[plan-hooks]") {
+    auto api = step("n3", 1);
+    api.total_tasks = 8;
+    api.global_id = 8;
+    CapturingLogger log;
+    REQUIRE(hooks::user_init(api, log, {}) == 0);
+    CHECK(hooks::task_init(api, log, {}) == -1);
+    CHECK(log.contains(Level::Error, "task 8 on n3 is beyond the step's 8 tasks"));
     release_plugin_state();
 }
 

@@ -3,6 +3,7 @@
 // host, 24.11 in the Debian 13 root: the same test, both APIs).
 #include "slurm_compat.hpp"
 
+#include <cstdint>
 #include <string>
 
 #include "catch.hpp"
@@ -29,4 +30,27 @@ TEST_CASE("slurm_compat: the release the build names is the headers' release", "
     const std::string release = std::to_string(compat::kMajor) + "." +
                                 (compat::kMinor < 10 ? "0" : "") + std::to_string(compat::kMinor);
     CHECK(release == SWITCHYARD_SLURM_RELEASE);
+}
+
+namespace {
+struct WithReasonUid {
+    std::uint32_t reason_uid = 0;
+};
+struct WithoutReasonUid {  // 26.05's update_node_msg_t has no reason_uid
+    int other = 7;
+};
+}  // namespace
+
+TEST_CASE("slurm_compat: reason_uid is set where the release has it", "[slurm_compat]") {
+    WithReasonUid a;
+    compat::set_reason_uid(a, 42);
+    CHECK(a.reason_uid == 42);
+    WithoutReasonUid b;
+    compat::set_reason_uid(b, 42);
+    CHECK(b.other == 7);
+    // This release's own message compiles with the shim, whichever shape it has.
+    update_node_msg_t msg;
+    slurm_init_update_node_msg(&msg);
+    compat::set_reason_uid(msg, 0);
+    CHECK(msg.node_names == nullptr);
 }
