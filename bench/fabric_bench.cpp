@@ -21,7 +21,7 @@ double peak_rss_mib() {
 
 /// discover's files from a classified map, as `switchyard discover` makes them: their size.
 std::size_t written_bytes(const topo::FabricMap& map) {
-    const auto files = topo::write_discover_files(map, "", "", topo::TopologyPlugin::Tree);
+    const auto files = topo::write_discover_files(map, "", "", topo::SlurmTopologies{});
     std::size_t bytes = 0;
     for (const auto& f : *files) {
         bytes += f.text.size();

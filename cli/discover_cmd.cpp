@@ -8,10 +8,12 @@
 #include "commands.hpp"
 #include "io.hpp"
 #include "switchyard/common/hostlist.hpp"
+#include "switchyard/common/process.hpp"
 #include "switchyard/common/strings.hpp"
 #include "switchyard/policy/pattern.hpp"
 #include "switchyard/topology/classify.hpp"
 #include "switchyard/topology/fabric_index.hpp"
+#include "switchyard/topology/slurm_partitions.hpp"
 #include "switchyard/topology/slurm_writers.hpp"
 
 namespace switchyard::cli {
@@ -26,7 +28,101 @@ struct DiscoverArgs {
     std::string expect_hosts;
     std::string out_dir;
     std::string topology_plugin = "tree";
+    bool topology_plugin_given = false;
+    std::vector<std::string> partition_topology;
+    std::string default_partition;
 };
+
+/// One scontrol query's output, or why there is none.
+Result<std::string> scontrol(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {"scontrol"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const auto r = run_process(argv, 30, nullptr, std::size_t{64} << 20);
+    if (r.exit_code != 0) {
+        return fail(Error::io(join(argv, " ") + ": " + slurm_problem(r, "scontrol")));
+    }
+    if (r.truncated) {
+        return fail(Error::io(join(argv, " ") + ": more than 64 MiB of output; not read"));
+    }
+    return r.output;
+}
+
+/// The cluster's topologies and partitions, asked of slurmctld (the caller's SLURM_CONF):
+/// `scontrol show topoconf` from 25.05 on, else the one TopologyPlugin of `show config`.
+Result<topo::SlurmTopologies> topologies_from_slurm() {
+    auto parts_text = scontrol({"show", "partition", "--oneliner"});
+    if (!parts_text) {
+        return fail(parts_text.error());
+    }
+    auto parts = topo::parse_partitions(*parts_text, "scontrol show partition");
+    if (!parts) {
+        return fail(parts.error());
+    }
+    topo::TopologyConfig config;
+    if (auto yaml = scontrol({"show", "topoconf"})) {
+        auto parsed = topo::parse_topoconf(*yaml, "scontrol show topoconf");
+        if (!parsed) {
+            return fail(parsed.error());
+        }
+        config = std::move(*parsed);
+    } else {  // before 25.05: one topology, the TopologyPlugin
+        auto conf = scontrol({"show", "config"});
+        if (!conf) {
+            return fail(conf.error());
+        }
+        std::string kind;
+        for (const auto line : split(*conf, '\n')) {
+            const auto eq = line.find('=');
+            if (eq != std::string_view::npos && trim(line.substr(0, eq)) == "TopologyPlugin") {
+                const auto value = trim(line.substr(eq + 1));
+                kind = topo::topology_kind(value == "(null)" ? "flat" : value);
+                if (kind.empty()) {
+                    return fail(Error::io("scontrol show config: TopologyPlugin=" +
+                                          std::string(value) + " is not a topology switchyard knows"));
+                }
+            }
+        }
+        config.topologies = {{"default", kind.empty() ? "flat" : kind}};
+        config.cluster_default = "default";
+    }
+    return topo::slurm_topologies(*parts, config);
+}
+
+/// The topologies the hints tell the Lua filters: --topology-plugin, then slurmctld's answer
+/// for --partition-topology slurm, then the PART=TOPO items and --default-partition.
+Result<topo::SlurmTopologies> hint_topologies(const DiscoverArgs& a) {
+    topo::SlurmTopologies out;
+    out.default_kind = a.topology_plugin;
+    for (const auto& item : a.partition_topology) {
+        if (trim(item) != "slurm") {
+            continue;
+        }
+        auto asked = topologies_from_slurm();
+        if (!asked) {
+            return fail(Error::io("--partition-topology slurm: " + asked.error().to_string()));
+        }
+        if (a.topology_plugin_given && asked->default_kind != a.topology_plugin) {
+            std::cerr << "switchyard discover: warning: --topology-plugin " << a.topology_plugin
+                      << ", but slurmctld's cluster default topology is "
+                      << asked->default_kind << "; the hints follow slurmctld\n";
+        }
+        out = std::move(*asked);
+        break;
+    }
+    for (const auto& item : a.partition_topology) {
+        if (trim(item) == "slurm") {
+            continue;
+        }
+        if (auto r = topo::add_partition_topologies(item, topo::discover_topology_names(), out);
+            !r) {
+            return fail(r.error());
+        }
+    }
+    if (!a.default_partition.empty()) {
+        out.default_partition = a.default_partition;
+    }
+    return out;
+}
 
 /// Up to three details per anomaly kind, then "... and N more".
 void print_anomalies(const std::vector<topo::Anomaly>& anomalies) {
@@ -103,6 +199,11 @@ void print_summary(const topo::Classification& c, const std::string& source) {
 }
 
 int run_discover(const DiscoverArgs& a) {
+    auto topologies = hint_topologies(a);
+    if (!topologies) {
+        std::cerr << "switchyard discover: " << topologies.error().to_string() << "\n";
+        return topologies.error().code() == ErrorCode::InvalidArgument ? kExitUsage : kExitProblem;
+    }
     const std::string source = a.input == "-" ? "<stdin>" : a.input;
     // Summary and file headers name the input by its file name: the same dump gives the same
     // files wherever it was read from.
@@ -176,9 +277,17 @@ int run_discover(const DiscoverArgs& a) {
     const std::string header = "Written by switchyard " SWITCHYARD_VERSION_STRING
                                " discover from " +
                                label + ".\nRegenerate instead of editing: switchyard discover.";
+    std::cout << "slurm topologies (for the Lua filters): cluster default " << topologies->default_kind;
+    for (const auto& [name, kind] : topologies->partitions) {
+        std::cout << ", partition " << name << " " << kind;
+    }
+    if (!topologies->default_partition.empty()) {
+        std::cout << "; default partition " << topologies->default_partition;
+    }
+    std::cout << "\n";
     auto files = topo::write_discover_files(
         c.map, "written by switchyard " SWITCHYARD_VERSION_STRING " discover from " + label, header,
-        a.topology_plugin == "block" ? topo::TopologyPlugin::Block : topo::TopologyPlugin::Tree);
+        *topologies);
     if (!files) {
         std::cerr << "switchyard discover: fabric.map.index: " << files.error().to_string() << "\n";
         return kExitProblem;
@@ -208,7 +317,9 @@ void setup_discover(CLI::App& cmd, Runner& run) {
         "  ibnetdiscover > fabric.txt && switchyard discover --ibnetdiscover fabric.txt -o out/\n"
         "  switchyard discover --ibnetdiscover fabric.txt --guid-map guids.txt "
         "--compute-hca 'mlx5_[0-7]' -o /etc/slurm/switchyard\n"
-        "  switchyard discover --ibnetdiscover fabric.txt --topology-plugin block -o out/\n");
+        "  switchyard discover --ibnetdiscover fabric.txt --topology-plugin block -o out/\n"
+        "  switchyard discover --ibnetdiscover fabric.txt --partition-topology gpu=blocks -o out/\n"
+        "  switchyard discover --ibnetdiscover fabric.txt --partition-topology slurm -o out/\n");
     cmd.add_option("--ibnetdiscover", args->input,
                    "ibnetdiscover output (default or -p format); - for stdin")
         ->required();
@@ -224,11 +335,20 @@ void setup_discover(CLI::App& cmd, Runner& run) {
     cmd.add_option("-o,--output", args->out_dir, "directory for fabric.map and the Slurm files")
         ->required();
     cmd.add_option("--topology-plugin", args->topology_plugin,
-                   "the TopologyPlugin the cluster runs: tree (topology.conf; --switches) or "
-                   "block (topology-block.conf, Slurm 24.05+; --segment); told to the Lua "
-                   "filters through job_submit_hints.lua")
-        ->check(CLI::IsMember({"tree", "block"}))
-        ->default_str("tree");
+                   "the topology the cluster runs by default: tree (topology.conf; --switches), "
+                   "block (topology-block.conf installed as topology.conf, Slurm 24.05+; "
+                   "--segment) or flat; told to the Lua filters through job_submit_hints.lua")
+        ->check(CLI::IsMember({"tree", "block", "flat"}))
+        ->default_str("tree")
+        ->each([args](const std::string&) { args->topology_plugin_given = true; });
+    cmd.add_option("--partition-topology", args->partition_topology,
+                   "partitions that run another topology (Slurm 25.05+ topology.yaml, partition "
+                   "Topology=): PART=TOPO[,...] with TOPO tree, block, flat, other, or a name of "
+                   "discover's topology.yaml (fabric, blocks); or 'slurm' to ask slurmctld "
+                   "(scontrol, with your SLURM_CONF)");
+    cmd.add_option("--default-partition", args->default_partition,
+                   "the partition a job without -p runs in (job_submit.lua asks slurmctld; "
+                   "cli_filter.lua reads it from the hints)");
     cmd.callback([&run, args] { run = [args] { return run_discover(*args); }; });
 }
 

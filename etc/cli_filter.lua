@@ -1,9 +1,10 @@
 -- SPDX-License-Identifier: Apache-2.0
 -- Switchyard cli_filter.lua (srun/sbatch/salloc, Lua 5.1), two jobs:
--- * A new allocation with --pipeline-stages on a topology/block cluster (24.05+) gets
+-- * A new allocation with --pipeline-stages on a topology/block partition (24.05+) gets
 --   --segment=<nodes per stage>, so slurmctld itself allocates each stage inside one block
 --   (scalable unit); requests Slurm could never place are refused here with what to change.
---   job_submit.lua cannot set segment_size before Slurm 26.05, so the client does it.
+--   job_submit.lua cannot set segment_size before Slurm 25.11.2, so the client does it there;
+--   from 25.11.2 on job_submit.lua does it too and this part is optional.
 -- * An srun inside an allocation with --pipeline-stages gets the planner's node order
 --   (distribution=arbitrary), so SLURM_PROCID itself follows the stage plan, whatever launcher
 --   the job uses (MPI included). The decision is the C++ planner's (`switchyard plan --order`);
@@ -46,18 +47,21 @@ local function allocation_request(options)
     local stages_text = spank_value(options, "pipeline-stages")
     if not is_set(stages_text) then return slurm.SUCCESS end
     local hints = stages_lib.load_hints(HINTS)
-    if hints.topology ~= "block" then
-        return slurm.SUCCESS -- topology/tree: job_submit.lua asks for --switches in slurmctld
-    end
     local lo, hi = string.match(options.nodes or "", "^(%d+)%-?(%d*)$")
     local nodes = tonumber(lo or "")
     if hi ~= nil and hi ~= "" and hi ~= lo then nodes = nil end -- a range: decided by Slurm
     local user_segment = tonumber(options.segment or "")
     if user_segment == 0 then user_segment = nil end
-    local req, err = stages_lib.request(hints, {
+    local kinds = stages_lib.partition_kinds(hints, options.partition)
+    local any_block = false
+    for _, p in ipairs(kinds) do any_block = any_block or p.kind == "block" end
+    if not any_block then
+        return slurm.SUCCESS -- no block partition: job_submit.lua asks in slurmctld
+    end
+    local req, err = stages_lib.request_for(hints, {
         stages = tonumber(stages_text), stages_text = stages_text, nodes = nodes,
         scope = spank_value(options, "stage-scope") or "any", segment = user_segment,
-    })
+    }, options.partition)
     if req == nil then
         slurm.log_error("switchyard: %s", err)
         return slurm.ERROR

@@ -7,9 +7,13 @@
 --
 -- topology/tree: --switches=<stages>@60s for --stage-scope=leaf, a group constraint for
 -- --stage-scope=group. topology/block (24.05+): --segment=<nodes per stage>, and --prefer of
--- one group for a job that fits one (Slurm places each segment on its own). Slurm lets
--- job_submit.lua set segment_size from 26.05 on; on 24.05-25.11 cli_filter.lua sets --segment in
--- the client and this script refuses what Slurm could never place.
+-- the fewest groups (Slurm places each segment on its own). flat: checks only. The topology is
+-- the one of the job's partition (or slurmctld's default partition), as the hints name it
+-- (Slurm 25.05+ partitions pick theirs in topology.yaml); a job whose partitions run different
+-- topologies gets what is right for all of them, and slurmctld's log says what was left out.
+-- Slurm lets job_submit.lua set segment_size from 25.11.2 on (checked here: it must make whole
+-- stages and fit a block, else the job would pend forever); before that cli_filter.lua sets
+-- --segment in the client and this script refuses what Slurm could never place.
 --
 -- Install: copy this file and switchyard_stages.lua next to slurm.conf, set
 -- JobSubmitPlugins=lua, and point HINTS below at <discover output>/job_submit_hints.lua.
@@ -51,17 +55,26 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     if stages_text == nil then
         return slurm.SUCCESS
     end
-    -- segment_size reads as nil before 26.05 (the field is unknown to the Lua API there).
+    -- segment_size reads as nil before 25.11.2 (the field is unknown to the Lua API there).
     local segment = job_desc.segment_size
     local can_set_segment = segment ~= nil
-    local req, err = stages_lib.request(hints, {
+    -- The partitions the job may run in decide what to ask (each may run its own topology
+    -- from 25.05 on); without one, slurmctld's default partition.
+    local default_partition = nil
+    for name, part in pairs(part_list or {}) do
+        if part.flag_default == 1 then default_partition = name end
+    end
+    local req, err, note = stages_lib.request_for(hints, {
         stages = tonumber(stages_text), stages_text = stages_text,
         nodes = (not unset(job_desc.min_nodes)) and job_desc.min_nodes or nil,
         scope = spank_option(job_desc, "stage_scope") or "any",
         segment = (not unset(segment)) and segment or nil,
-    })
+    }, job_desc.partition, default_partition)
     if req == nil then
         return refuse(err)
+    end
+    if note ~= nil then
+        slurm.log_info("switchyard: job of uid %d: %s", submit_uid, note)
     end
     if req.switches ~= nil and unset(job_desc.req_switch) then
         job_desc.req_switch = req.switches
@@ -74,7 +87,7 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         job_desc.prefer = req.prefer
     end
     if req.segment ~= nil and can_set_segment and unset(segment) then
-        job_desc.segment_size = req.segment -- 26.05+; before that cli_filter.lua has set it
+        job_desc.segment_size = req.segment -- 25.11.2+; before that cli_filter.lua has set it
     end
     return slurm.SUCCESS
 end

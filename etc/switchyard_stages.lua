@@ -4,11 +4,14 @@
 -- `switchyard discover` wrote (as data, not code) and the job's numbers, and says what to ask Slurm for, or why
 -- Slurm could never satisfy the request. Install next to job_submit.lua and cli_filter.lua.
 --
---   request(hints, {stages=, nodes=, scope=, segment=}) -> req, nil | nil, message
+--   request(hints, {stages=, nodes=, scope=, segment=}, kind) -> req, nil | nil, message
 --   req: { segment = N } (topology/block, 24.05+: N nodes per segment, each inside one block;
 --        with prefer = "[a|b]": one group when the job fits one, else the smallest run of
 --        groups that holds it),
 --        { switches = N } (topology/tree: at most N leaf switches), { features = "[a|b]" }.
+--   request_for(hints, job, partitions, default_partition) -> req, nil, note | nil, message
+--        the request for the job's partitions ("a,b"; nil: the default partition), each of
+--        which may run its own topology (Slurm 25.05+ topology.yaml, partition Topology=).
 
 local M = {}
 
@@ -20,9 +23,13 @@ M.MAX_HINTS_BYTES = 1048576
 
 local NUMBER_KEYS = { su_size = true, group_size = true, block_size = true, group_block_size = true }
 
+--- The kinds of topology a partition may run: tree and block get requests, the others
+--- (flat, and "other" for ring and torus3d, whose units are not the fabric's SUs) only checks.
+M.KINDS = { tree = true, block = true, flat = true, other = true }
+
 local function empty_hints()
     return { topology = "tree", su_size = 0, group_size = 0, groups = {}, spans = {},
-             block_size = 0, group_block_size = 0 }
+             block_size = 0, group_block_size = 0, partitions = {}, default_partition = nil }
 end
 
 --- The entry of hints.spans for runs of `span` groups (made when missing).
@@ -37,8 +44,9 @@ end
 
 --- Reads the hints file discover wrote as data, never as code: slurmctld runs job_submit.lua
 --- as root, so a file that could run anything would have to be trusted like the script itself.
---- Lines: "-- comment", "return {", "}", "key = <number>,", "topology = \"tree\"|\"block\",",
---- "groups = { \"name\", ... },", and for runs of <k> groups "group_size_<k> = <number>," and
+--- Lines: "-- comment", "return {", "}", "key = <number>,", "topology = \"<kind>\",",
+--- "default_partition = \"name\",", "groups = { \"name\", ... },", "partitions = {
+--- \"<partition>=<kind>\", ... }," and for runs of <k> groups "group_size_<k> = <number>," and
 --- "groups_<k> = { \"name\", ... },". Returns the hints (spans sorted by k), or the empty hints
 --- and why (file, line).
 function M.load_hints(path)
@@ -58,6 +66,7 @@ function M.load_hints(path)
         local key, num = string.match(l, "^([%w_]+)%s*=%s*(%d+),?$")
         local skey, str = string.match(l, "^([%w_]+)%s*=%s*\"([%w_%.%-]*)\",?$")
         local list = string.match(l, "^groups%s*=%s*{(.*)},?$")
+        local part_list = string.match(l, "^partitions%s*=%s*{(.*)},?$")
         local span_list_k, span_list = string.match(l, "^groups_(%d+)%s*=%s*{(.*)},?$")
         local span_size_k = key ~= nil and string.match(key, "^group_size_(%d+)$") or nil
         local names = nil
@@ -67,8 +76,21 @@ function M.load_hints(path)
             hints[key] = tonumber(num)
         elseif span_size_k ~= nil and #span_size_k <= 4 and #num <= 9 then
             span_entry(hints, tonumber(span_size_k)).size = tonumber(num)
-        elseif skey == "topology" and (str == "tree" or str == "block") then
+        elseif skey == "topology" and M.KINDS[str] then
             hints.topology = str
+        elseif skey == "default_partition" and str ~= "" then
+            hints.default_partition = str
+        elseif part_list ~= nil then
+            local bad = false
+            local rest = string.gsub(part_list, "%s*\"([%w_%.%-]+)=(%a+)\"%s*,?", function(name, kind)
+                if not M.KINDS[kind] then bad = true end
+                hints.partitions[name] = kind
+                return ""
+            end)
+            if bad or string.match(rest, "^%s*$") == nil then
+                return empty_hints(), fmt("%s:%d: expected partitions = { \"<partition>=tree|block|flat|other\", ... }",
+                    path, n)
+            end
         elseif list ~= nil or (span_list ~= nil and #span_list_k <= 4) then
             names = list ~= nil and hints.groups or span_entry(hints, tonumber(span_list_k)).groups
             local rest = string.gsub(list or span_list, "%s*\"([%w_%.%-]+)\"%s*,?", function(g)
@@ -80,7 +102,7 @@ function M.load_hints(path)
                     list ~= nil and "groups" or "groups_" .. span_list_k)
             end
         else
-            return empty_hints(), fmt("%s:%d: '%s' is not a line switchyard discover writes; expected key = number, topology = \"tree\" or \"block\", or groups = { ... }",
+            return empty_hints(), fmt("%s:%d: '%s' is not a line switchyard discover writes; expected key = number, topology = \"tree\", \"block\", \"flat\" or \"other\", or groups = { ... }",
                 path, n, string.sub(l, 1, 60))
         end
     end
@@ -138,7 +160,10 @@ local function block_request(hints, job, per_stage)
             return nil, fmt("--segment=%d does not make whole stages of %d nodes (-N%d --pipeline-stages=%d); drop --segment or give a divisor of %d",
                 seg, per_stage, job.nodes, job.stages, per_stage)
         end
-        return {}, nil -- the user's segments make whole stages: keep them
+        -- The segments make whole stages: kept. They are the user's own or, on 25.11.2 and
+        -- later where job_submit.lua reads segment_size, cli_filter.lua's: either way Slurm
+        -- places each segment on its own, so the job prefers the fewest groups, as below.
+        return { prefer = preference(hints, job.nodes) }, nil
     end
     -- A job of at most one group's aggregated block, unless its stages must each be inside an
     -- SU (--stage-scope=leaf): no --segment. The block plugin keeps the whole job inside one
@@ -192,9 +217,11 @@ function M.shell_quote(s)
     return "'" .. (string.gsub(tostring(s), "'", "'\\''")) .. "'"
 end
 
---- What to ask Slurm for. job.stages and job.nodes are numbers (nodes may be nil: decided
---- later), job.scope "leaf"|"group"|"any", job.segment the user's own --segment or nil.
-function M.request(hints, job)
+--- What to ask Slurm for on a partition of topology `kind` (default: the hints' cluster
+--- default). job.stages and job.nodes are numbers (nodes may be nil: decided later), job.scope
+--- "leaf"|"group"|"any", job.segment the job's --segment (the user's or cli_filter.lua's) or nil.
+function M.request(hints, job, kind)
+    kind = kind or hints.topology
     if job.stages == nil or job.stages < 1 or job.stages ~= math.floor(job.stages) then
         return nil, fmt("--pipeline-stages=%s: expected a whole number of stages", tostring(job.stages_text or job.stages))
     end
@@ -207,10 +234,76 @@ function M.request(hints, job)
             math.floor(job.nodes / job.stages) * job.stages, math.ceil(job.nodes / job.stages) * job.stages)
     end
     local per_stage = job.nodes / job.stages
-    if hints.topology == "block" then
+    if kind == "block" then
         return block_request(hints, job, per_stage)
+    elseif kind == "tree" then
+        return tree_request(hints, job, per_stage)
     end
-    return tree_request(hints, job, per_stage)
+    return {}, nil -- flat, ring, torus: nothing to ask in the fabric's terms
+end
+
+--- The partitions a job may run in, each with its topology kind: the job's own list ("a,b"),
+--- else `default_partition` (job_submit.lua reads it from slurmctld's partition list), else the
+--- hints' default partition; a partition the hints do not name runs the cluster default.
+function M.partition_kinds(hints, partitions, default_partition)
+    local text = partitions
+    if text == nil or text == "" then text = default_partition or hints.default_partition end
+    local out = {}
+    for name in string.gmatch(text or "", "[^,%s]+") do
+        table.insert(out, { name = name, kind = (hints.partitions or {})[name] or hints.topology })
+    end
+    if #out == 0 then table.insert(out, { name = "(default)", kind = hints.topology }) end
+    return out
+end
+
+-- The fields only some kinds read: tree ignores --segment, block ignores --switches. Every kind
+-- reads the others (features, prefer).
+local READERS = { segment = { block = true }, switches = { tree = true } }
+local FIELDS = { "segment", "switches", "features", "prefer" }
+local OPTION = { segment = "--segment", switches = "--switches", features = "--constraint", prefer = "--prefer" }
+
+--- The request for a job whose partitions may run different topologies: each kind's request;
+--- refused when any partition's is (Slurm may start the job on any of them). Several kinds:
+--- a field is kept when every kind that reads it asks for the same value, and dropped
+--- otherwise; the note says which partitions run which kind and what was kept or dropped.
+function M.request_for(hints, job, partitions, default_partition)
+    local parts = M.partition_kinds(hints, partitions, default_partition)
+    local by_kind, kinds, names = {}, {}, {}
+    for _, p in ipairs(parts) do
+        table.insert(names, fmt("%s (%s)", p.name, p.kind))
+        if by_kind[p.kind] == nil then
+            local req, err = M.request(hints, job, p.kind)
+            if req == nil then
+                if #parts > 1 then err = fmt("partition %s (topology %s): %s", p.name, p.kind, err) end
+                return nil, err
+            end
+            by_kind[p.kind] = req
+            table.insert(kinds, p.kind)
+        end
+    end
+    if #kinds == 1 then return by_kind[kinds[1]], nil, nil end
+    local merged, kept, dropped = {}, {}, {}
+    for _, field in ipairs(FIELDS) do
+        local value, agree = nil, true
+        for _, k in ipairs(kinds) do
+            local v = by_kind[k][field]
+            local reads = READERS[field] == nil or READERS[field][k]
+            if v ~= nil and value ~= nil and v ~= value then agree = false end
+            if v ~= nil then value = v elseif reads then agree = false end
+        end
+        if value ~= nil then
+            if agree then
+                merged[field] = value
+                table.insert(kept, fmt("%s=%s", OPTION[field], tostring(value)))
+            else
+                table.insert(dropped, fmt("%s=%s", OPTION[field], tostring(value)))
+            end
+        end
+    end
+    local note = fmt("partitions %s run different topologies: %s%s", table.concat(names, ", "),
+        #kept > 0 and ("asked " .. table.concat(kept, " ")) or "asked nothing",
+        #dropped > 0 and ("; left out " .. table.concat(dropped, " ") .. ", not right for every partition") or "")
+    return merged, nil, note
 end
 
 return M

@@ -4,7 +4,8 @@
 // command), /proc/meminfo (the memory check), numbers, %n node-name patterns, and the node facts
 // cache (read under the key it names, so that the lines after it are reached; what is accepted
 // must write back to the same text), and the state of `switchyard steer` (the weights it set,
-// the nodes it saw drained and back; what it keeps must write back to itself).
+// the nodes it saw drained and back; what it keeps must write back to itself), and scontrol's
+// topologies and partitions (discover --partition-topology slurm) with the option's items.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 #include "switchyard/topology/classify.hpp"
 #include "switchyard/topology/node_facts.hpp"
 #include "switchyard/topology/node_readers.hpp"
+#include "switchyard/topology/slurm_partitions.hpp"
 
 namespace {
 
@@ -59,6 +61,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)switchyard::topology::expand_node_path(text, "node%n");
     }
     node_facts(text);
+    {
+        namespace topo = switchyard::topology;
+        const auto config = topo::parse_topoconf(text, "fuzz.topoconf");
+        const auto parts = topo::parse_partitions(text, "fuzz.partitions");
+        if (config && parts) {
+            if (const auto t = topo::slurm_topologies(*parts, *config); t && t->default_kind.empty()) {
+                std::abort();  // a cluster default always has a kind
+            }
+        }
+        topo::SlurmTopologies t;
+        (void)topo::add_partition_topologies(text, config ? *config : topo::discover_topology_names(), t);
+    }
     const auto weights = pol::WeightRecord::parse(text);
     const auto flaps = pol::DrainHistory::parse(text);
     if (pol::WeightRecord::parse(weights.text()).text() != weights.text() ||

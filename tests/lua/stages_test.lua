@@ -73,8 +73,14 @@ local cases = {
       { segment = 4, prefer = "grp2_g1" } },
     { "block group: stage larger than a group", block, { stages = 1, nodes = 16, scope = "group" },
       "a stage of 16 nodes cannot fit one group (8 nodes)" },
-    { "block: user's segment equal to a stage", block, { stages = 2, nodes = 8, scope = "leaf", segment = 4 }, {} },
-    { "block: user's segment makes whole stages", block, { stages = 2, nodes = 8, scope = "leaf", segment = 2 }, {} },
+    -- A job's own segments (the user's, or cli_filter.lua's as job_submit.lua sees them on
+    -- 25.11.2+) are kept, and the job prefers the fewest groups as with switchyard's segments.
+    { "block: user's segment equal to a stage", block, { stages = 2, nodes = 8, scope = "leaf", segment = 4 },
+      { prefer = "[grp_g1|grp_g2]" } },
+    { "block: user's segment makes whole stages", block, { stages = 2, nodes = 8, scope = "any", segment = 2 },
+      { prefer = "[grp_g1|grp_g2]" } },
+    { "block: cli_filter's segment of a job larger than a group", block8, { stages = 3, nodes = 12, scope = "any", segment = 4 },
+      { prefer = pairs8 } },
     { "block: user's segment splits a stage", block, { stages = 2, nodes = 12, scope = "any", segment = 4 },
       "--segment=4 does not make whole stages of 6 nodes (-N12 --pipeline-stages=2); drop --segment or give a divisor of 6" },
     { "block: user's segment larger than a block", block, { stages = 1, nodes = 8, scope = "any", segment = 8 },
@@ -120,6 +126,52 @@ for _, c in ipairs(cases) do
     end
 end
 
+-- Partitions with their own topologies (Slurm 25.05+ topology.yaml, partition Topology=): the
+-- dfp16 fabric with the tree as the cluster default, "gpu" on the blocks, "cpu" flat.
+local parted = { topology = "tree", su_size = 4, group_size = 8, groups = { "grp_g1", "grp_g2" },
+                 spans = {}, block_size = 4, group_block_size = 8, default_partition = "debug",
+                 partitions = { gpu = "block", cpu = "flat", debug = "tree" } }
+local part_cases = {
+    -- name, job, partitions, default partition (job_submit's from slurmctld), want, note fragment
+    { "block partition: segments", { stages = 4, nodes = 8, scope = "leaf" }, "gpu", nil,
+      { segment = 2, prefer = "[grp_g1|grp_g2]" } },
+    { "tree partition: switches, no segment", { stages = 4, nodes = 8, scope = "leaf" }, "debug", nil,
+      { switches = 4 } },
+    { "no partition: the hints' default partition", { stages = 4, nodes = 8, scope = "leaf" }, nil, nil,
+      { switches = 4 } },
+    { "no partition: slurmctld's default partition first", { stages = 4, nodes = 8, scope = "leaf" }, nil, "gpu",
+      { segment = 2, prefer = "[grp_g1|grp_g2]" } },
+    { "a partition the hints do not name: the cluster default", { stages = 4, nodes = 8, scope = "leaf" }, "new", nil,
+      { switches = 4 } },
+    { "flat partition: nothing asked", { stages = 4, nodes = 8, scope = "leaf" }, "cpu", nil, {} },
+    { "flat partition: still refuses what no partition can split", { stages = 3, nodes = 8, scope = "any" }, "cpu", nil,
+      "needs a node count it divides" },
+    { "block and tree: each its own field", { stages = 4, nodes = 8, scope = "leaf" }, "gpu,debug", nil,
+      { segment = 2, switches = 4 }, "asked --segment=2 --switches=4; left out --prefer=[grp_g1|grp_g2]" },
+    { "block and flat: segment kept, prefer left out", { stages = 4, nodes = 8, scope = "leaf" }, "gpu,cpu", nil,
+      { segment = 2 }, "partitions gpu (block), cpu (flat) run different topologies" },
+    { "tree and flat: a hard constraint only if both ask it", { stages = 2, nodes = 8, scope = "group" }, "debug,cpu", nil,
+      {}, "left out --constraint=[grp_g1|grp_g2]" },
+    { "one partition refuses: refused, named", { stages = 1, nodes = 8, scope = "leaf" }, "cpu,debug", nil,
+      "partition debug (topology tree): --stage-scope=leaf: a stage of 8 nodes cannot fit one scalable unit" },
+}
+for _, c in ipairs(part_cases) do
+    local name, job, parts, default, want, note_want = c[1], c[2], c[3], c[4], c[5], c[6]
+    local req, err, note = lib.request_for(parted, job, parts, default)
+    local ok
+    if type(want) == "string" then
+        ok = req == nil and err ~= nil and string.find(err, want, 1, true) ~= nil
+    else
+        ok = req ~= nil and same(req, want) and
+             ((note_want == nil and note == nil) or (note_want ~= nil and note ~= nil and string.find(note, note_want, 1, true) ~= nil))
+    end
+    if ok then passed = passed + 1 else
+        failed = failed + 1
+        print(string.format("FAIL %s: got %s / %s / %s, want %s %s", name, show(req), tostring(err), tostring(note),
+            show(want), tostring(note_want)))
+    end
+end
+
 -- Shell quoting for cli_filter.lua's io.popen: a hostile node list stays one word.
 local marker = os.tmpname()
 os.remove(marker)
@@ -144,7 +196,8 @@ write(hints_path, "-- Written by switchyard discover.\nreturn {\n  topology = \"
     "  group_size = 8,\n  groups = { \"grp_g1\", \"grp_g2\" },\n  block_size = 4,\n  group_block_size = 8,\n}\n")
 h, why = lib.load_hints(hints_path)
 if why == nil and same(h, { topology = "block", su_size = 4, group_size = 8, groups = h.groups,
-        spans = h.spans, block_size = 4, group_block_size = 8 }) and table.concat(h.groups, ",") == "grp_g1,grp_g2"
+        spans = h.spans, block_size = 4, group_block_size = 8, partitions = h.partitions })
+        and next(h.partitions) == nil and h.default_partition == nil and table.concat(h.groups, ",") == "grp_g1,grp_g2"
         and #h.spans == 0 then
     passed = passed + 1 else failed = failed + 1; print("FAIL load_hints of discover's hints: " .. tostring(why)) end
 -- Runs of groups: sizes and names by span, sorted by span whatever the line order.
@@ -171,6 +224,17 @@ write(hints_path, "return {\n  groups = { \"a\", os.exit(3) },\n}\n")
 h, why = lib.load_hints(hints_path)
 if #h.groups == 0 and why ~= nil and string.find(why, ":2: expected groups", 1, true) then
     passed = passed + 1 else failed = failed + 1; print("FAIL load_hints of a bad groups line: " .. tostring(why)) end
+-- Partition lines: each partition's kind and the default partition; an unknown kind is refused.
+write(hints_path, "return {\n  topology = \"flat\",\n  default_partition = \"debug\",\n" ..
+    "  partitions = { \"gpu-a100=block\", \"debug=tree\", \"x.y_z=other\" },\n}\n")
+h, why = lib.load_hints(hints_path)
+if why == nil and h.topology == "flat" and h.default_partition == "debug" and h.partitions["gpu-a100"] == "block"
+        and h.partitions.debug == "tree" and h.partitions["x.y_z"] == "other" then
+    passed = passed + 1 else failed = failed + 1; print("FAIL load_hints of partitions: " .. tostring(why)) end
+write(hints_path, "return {\n  partitions = { \"gpu=torus\" },\n}\n")
+h, why = lib.load_hints(hints_path)
+if next(h.partitions) == nil and why ~= nil and string.find(why, ":2: expected partitions = {", 1, true) then
+    passed = passed + 1 else failed = failed + 1; print("FAIL load_hints of an unknown kind: " .. tostring(why)) end
 write(hints_path, string.rep("-- padding\n", 100000))
 h, why = lib.load_hints(hints_path)
 if why ~= nil and string.find(why, "larger than 1048576 bytes", 1, true) then

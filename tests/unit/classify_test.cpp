@@ -779,7 +779,9 @@ TEST_CASE("classify: discover's files of a large map, made on two threads, equal
     }
     const auto m = classify(b.g, {}).map;
     REQUIRE(m.hosts.size() == 5120);
-    for (const auto plugin : {TopologyPlugin::Tree, TopologyPlugin::Block}) {
+    for (const auto* kind : {"tree", "block"}) {
+        SlurmTopologies plugin;
+        plugin.default_kind = kind;
         const auto files = write_discover_files(m, "a comment", "a header", plugin);
         REQUIRE(files);
         const auto map_text = write_fabric_map(m, "a comment");

@@ -128,7 +128,9 @@ TEST_CASE("slurm_writers: every node carries the runs that hold its group", "[sl
     CHECK_THAT(sh, Catch::Contains("scontrol update NodeName=n[005-006] "
                                    "AvailableFeatures=su_g3-su1,grp_g3,grp2_g3,grp4_g1 "
                                    "ActiveFeatures=su_g3-su1,grp_g3,grp2_g3,grp4_g1\n"));
-    const auto hints = write_job_submit_hints(m, "h", TopologyPlugin::Block);
+    SlurmTopologies block;
+    block.default_kind = "block";
+    const auto hints = write_job_submit_hints(m, "h", block);
     CHECK_THAT(hints,
                Catch::Contains("  group_size_2 = 4,\n  groups_2 = { \"grp2_g1\", \"grp2_g3\" },\n"
                                "  group_size_4 = 8,\n  groups_4 = { \"grp4_g1\" },\n"));

@@ -263,7 +263,7 @@ std::string write_node_features(const FabricMap& map, std::string_view header) {
 
 std::string write_job_submit_hints(const FabricMap& map,
                                    std::string_view header,
-                                   TopologyPlugin plugin) {
+                                   const SlurmTopologies& topologies) {
     std::string out;
     for (auto line : {header}) {
         std::size_t start = 0;
@@ -297,9 +297,19 @@ std::string write_job_submit_hints(const FabricMap& map,
                  " = { " + names + " },\n";
     }
     const auto layout = block_layout(map);
-    out += "return {\n  topology = \"" +
-           std::string(plugin == TopologyPlugin::Block ? "block" : "tree") +
-           "\",\n  su_size = " + std::to_string(su_size) +
+    std::string partitions;
+    if (!topologies.default_partition.empty()) {
+        partitions += "  default_partition = \"" + topologies.default_partition + "\",\n";
+    }
+    if (!topologies.partitions.empty()) {
+        std::string items;
+        for (const auto& [name, kind] : topologies.partitions) {
+            items += (items.empty() ? "\"" : ", \"") + name + "=" + kind + "\"";
+        }
+        partitions += "  partitions = { " + items + " },\n";
+    }
+    out += "return {\n  topology = \"" + topologies.default_kind + "\",\n" + partitions +
+           "  su_size = " + std::to_string(su_size) +
            ",\n  group_size = " + std::to_string(group_size) + ",\n  groups = { " + groups +
            " },\n" + spans + "  block_size = " + std::to_string(layout.base) +
            ",\n  group_block_size = " + std::to_string(layout.group) + ",\n}\n";
@@ -319,7 +329,7 @@ std::string write_feature_commands(const FabricMap& map, std::string_view header
 Result<std::vector<DiscoverFile>> write_discover_files(const FabricMap& map,
                                                        std::string_view map_comment,
                                                        std::string_view header,
-                                                       TopologyPlugin plugin) {
+                                                       const SlurmTopologies& topologies) {
     std::vector<DiscoverFile> files(8);
     Result<std::string> index = std::string();
     auto map_and_index = [&] {
@@ -332,7 +342,7 @@ Result<std::vector<DiscoverFile>> write_discover_files(const FabricMap& map,
         files[4] = {"topology.yaml", write_topology_yaml(map, header)};
         files[5] = {"node-features.conf", write_node_features(map, header)};
         files[6] = {"node-features.sh", write_feature_commands(map, header)};
-        files[7] = {"job_submit_hints.lua", write_job_submit_hints(map, header, plugin)};
+        files[7] = {"job_submit_hints.lua", write_job_submit_hints(map, header, topologies)};
     };
     // A thread costs more than it saves below a few thousand hosts.
     constexpr std::size_t kTwoThreadsFromHosts = 5000;

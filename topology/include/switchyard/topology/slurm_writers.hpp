@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "switchyard/topology/fabric_map.hpp"
+#include "switchyard/topology/slurm_partitions.hpp"
 
 namespace switchyard::topology {
 
@@ -59,17 +60,15 @@ struct GroupSpan {
 /// `NodeName=<hosts> Features=su_..,grp_..,grp2_..` lines, one per SU, for a slurm.conf include.
 [[nodiscard]] std::string write_node_features(const FabricMap& map, std::string_view header);
 
-/// Which Slurm topology plugin the cluster runs with the files discover wrote: the Lua filters
-/// ask Slurm for stages in that plugin's terms (--switches and features, or --segment).
-enum class TopologyPlugin { Tree, Block };
-
-/// The small Lua table the Lua filters load: the topology plugin in use, largest SU and group
-/// sizes, the group feature names, the runs of groups (`groups_<span>` and `group_size_<span>`)
-/// and the block sizes (job_submit.lua must not parse the
-/// fabric map inside slurmctld).
+/// The small Lua table the Lua filters load: the cluster default topology's kind (`topology`),
+/// the default partition and each partition that runs another kind (`partitions`), largest SU
+/// and group sizes, the group feature names, the runs of groups (`groups_<span>` and
+/// `group_size_<span>`) and the block sizes (job_submit.lua must not parse the fabric map inside
+/// slurmctld). The filters ask Slurm for stages in each partition's terms (--switches and
+/// features on a tree, --segment on blocks).
 [[nodiscard]] std::string write_job_submit_hints(const FabricMap& map,
                                                  std::string_view header,
-                                                 TopologyPlugin plugin);
+                                                 const SlurmTopologies& topologies);
 
 /// `scontrol update NodeName=<hosts> AvailableFeatures=... ActiveFeatures=...` lines.
 [[nodiscard]] std::string write_feature_commands(const FabricMap& map, std::string_view header);
@@ -82,12 +81,12 @@ struct DiscoverFile {
 
 /// Every file `switchyard discover` writes, in its order: fabric.map (with `map_comment`),
 /// fabric.map.index, then the Slurm files (topology.conf, topology-block.conf, topology.yaml,
-/// node-features.conf, node-features.sh, job_submit_hints.lua for `plugin`) under `header`.
+/// node-features.conf, node-features.sh, job_submit_hints.lua for `topologies`) under `header`.
 /// A large map's files are made on two threads at once (the map and its index on one, the
 /// Slurm files on the other). \return the index's error when the map cannot be indexed.
 [[nodiscard]] Result<std::vector<DiscoverFile>> write_discover_files(const FabricMap& map,
                                                                      std::string_view map_comment,
                                                                      std::string_view header,
-                                                                     TopologyPlugin plugin);
+                                                                     const SlurmTopologies& topologies);
 
 }  // namespace switchyard::topology
