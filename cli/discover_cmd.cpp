@@ -77,8 +77,9 @@ Result<topo::SlurmTopologies> topologies_from_slurm() {
                 const auto value = trim(line.substr(eq + 1));
                 kind = topo::topology_kind(value == "(null)" ? "flat" : value);
                 if (kind.empty()) {
-                    return fail(Error::io("scontrol show config: TopologyPlugin=" +
-                                          std::string(value) + " is not a topology switchyard knows"));
+                    return fail(
+                        Error::io("scontrol show config: TopologyPlugin=" + std::string(value) +
+                                  " is not a topology switchyard knows"));
                 }
             }
         }
@@ -103,8 +104,8 @@ Result<topo::SlurmTopologies> hint_topologies(const DiscoverArgs& a) {
         }
         if (a.topology_plugin_given && asked->default_kind != a.topology_plugin) {
             std::cerr << "switchyard discover: warning: --topology-plugin " << a.topology_plugin
-                      << ", but slurmctld's cluster default topology is "
-                      << asked->default_kind << "; the hints follow slurmctld\n";
+                      << ", but slurmctld's cluster default topology is " << asked->default_kind
+                      << "; the hints follow slurmctld\n";
         }
         out = std::move(*asked);
         break;
@@ -277,7 +278,8 @@ int run_discover(const DiscoverArgs& a) {
     const std::string header = "Written by switchyard " SWITCHYARD_VERSION_STRING
                                " discover from " +
                                label + ".\nRegenerate instead of editing: switchyard discover.";
-    std::cout << "slurm topologies (for the Lua filters): cluster default " << topologies->default_kind;
+    std::cout << "slurm topologies (for the Lua filters): cluster default "
+              << topologies->default_kind;
     for (const auto& [name, kind] : topologies->partitions) {
         std::cout << ", partition " << name << " " << kind;
     }

@@ -162,10 +162,10 @@ Result<void> export_task_plan(SpankApi& api, Logger& log) {
                                         " tasks"));
         }
         if (stages == 0 || world % stages != 0) {
-            return fail(Error::invalid_argument(
-                "--pipeline-stages=" + std::to_string(stages) + ": the step's " +
-                std::to_string(world) + " tasks do not split into " + std::to_string(stages) +
-                " equal stages"));
+            return fail(Error::invalid_argument("--pipeline-stages=" + std::to_string(stages) +
+                                                ": the step's " + std::to_string(world) +
+                                                " tasks do not split into " +
+                                                std::to_string(stages) + " equal stages"));
         }
     }
     const auto per_stage = world / std::max<std::uint32_t>(1, stages);

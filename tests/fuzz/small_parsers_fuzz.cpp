@@ -66,12 +66,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto config = topo::parse_topoconf(text, "fuzz.topoconf");
         const auto parts = topo::parse_partitions(text, "fuzz.partitions");
         if (config && parts) {
-            if (const auto t = topo::slurm_topologies(*parts, *config); t && t->default_kind.empty()) {
+            if (const auto t = topo::slurm_topologies(*parts, *config);
+                t && t->default_kind.empty()) {
                 std::abort();  // a cluster default always has a kind
             }
         }
         topo::SlurmTopologies t;
-        (void)topo::add_partition_topologies(text, config ? *config : topo::discover_topology_names(), t);
+        (void)topo::add_partition_topologies(text,
+                                             config ? *config : topo::discover_topology_names(), t);
     }
     const auto weights = pol::WeightRecord::parse(text);
     const auto flaps = pol::DrainHistory::parse(text);

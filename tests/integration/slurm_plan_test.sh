@@ -72,7 +72,7 @@ case $case_name in
     # An srun inside the allocation: cli_filter.lua hands Slurm the planner's order, so
     # SLURM_PROCID itself follows the plan.
     run_capture sbatch --wait -N8 --exclusive --pipeline-stages=2 -o "$run/jobs/order-%j.out" \
-      --wrap "srun bash -c 'echo \$SLURM_PROCID \$SLURMD_NODENAME \$SWITCHYARD_RANK'; echo NODES=\$SLURM_JOB_NODELIST"
+      --wrap "srun bash -c 'echo \$SLURM_PROCID \$SLURMD_NODENAME \$SWITCHYARD_RANK \$SWITCHYARD_STAGE'; echo NODES=\$SLURM_JOB_NODELIST"
     expect_rc 0 "sbatch -N8 --pipeline-stages=2"
     job_out=$(cat "$run"/jobs/order-"$(grep -oE '[0-9]+' <<<"$out" | tail -1)".out)
     nodes=$(sed -n 's/^NODES=//p' <<<"$job_out")
@@ -80,6 +80,11 @@ case $case_name in
     expect_eq "$(grep -v NODES= <<<"$job_out" | sort -n | awk '{print $2}' | paste -sd,)" \
               "$(py 'print(",".join(d["order"]))' <<<"$(plan_json "$nodes" 2)")" "SLURM_PROCID follows the plan"
     expect_eq "$(grep -v NODES= <<<"$job_out" | awk '$1!=$3')" "" "SLURM_PROCID equals SWITCHYARD_RANK"
+    plan=$(plan_json "$nodes" 2)
+    for s in 0 1; do
+      expect_eq "$(grep -v NODES= <<<"$job_out" | awk -v s=$s '$4==s {print $2}' | sort | paste -sd,)" \
+                "$(py "print(','.join(sorted(d['stages'][$s]['nodes'])))" <<<"$plan")" "stage $s (from SLURM_PROCID) has the planned nodes"
+    done
     ;;
   job-submit-refuses)
     run_capture sbatch -N8 --pipeline-stages=3 --wrap true

@@ -61,6 +61,25 @@ case $case_name in
     mapfile -t nodes < <(sort -u <<<"$out")
     expect_eq "$(distinct su_of "${nodes[@]}")" 1 "without --switches, a 4-node job still fits one SU (tree best fit)"
     ;;
+  hints-from-slurm)
+    # discover asks slurmctld which topology it runs (topoconf from 25.05 on, else the one
+    # TopologyPlugin of `scontrol show config`) and which partition is the default.
+    run_capture "$sy" discover --ibnetdiscover "$fabric/ibnetdiscover.txt" --partition-topology slurm \
+      -o "$run/jobs/hints-from-slurm"
+    expect_rc 0 "discover --partition-topology slurm"
+    expect_contains "$out" "slurm topologies (for the Lua filters): cluster default tree; default partition debug" \
+      "slurmctld's tree and its default partition"
+    expect_eq "$(grep -E '^  (topology|default_partition|partitions) ' "$run/jobs/hints-from-slurm/job_submit_hints.lua" | paste -sd' ')" \
+      '  topology = "tree",   default_partition = "debug",' "the hints name them"
+    # No cluster to ask (a slurm.conf scontrol cannot use): a clear error naming the command,
+    # nothing written.
+    : > "$run/jobs/empty-slurm.conf"
+    run_capture env SLURM_CONF="$run/jobs/empty-slurm.conf" "$sy" discover --ibnetdiscover "$fabric/ibnetdiscover.txt" \
+      --partition-topology slurm -o "$run/jobs/hints-none"
+    expect_nonzero_rc "discover --partition-topology slurm without a cluster"
+    expect_contains "$err" "--partition-topology slurm: scontrol show partition --oneliner: " "names the command that failed"
+    expect_eq "$(ls "$run/jobs/hints-none" 2>/dev/null | wc -l)" 0 "and writes nothing"
+    ;;
   node-features)
     # The scontrol lines discover wrote give every node its SU and group features.
     run_capture bash "$fabric/node-features.sh"

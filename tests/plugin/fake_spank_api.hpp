@@ -28,7 +28,7 @@ public:
     std::optional<std::uint32_t> task_id = 0;
     std::optional<std::uint32_t> global_id;  ///< S_TASK_GLOBAL_ID; unset: node_idx*tasks+task_id
     std::uint32_t total_tasks = 0;           ///< S_JOB_TOTAL_TASK_COUNT (0: unknown)
-    bool gate = false;  ///< spank_switchyard_gate.so loaded in the process
+    bool gate = false;                       ///< spank_switchyard_gate.so loaded in the process
 
     [[nodiscard]] Context context() const override { return ctx; }
     [[nodiscard]] std::optional<std::uint32_t> step_id() override { return step; }

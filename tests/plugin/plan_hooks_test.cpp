@@ -107,8 +107,7 @@ TEST_CASE("plan hooks: with --rank-order=topology the plan numbers the ranks, wh
     release_plugin_state();
 }
 
-TEST_CASE("plan hooks: a global id beyond the step's tasks fails the task",
-          "[plan-hooks]") {
+TEST_CASE("plan hooks: a global id beyond the step's tasks fails the task", "[plan-hooks]") {
     auto api = step("n3", 1);
     api.total_tasks = 8;
     api.global_id = 8;

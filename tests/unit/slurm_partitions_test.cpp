@@ -69,7 +69,8 @@ TEST_CASE("slurm partitions: flat and ring entries, and the default that is not 
 TEST_CASE("slurm partitions: what scontrol never prints is refused by line", "[partitions]") {
     auto c = parse_topoconf("- topology: a\n  tree:\n    x: 1\n  block:\n    y: 2\n", "topo");
     REQUIRE_FALSE(c);
-    CHECK(c.error().to_string() == "topo:1: topology 'a' has tree and block content; expected one kind");
+    CHECK(c.error().to_string() ==
+          "topo:1: topology 'a' has tree and block content; expected one kind");
     c = parse_topoconf("- topology: a b\n", "topo");
     REQUIRE_FALSE(c);
     CHECK(c.error().to_string() ==
@@ -89,7 +90,8 @@ TEST_CASE("slurm partitions: what scontrol never prints is refused by line", "[p
 
     auto p = parse_partitions("PartitionName=ok Default=YES\nNodes=x\n", "parts");
     REQUIRE_FALSE(p);
-    CHECK_THAT(p.error().to_string(), Catch::StartsWith("parts:2: 'Nodes=x': expected 'PartitionName=...'"));
+    CHECK_THAT(p.error().to_string(),
+               Catch::StartsWith("parts:2: 'Nodes=x': expected 'PartitionName=...'"));
     p = parse_partitions("PartitionName=a\"b\n", "parts");
     REQUIRE_FALSE(p);
     CHECK_THAT(p.error().to_string(), Catch::Contains("partition name 'a\"b'"));
@@ -99,10 +101,12 @@ TEST_CASE("slurm partitions: what scontrol never prints is refused by line", "[p
     // A partition naming a topology the configuration lacks (slurmctld would not start).
     const auto t = slurm_topologies({{"gpu", "gone", false}}, discover_topology_names());
     REQUIRE_FALSE(t);
-    CHECK(t.error().message() == "partition gpu: Topology=gone is not one of the cluster's topologies");
+    CHECK(t.error().message() ==
+          "partition gpu: Topology=gone is not one of the cluster's topologies");
 }
 
-TEST_CASE("slurm partitions: --partition-topology items, kinds or discover's names", "[partitions]") {
+TEST_CASE("slurm partitions: --partition-topology items, kinds or discover's names",
+          "[partitions]") {
     SlurmTopologies t;
     REQUIRE(add_partition_topologies("gpu=blocks, cpu=flat", discover_topology_names(), t));
     REQUIRE(add_partition_topologies("gpu=tree,x=torus3d", discover_topology_names(), t));

@@ -14,11 +14,10 @@ constexpr std::size_t kMaxName = 256;
 
 /// Partition and topology names go into the Lua hints as quoted words: Slurm's own characters.
 bool safe_name(std::string_view s) {
-    return !s.empty() && s.size() <= kMaxName &&
-           std::all_of(s.begin(), s.end(), [](char c) {
-               return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                      c == '_' || c == '-' || c == '.';
-           });
+    return !s.empty() && s.size() <= kMaxName && std::all_of(s.begin(), s.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_' || c == '-' || c == '.';
+    });
 }
 
 std::string shown(std::string_view s) {
@@ -238,7 +237,8 @@ Result<void> add_partition_topologies(std::string_view text,
         const auto item = trim(item_raw);
         const auto eq = item.find('=');
         const auto name = trim(item.substr(0, eq));
-        const auto topo = eq == std::string_view::npos ? std::string_view() : trim(item.substr(eq + 1));
+        const auto topo =
+            eq == std::string_view::npos ? std::string_view() : trim(item.substr(eq + 1));
         if (eq == std::string_view::npos || !safe_name(name) || topo.empty()) {
             return fail(Error::invalid_argument(
                 "--partition-topology: '" + shown(item) +

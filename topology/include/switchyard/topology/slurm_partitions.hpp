@@ -23,8 +23,9 @@ namespace switchyard::topology {
 
 /// What the Lua filters must know of the cluster's topologies.
 struct SlurmTopologies {
-    std::string default_kind = "tree";  ///< the cluster default's kind: partitions without their own
-    std::string default_partition;      ///< the partition a job without one goes to ("" unknown)
+    std::string default_kind =
+        "tree";                     ///< the cluster default's kind: partitions without their own
+    std::string default_partition;  ///< the partition a job without one goes to ("" unknown)
     std::vector<std::pair<std::string, std::string>> partitions;  ///< partition → kind, in order
 };
 

@@ -84,9 +84,10 @@ struct DiscoverFile {
 /// node-features.conf, node-features.sh, job_submit_hints.lua for `topologies`) under `header`.
 /// A large map's files are made on two threads at once (the map and its index on one, the
 /// Slurm files on the other). \return the index's error when the map cannot be indexed.
-[[nodiscard]] Result<std::vector<DiscoverFile>> write_discover_files(const FabricMap& map,
-                                                                     std::string_view map_comment,
-                                                                     std::string_view header,
-                                                                     const SlurmTopologies& topologies);
+[[nodiscard]] Result<std::vector<DiscoverFile>> write_discover_files(
+    const FabricMap& map,
+    std::string_view map_comment,
+    std::string_view header,
+    const SlurmTopologies& topologies);
 
 }  // namespace switchyard::topology
