@@ -84,6 +84,10 @@ case $case_name in
     f=$run/jobs/leaf-$jid.out
     expect_eq "$(stages_in_one_su "$f" 3)" "2/2" "every stage inside one SU ($(sort -n -k5 "$f" | awk '{print $2"/"$3"/"$4}' | paste -sd' '))"
     expect_eq "$(awk '$5 != $6 || int($5 / 4) != $3 || $5 % 4 != $7' "$f")" "" "RANK = SWITCHYARD_RANK, and the stage is RANK / 4"
+    # The fabric's host names do not follow its cabling: cut in name order (the node index,
+    # and the task order 26.05.5 gave), the same nodes would not make stages inside SUs.
+    expect_eq "$(sort -k2 "$f" | awk '{print int((NR - 1) / 4), $2, $3, $4}' > "$f.names"; stages_in_one_su "$f.names" 1)" "0/2" \
+      "this job's topology order differs from its name order (name order would put no stage inside one SU)"
     # The same job with Slurm's ranks: the stage is SLURM_PROCID's block, whatever order Slurm
     # numbered the tasks in (26.05: topology or name order; node ids stay in name order).
     run_capture sbatch --parsable -p gpu -N8 --exclusive --pipeline-stages=2 --stage-scope=leaf \
