@@ -141,8 +141,8 @@ Result<void> export_task_plan(SpankApi& api, Logger& log) {
             ")"));
     }
     // The ranks the job runs with: the plan's order with --rank-order=topology (RANK below),
-    // else Slurm's own task ids (SLURM_PROCID). Never the node index: 26.05 numbers tasks in
-    // topology order while node indexes stay in name order, and cli_filter.lua's arbitrary
+    // else Slurm's own task ids (SLURM_PROCID). Never the node index: 26.05 may number tasks
+    // in topology order while node indexes stay in name order, and cli_filter.lua's arbitrary
     // distribution numbers them in the plan's order.
     const auto stages = static_cast<std::uint32_t>(plan.stages);
     std::uint32_t rank = index * tpn + *task;

@@ -53,7 +53,7 @@ inline void ensure_api() {
 }
 
 /// Marks a node update as made by `uid` where Slurm still takes it: `update_node_msg_t` had a
-/// `reason_uid` up to 24.11; 26.05 removed it (slurmctld records the uid the request was
+/// `reason_uid` up to 25.11; 26.05 removed it (slurmctld records the uid the request was
 /// authenticated as, which is the same for a root prolog). A template, so the field is looked up
 /// only in the release that has it.
 template <typename UpdateNodeMsg>
