@@ -13,6 +13,7 @@
 #include "switchyard/policy/pattern.hpp"
 #include "switchyard/topology/classify.hpp"
 #include "switchyard/topology/fabric_index.hpp"
+#include "switchyard/topology/slurm_nodes.hpp"
 #include "switchyard/topology/slurm_partitions.hpp"
 #include "switchyard/topology/slurm_writers.hpp"
 
@@ -31,6 +32,7 @@ struct DiscoverArgs {
     bool topology_plugin_given = false;
     std::vector<std::string> partition_topology;
     std::string default_partition;
+    std::string slurm_nodes;
 };
 
 /// One scontrol query's output, or why there is none.
@@ -294,6 +296,20 @@ int run_discover(const DiscoverArgs& a) {
         std::cerr << "switchyard discover: fabric.map.index: " << files.error().to_string() << "\n";
         return kExitProblem;
     }
+    if (!a.slurm_nodes.empty()) {
+        auto site = read_input(a.slurm_nodes, kSmallInput);
+        auto merged = site ? topo::merge_node_features(*site, a.slurm_nodes, c.map, header)
+                           : Result<topo::NodesConf>(fail(site.error()));
+        if (!merged) {
+            std::cerr << "switchyard discover: --slurm-nodes: " << merged.error().to_string()
+                      << "\n";
+            return kExitProblem;
+        }
+        std::cout << "nodes.conf: " << merged->site_lines << " NodeName lines of " << a.slurm_nodes
+                  << " -> " << merged->lines << ", " << merged->hosts << " hosts ("
+                  << merged->outside << " not in the fabric, unchanged)\n";
+        files->push_back({"nodes.conf", std::move(merged->text)});
+    }
     std::cout << "wrote:";
     for (const auto& [name, content] : *files) {
         const auto path = (std::filesystem::path(a.out_dir) / name).string();
@@ -348,6 +364,10 @@ void setup_discover(CLI::App& cmd, Runner& run) {
                    "Topology=): PART=TOPO[,...] with TOPO tree, block, flat, other, or a name of "
                    "discover's topology.yaml (fabric, blocks); or 'slurm' to ask slurmctld "
                    "(scontrol, with your SLURM_CONF)");
+    cmd.add_option("--slurm-nodes", args->slurm_nodes,
+                   "the site's NodeName lines (slurm.conf, or the file it keeps them in): also "
+                   "write nodes.conf, those lines with each host's SU and group features, for "
+                   "slurm.conf to Include in their place (features there survive any restart)");
     cmd.add_option("--default-partition", args->default_partition,
                    "the partition a job without -p runs in (job_submit.lua asks slurmctld; "
                    "cli_filter.lua reads it from the hints)");

@@ -5,7 +5,8 @@
 // cache (read under the key it names, so that the lines after it are reached; what is accepted
 // must write back to the same text), and the state of `switchyard steer` (the weights it set,
 // the nodes it saw drained and back; what it keeps must write back to itself), and scontrol's
-// topologies and partitions (discover --partition-topology slurm) with the option's items.
+// topologies and partitions (discover --partition-topology slurm) with the option's items, and a
+// site's NodeName lines (discover --slurm-nodes; hosts outside any map keep their line).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,7 @@
 #include "switchyard/topology/classify.hpp"
 #include "switchyard/topology/node_facts.hpp"
 #include "switchyard/topology/node_readers.hpp"
+#include "switchyard/topology/slurm_nodes.hpp"
 #include "switchyard/topology/slurm_partitions.hpp"
 
 namespace {

@@ -7,8 +7,11 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "catch.hpp"
+#include "switchyard/topology/slurm_nodes.hpp"
 
 using namespace switchyard;
 using namespace switchyard::topology;
@@ -124,4 +127,37 @@ TEST_CASE("slurm partitions: --partition-topology items, kinds or discover's nam
     CHECK(topology_kind("topology/3d_torus") == "other");
     CHECK(topology_kind("topology/default") == "flat");
     CHECK(topology_kind("topology/hypercube").empty());
+}
+
+TEST_CASE("slurm nodes: switchyard's own features are recognised, and replaced", "[slurm-nodes]") {
+    CHECK(switchyard_feature("su_g1-leaf1"));
+    CHECK(switchyard_feature("grp_g1"));
+    CHECK(switchyard_feature("grp16_g1"));
+    CHECK_FALSE(switchyard_feature("grp"));
+    CHECK_FALSE(switchyard_feature("grp2"));
+    CHECK_FALSE(switchyard_feature("gpu"));
+    CHECK_FALSE(switchyard_feature("grpx_1"));
+    const FabricMap empty;
+    auto r = merge_node_features("NodeName=n[1-2] Features=gpu,grp_old,su_x Weight=3\n", "site",
+                                 empty, "h");
+    REQUIRE(r);
+    CHECK_THAT(r->text, Catch::EndsWith("NodeName=n[1-2] Weight=3 Features=gpu\n"));
+    CHECK(r->outside == 2);
+}
+
+TEST_CASE("slurm nodes: what cannot be merged is refused by line and word", "[slurm-nodes]") {
+    const FabricMap empty;
+    for (const auto& [text, want] : std::vector<std::pair<std::string, std::string>>{
+             {"ClusterName=x\n", "site: no NodeName line"},
+             {"\nNodeName=n[2-1]\n", "site:2: NodeName=n[2-1]: "},
+             {"NodeName=n[1-2] CPUs\n", "site:1: 'CPUs': expected Key=Value"},
+             {"NodeName=n[1-3] NodeHostname=h[1-2]\n",
+              "site:1: NodeHostname=h[1-2]: expected one name, or one per node of NodeName (3)"},
+             {"NodeName=n[1-2] Port=[6818-6819]\n",
+              "site:1: Port=[6818-6819]: a port range for several nodes"}}) {
+        INFO(text);
+        const auto m = merge_node_features(text, "site", empty, "h");
+        REQUIRE_FALSE(m);
+        CHECK_THAT(m.error().to_string(), Catch::StartsWith(want));
+    }
 }

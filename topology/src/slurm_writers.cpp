@@ -157,8 +157,6 @@ std::vector<GroupSpan> group_spans(const FabricMap& map) {
     return out;
 }
 
-namespace {
-
 /// "su_<su>,grp_<group>" and the features of the whole runs of groups that hold the SU's group.
 std::string node_features(const FabricMap& map, const MapSu& su) {
     std::string out = su_feature(su.name) + "," + group_feature(map.groups[su.group].name);
@@ -171,8 +169,6 @@ std::string node_features(const FabricMap& map, const MapSu& su) {
     }
     return out;
 }
-
-}  // namespace
 
 std::string write_topology_conf(const FabricMap& map, std::string_view header) {
     std::string out = comment_block(header);

@@ -57,6 +57,9 @@ struct GroupSpan {
 };
 [[nodiscard]] std::vector<GroupSpan> group_spans(const FabricMap& map);
 
+/// One SU's hosts' features: "su_<su>,grp_<group>[,grp<span>_<first>...]".
+[[nodiscard]] std::string node_features(const FabricMap& map, const MapSu& su);
+
 /// `NodeName=<hosts> Features=su_..,grp_..,grp2_..` lines, one per SU, for a slurm.conf include.
 [[nodiscard]] std::string write_node_features(const FabricMap& map, std::string_view header);
 

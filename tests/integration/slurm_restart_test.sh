@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The SU and group features after slurmctld restarts as a site restarts it (no -c): on a
+# 16-node cluster of its own (the fabric16 fabric, job_submit.lua installed), features applied
+# with scontrol (node-features.sh) are compared with features in the site's own NodeName lines
+# (discover --slurm-nodes, installed in place of the file slurm.conf includes). A pipeline job
+# whose group scope becomes a feature constraint must still be taken after the restart.
+# Usage: slurm_restart_test.sh PLUGIN.so FABRIC_DIR SWITCHYARD_BINARY RUN
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib/assert.sh
+. "$here/lib/assert.sh"
+plugin=${1:?usage: slurm_restart_test.sh PLUGIN.so FABRIC_DIR SWITCHYARD_BINARY RUN}
+fabric=${2:?}
+sy=${3:?}
+run=${4:?}
+cluster=$here/slurm-cluster
+trap '"$cluster" down "$run" >/dev/null 2>&1' EXIT
+export SWITCHYARD_JOB_SUBMIT_HINTS=$fabric/job_submit_hints.lua
+"$cluster" up "$run" "$plugin" --nodes 16 --port-base 18200 --topology "$fabric/topology.conf" \
+  --job-submit "$here/../../etc/job_submit.lua" -- nccl_env=off >"$run.up.log" 2>&1 ||
+  { cat "$run.up.log"; echo "FAIL: the cluster did not start"; exit 1; }
+use_cluster "$run"
+features() { sinfo -h -N -o '%N %f' | awk '{print $2}' | tr ',' '\n' | grep -c '^grp_' ; }
+group_job() {  # a job that fits one group, --stage-scope=group: a constraint on grp_ features
+  run_capture sbatch --parsable --hold -N8 --exclusive --pipeline-stages=2 --stage-scope=group \
+    -o /dev/null --wrap true
+}
+
+# With scontrol: the features are there, until slurmctld restarts from its state.
+bash "$fabric/node-features.sh" >/dev/null
+expect_eq "$(features)" 16 "node-features.sh gave every node its group feature"
+"$cluster" restart-slurmctld "$run" 2>/dev/null
+echo "after a restart, nodes with a group feature set by scontrol: $(features) of 16 (Slurm $(scontrol --version | awk '{print $2}'))"
+
+# In the site's NodeName lines: discover merges them, the site includes the result.
+run_capture "$sy" discover --ibnetdiscover "$fabric/ibnetdiscover.txt" --slurm-nodes "$run/etc/nodes.conf" \
+  -o "$run/jobs/discover"
+expect_rc 0 "discover --slurm-nodes (the file slurm.conf includes)"
+expect_contains "$out" "nodes.conf: 17 NodeName lines of $run/etc/nodes.conf" "it read the site's 17 lines (DEFAULT and 16 nodes)"
+cp "$run/jobs/discover/nodes.conf" "$run/etc/nodes.conf"
+run_capture scontrol reconfigure
+expect_rc 0 "scontrol reconfigure"
+wait_for 30 bash -c '[ "$(sinfo -h -N -o %f | grep -c grp_)" -eq 16 ]'
+expect_eq "$(features)" 16 "after reconfigure every node has its group feature from slurm.conf"
+expect_eq "$(sinfo -h -N -n node001 -o '%f')" \
+  "$(sed -n 's/^NodeName=node001 .*Features=\([^ ]*\).*/\1/p' "$run/etc/nodes.conf")" \
+  "node001's features are those of its nodes.conf line"
+"$cluster" restart-slurmctld "$run" 2>/dev/null
+wait_for 30 bash -c '[ "$(sinfo -h -N -t idle -o %N | sort -u | wc -l)" -eq 16 ]'
+expect_eq "$(features)" 16 "after a restart without -c every node still has its group feature"
+group_job
+expect_rc 0 "a --stage-scope=group job is taken after the restart"
+jid=$(grep -oE '[0-9]+' <<<"$out" | tail -1)
+expect_contains "$(scontrol show job "$jid")" "Features=[grp_g1|grp_g2]" "with its group constraint"
+scontrol release "$jid"
+wait_for 60 bash -c "scontrol show job $jid | grep -q 'JobState=COMPLETED'"
+expect_contains "$(scontrol show job "$jid")" "JobState=COMPLETED" "and it runs"
+finish
