@@ -14,6 +14,8 @@ namespace switchyard::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitProblem = 1;
 inline constexpr int kExitUsage = 2;
+/// `fabric diff`: the two maps differ (0: they do not).
+inline constexpr int kExitChanged = 3;
 
 /// What runs after parsing: set by the chosen subcommand's callback.
 using Runner = std::function<int()>;

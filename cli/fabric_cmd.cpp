@@ -8,6 +8,7 @@
 #include "io.hpp"
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/topology/fabric_map.hpp"
+#include "switchyard/topology/map_diff.hpp"
 
 namespace switchyard::cli {
 namespace {
@@ -17,6 +18,8 @@ namespace topo = switchyard::topology;
 struct FabricArgs {
     std::string map;
     bool json = false;
+    std::string before;
+    std::string after;
 };
 
 nlohmann::json to_json(const topo::FabricMap& m) {
@@ -106,6 +109,51 @@ int run_fabric_show(const FabricArgs& a) {
     return kExitOk;
 }
 
+nlohmann::json to_json(const topo::MapDiff& d) {
+    using nlohmann::json;
+    json moved = json::array();
+    for (const auto& m : d.hosts_moved) {
+        moved.push_back({{"host", m.host},
+                         {"from_su", m.from_su},
+                         {"to_su", m.to_su},
+                         {"from_group", m.from_group},
+                         {"to_group", m.to_group}});
+    }
+    json cables = json::array();
+    for (const auto& c : d.cables) {
+        cables.push_back({{"where", c.where}, {"before", c.before}, {"after", c.after}});
+    }
+    return {{"changed", d.changed()},
+            {"kind", {{"before", d.kind_before}, {"after", d.kind_after}}},
+            {"hosts", {{"before", d.hosts_before}, {"after", d.hosts_after}}},
+            {"hosts_added", d.hosts_added},
+            {"hosts_removed", d.hosts_removed},
+            {"hosts_moved", moved},
+            {"sus_added", d.sus_added},
+            {"sus_removed", d.sus_removed},
+            {"groups_added", d.groups_added},
+            {"groups_removed", d.groups_removed},
+            {"cables", cables},
+            {"anomalies_new", d.anomalies_new},
+            {"anomalies_resolved", d.anomalies_resolved}};
+}
+
+int run_fabric_diff(const FabricArgs& a) {
+    auto before = load_fabric_map(a.before);
+    auto after = before ? load_fabric_map(a.after) : Result<topo::FabricMap>(fail(before.error()));
+    if (!after) {
+        std::cerr << "switchyard fabric diff: " << after.error().to_string() << "\n";
+        return kExitProblem;
+    }
+    const auto d = topo::compare_maps(*before, *after);
+    if (a.json) {
+        std::cout << to_json(d).dump(1) << "\n";
+    } else {
+        std::cout << format_diff(d);
+    }
+    return d.changed() ? kExitChanged : kExitOk;
+}
+
 }  // namespace
 
 void setup_fabric(CLI::App& cmd, Runner& run) {
@@ -120,6 +168,16 @@ void setup_fabric(CLI::App& cmd, Runner& run) {
     show->add_option("--map", args->map, "fabric map written by 'switchyard discover'")->required();
     show->add_flag("--json", args->json, "JSON: hosts, sus, groups, switches, anomalies");
     show->callback([&run, args] { run = [args] { return run_fabric_show(*args); }; });
+    auto* diff = cmd.add_subcommand(
+        "diff", "what changed between two fabric maps (exit 0: nothing, 3: changed, 1: error)");
+    diff->footer(
+        "\nExamples:\n  switchyard fabric diff /etc/slurm/switchyard/fabric.map new/fabric.map\n"
+        "  switchyard fabric diff old.map new.map --json | jq '.hosts_moved'\n");
+    diff->add_option("before", args->before, "the installed map")->required();
+    diff->add_option("after", args->after, "the new map (a later discover)")->required();
+    diff->add_flag("--json", args->json,
+                   "JSON: hosts added, removed and moved; SUs and groups; cables; anomalies");
+    diff->callback([&run, args] { run = [args] { return run_fabric_diff(*args); }; });
 }
 
 }  // namespace switchyard::cli

@@ -63,7 +63,8 @@ struct Word {
 
 Word word(std::string_view w) {
     const auto eq = w.find('=');
-    return eq == std::string_view::npos ? Word{{}, {}, w} : Word{w.substr(0, eq), w.substr(eq + 1), w};
+    return eq == std::string_view::npos ? Word{{}, {}, w}
+                                        : Word{w.substr(0, eq), w.substr(eq + 1), w};
 }
 
 std::string unquoted(std::string_view v) {

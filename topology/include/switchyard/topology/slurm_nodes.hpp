@@ -18,11 +18,11 @@ namespace switchyard::topology {
 
 /// The site's NodeName lines merged with the fabric's features.
 struct NodesConf {
-    std::string text;              ///< the file to include in place of the site's lines
-    std::size_t site_lines = 0;    ///< NodeName lines read (DEFAULT lines included)
-    std::size_t lines = 0;         ///< NodeName lines written
-    std::size_t hosts = 0;         ///< hosts named
-    std::size_t outside = 0;       ///< hosts the fabric map does not hold (written unchanged)
+    std::string text;            ///< the file to include in place of the site's lines
+    std::size_t site_lines = 0;  ///< NodeName lines read (DEFAULT lines included)
+    std::size_t lines = 0;       ///< NodeName lines written
+    std::size_t hosts = 0;       ///< hosts named
+    std::size_t outside = 0;     ///< hosts the fabric map does not hold (written unchanged)
 };
 
 /// Whether `feature` is one switchyard writes (su_*, grp_*, grp<N>_*): replaced, never kept,
