@@ -78,11 +78,12 @@ case $case_name in
       "job_submit.lua made it prefer a pair of groups"
     scontrol release "$pipe"
     plain=$(sbatch --parsable -N12 --exclusive -o /dev/null --wrap 'true')
-    # Without --segment (which cli_filter.lua added) a 12-node job needs a whole free aggregate.
     wait_for 30 started "$pipe"
     expect_eq "$(started "$pipe" && echo started)" started \
       "sbatch -N12 --pipeline-stages=3 started on the fragmented cluster ($(start_delay "$pipe") s after submission)"
-    expect_eq "$(state_of "$plain")" PENDING "while a plain sbatch -N12 of the same size waits for a whole free aggregate"
+    # A plain 12-node job, larger than the largest aggregate (8), is Slurm's to place: it may
+    # wait, or start on whatever blocks are free (24.11 and 26.05 both did, depending on which
+    # job a scheduling pass met first); its stages would be thirds of whatever it got.
     echo "plain job: $(squeue -h -j "$plain" -o '%T %r')"
     wait_for 90 finished "$pipe"
     check_stages "$run/jobs/seg-$pipe.out"
