@@ -50,7 +50,8 @@ Result<std::string> scontrol(const std::vector<std::string>& args) {
 }
 
 /// The cluster's topologies and partitions, asked of slurmctld (the caller's SLURM_CONF):
-/// `scontrol show topoconf` from 25.05 on, else the one TopologyPlugin of `show config`.
+/// `scontrol show topoconf` when the cluster runs topology.yaml (25.05+), else the one
+/// TopologyPlugin of `show config`.
 Result<topo::SlurmTopologies> topologies_from_slurm() {
     auto parts_text = scontrol({"show", "partition", "--oneliner"});
     if (!parts_text) {
@@ -67,25 +68,29 @@ Result<topo::SlurmTopologies> topologies_from_slurm() {
             return fail(parsed.error());
         }
         config = std::move(*parsed);
-    } else {  // before 25.05: one topology, the TopologyPlugin
+    }
+    // Before 25.05 there is no topoconf; from 25.05 a cluster without topology.yaml shows one
+    // empty entry named "default" (26.05.5): either way the one TopologyPlugin decides.
+    if (config.topologies.empty() ||
+        (config.topologies.size() == 1 && config.topologies[0].first == "default" &&
+         config.topologies[0].second == "flat")) {
         auto conf = scontrol({"show", "config"});
         if (!conf) {
             return fail(conf.error());
         }
-        std::string kind;
+        std::string kind = "flat";
         for (const auto line : split(*conf, '\n')) {
             const auto eq = line.find('=');
             if (eq != std::string_view::npos && trim(line.substr(0, eq)) == "TopologyPlugin") {
                 const auto value = trim(line.substr(eq + 1));
-                kind = topo::topology_kind(value == "(null)" ? "flat" : value);
+                kind = value == "(null)" ? "flat" : topo::topology_kind(value);
                 if (kind.empty()) {
-                    return fail(
-                        Error::io("scontrol show config: TopologyPlugin=" + std::string(value) +
-                                  " is not a topology switchyard knows"));
+                    return fail(Error::io("scontrol show config: TopologyPlugin=" +
+                                          std::string(value) + " is not a topology switchyard knows"));
                 }
             }
         }
-        config.topologies = {{"default", kind.empty() ? "flat" : kind}};
+        config.topologies = {{"default", kind}};
         config.cluster_default = "default";
     }
     return topo::slurm_topologies(*parts, config);
