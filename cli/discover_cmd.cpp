@@ -85,8 +85,9 @@ Result<topo::SlurmTopologies> topologies_from_slurm() {
                 const auto value = trim(line.substr(eq + 1));
                 kind = value == "(null)" ? "flat" : topo::topology_kind(value);
                 if (kind.empty()) {
-                    return fail(Error::io("scontrol show config: TopologyPlugin=" +
-                                          std::string(value) + " is not a topology switchyard knows"));
+                    return fail(
+                        Error::io("scontrol show config: TopologyPlugin=" + std::string(value) +
+                                  " is not a topology switchyard knows"));
                 }
             }
         }

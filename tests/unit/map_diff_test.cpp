@@ -35,7 +35,8 @@ FabricMap small_map(const std::vector<std::pair<std::string, std::uint32_t>>& su
 }  // namespace
 
 TEST_CASE("map diff: hosts added, removed and moved; SUs; anomalies", "[map-diff]") {
-    const auto before = small_map({{"a", 0}, {"b", 1}}, {{"n1", 0}, {"n2", 0}, {"n3", 1}}, "leaf a");
+    const auto before =
+        small_map({{"a", 0}, {"b", 1}}, {{"n1", 0}, {"n2", 0}, {"n3", 1}}, "leaf a");
     const auto after = small_map({{"a", 0}, {"c", 1}}, {{"n1", 1}, {"n2", 0}, {"n4", 0}}, "leaf c");
     const auto d = compare_maps(before, after);
     CHECK(d.changed());

@@ -10,7 +10,8 @@ namespace switchyard::topology {
 namespace {
 
 /// Names in `a` that are not in `b`, sorted.
-std::vector<std::string> missing_from(const std::set<std::string>& a, const std::set<std::string>& b) {
+std::vector<std::string> missing_from(const std::set<std::string>& a,
+                                      const std::set<std::string>& b) {
     std::vector<std::string> out;
     std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
     return out;
@@ -117,8 +118,8 @@ MapDiff compare_maps(const FabricMap& before, const FabricMap& after) {
 }
 
 std::string format_diff(const MapDiff& d) {
-    std::string out = "hosts: " + std::to_string(d.hosts_before) + " -> " +
-                      std::to_string(d.hosts_after) + "\n";
+    std::string out =
+        "hosts: " + std::to_string(d.hosts_before) + " -> " + std::to_string(d.hosts_after) + "\n";
     if (!d.changed()) {
         return out + "no change\n";
     }
