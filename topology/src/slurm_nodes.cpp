@@ -7,6 +7,7 @@
 #include <map>
 #include <vector>
 
+#include "slurm_text.hpp"
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/common/strings.hpp"
 #include "switchyard/topology/slurm_writers.hpp"
@@ -21,13 +22,7 @@ bool iequals(std::string_view a, std::string_view b) {
            });
 }
 
-std::string shown(std::string_view s) {
-    std::string out;
-    for (const char c : s.substr(0, 80)) {
-        out += (c >= 0x20 && c < 0x7f) ? c : '?';
-    }
-    return s.size() > 80 ? out + "..." : out;
-}
+using detail::shown;
 
 /// The words of a slurm.conf line without its comment (a '#' not escaped by '\').
 std::vector<std::string_view> words_of(std::string_view line) {

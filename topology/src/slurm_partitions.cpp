@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 
+#include "slurm_text.hpp"
 #include "switchyard/common/strings.hpp"
 
 namespace switchyard::topology {
@@ -20,13 +21,7 @@ bool safe_name(std::string_view s) {
     });
 }
 
-std::string shown(std::string_view s) {
-    std::string out;
-    for (const char c : s.substr(0, 80)) {
-        out += (c >= 0x20 && c < 0x7f) ? c : '?';
-    }
-    return s.size() > 80 ? out + "..." : out;
-}
+using detail::shown;
 
 Error parse_error(std::string_view source, std::size_t line, std::string message) {
     return Error::parse({std::string(source), static_cast<std::uint32_t>(line), 0},
