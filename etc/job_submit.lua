@@ -30,6 +30,18 @@ if why ~= nil then
     slurm.log_info("switchyard: no placement hints at %s (%s); only option checks apply", HINTS, why)
 end
 
+-- The node features slurmctld has: those of slurm.conf's NodeName lines (and its Includes),
+-- read when slurmctld loads this script, which it does when it starts and, from 23.11 on, at
+-- every reconfigure (on 22.05 and 23.02 when this file's mtime changes: switchyard install
+-- touches it). A constraint or preference that names a feature they lack is left out: Slurm
+-- would refuse the job ("Invalid feature specification").
+local SLURM_CONF = os.getenv("SLURM_CONF") or (here .. "slurm.conf")
+local known_features, features_why = stages_lib.conf_features(SLURM_CONF)
+if features_why ~= nil then
+    slurm.log_info("switchyard: node features of %s unknown (%s); pipeline jobs get no constraint or preference", SLURM_CONF, features_why)
+end
+local jobs_without_features = 0 -- since slurmctld loaded this script; each one logged
+
 local function spank_option(job_desc, name)
     local env = job_desc.spank_job_env
     if env == nil then return nil end
@@ -75,6 +87,14 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     end
     if note ~= nil then
         slurm.log_info("switchyard: job of uid %d: %s", submit_uid, note)
+    end
+    local left_out
+    req, left_out = stages_lib.without_unknown_features(req, known_features, features_why)
+    if left_out ~= nil then
+        jobs_without_features = jobs_without_features + 1
+        slurm.log_info("switchyard: job of uid %d %s [%d such jobs since slurmctld loaded job_submit.lua]",
+            submit_uid, left_out, jobs_without_features)
+        slurm.log_user("switchyard: this job %s", left_out)
     end
     if req.switches ~= nil and unset(job_desc.req_switch) then
         job_desc.req_switch = req.switches

@@ -27,6 +27,9 @@ local NUMBER_KEYS = { su_size = true, group_size = true, block_size = true, grou
 --- (flat, and "other" for ring and torus3d, whose units are not the fabric's SUs) only checks.
 M.KINDS = { tree = true, block = true, flat = true, other = true }
 
+-- The option each request field becomes.
+local OPTION = { segment = "--segment", switches = "--switches", features = "--constraint", prefer = "--prefer" }
+
 local function empty_hints()
     return { topology = "tree", su_size = 0, group_size = 0, groups = {}, spans = {},
              block_size = 0, group_block_size = 0, partitions = {}, default_partition = nil }
@@ -212,6 +215,101 @@ local function tree_request(hints, job, per_stage)
     return {}, nil
 end
 
+M.MAX_CONF_BYTES = 64 * 1048576
+M.MAX_INCLUDE_DEPTH = 4
+
+--- The node features slurm.conf gives: the Feature= (or Features=) words of its NodeName lines
+--- and of the files it Includes (a relative path from slurm.conf's directory), which is what
+--- slurmctld knows after it starts or reconfigures (features set with scontrol are gone after a
+--- restart, so they do not count). Returns the set of names, or nil and why (file, line).
+function M.conf_features(path)
+    local set = {}
+    local dir = string.match(path, "^(.*/)") or "./"
+    local function read(file, depth, from)
+        if depth > M.MAX_INCLUDE_DEPTH then
+            return fmt("%s: Include nested more than %d files deep", from, M.MAX_INCLUDE_DEPTH)
+        end
+        local f, err = io.open(file, "r")
+        if f == nil then return fmt("%s%s", depth > 0 and (from .. ": Include: ") or "", tostring(err)) end
+        local n, bytes = 0, 0
+        for line in f:lines() do
+            n = n + 1
+            bytes = bytes + #line + 1
+            if bytes > M.MAX_CONF_BYTES then
+                f:close()
+                return fmt("%s:%d: larger than %d bytes", file, n, M.MAX_CONF_BYTES)
+            end
+            local l = string.gsub(line, "#.*$", "")
+            local lower = string.lower(l)
+            if string.match(lower, "^%s*include%s+%S") then
+                local target = string.match(l, "^%s*%a+%s+(%S+)")
+                if string.find(target, "[%*%?%[%%]") then
+                    f:close()
+                    return fmt("%s:%d: Include %s: a pattern; switchyard reads named files only", file, n, target)
+                end
+                if string.sub(target, 1, 1) ~= "/" then target = dir .. target end
+                local why = read(target, depth + 1, fmt("%s:%d", file, n))
+                if why ~= nil then
+                    f:close()
+                    return why
+                end
+            elseif string.match(lower, "^%s*nodename%s*=") then
+                local _, e = string.find(lower, "%sfeatures?%s*=")
+                if e ~= nil then
+                    local rest = string.sub(l, e + 1)
+                    local value = string.match(rest, '^"([^"]*)"') or string.match(rest, "^(%S*)")
+                    for name in string.gmatch(value, "[^,]+") do set[name] = true end
+                end
+            end
+        end
+        f:close()
+        return nil
+    end
+    local why = read(path, 0, path)
+    if why ~= nil then return nil, why end
+    return set, nil
+end
+
+--- The request without its --constraint and --prefer when they name a feature that `known`
+--- (conf_features) lacks: slurmctld refuses a job whose constraint or preference names a
+--- feature no node has, so the job runs without it instead. Returns the request and, when
+--- something was left out, a sentence saying what and why (`why`: why known is nil).
+function M.without_unknown_features(req, known, why)
+    local out, dropped, missing, seen = {}, {}, {}, {}
+    for k, v in pairs(req) do out[k] = v end
+    for _, field in ipairs({ "features", "prefer" }) do
+        local expr = req[field]
+        if expr ~= nil then
+            local bad = false
+            for name in string.gmatch(expr, "[^%[%]|&,%*%s]+") do
+                if known == nil or not known[name] then
+                    bad = true
+                    if not seen[name] then
+                        seen[name] = true
+                        table.insert(missing, name)
+                    end
+                end
+            end
+            if bad then
+                out[field] = nil
+                table.insert(dropped, fmt("%s=%s", OPTION[field], expr))
+            end
+        end
+    end
+    if #dropped == 0 then return out, nil end
+    local reason
+    if known == nil then
+        reason = fmt("slurm.conf's node features could not be read (%s)", tostring(why))
+    else
+        local shown = {}
+        for i = 1, math.min(#missing, 3) do shown[i] = missing[i] end
+        reason = fmt("no NodeName line of slurm.conf gives the feature%s %s%s", #missing > 1 and "s" or "",
+            table.concat(shown, ", "), #missing > 3 and fmt(" (and %d more)", #missing - 3) or "")
+    end
+    return out, fmt("runs without %s: %s, and slurmctld would refuse the job (admins: switchyard discover --slurm-nodes)",
+        table.concat(dropped, " "), reason)
+end
+
 --- One shell word for io.popen: quoted whole, a quote inside stays text.
 function M.shell_quote(s)
     return "'" .. (string.gsub(tostring(s), "'", "'\\''")) .. "'"
@@ -260,7 +358,6 @@ end
 -- reads the others (features, prefer).
 local READERS = { segment = { block = true }, switches = { tree = true } }
 local FIELDS = { "segment", "switches", "features", "prefer" }
-local OPTION = { segment = "--segment", switches = "--switches", features = "--constraint", prefer = "--prefer" }
 
 --- The request for a job whose partitions may run different topologies: each kind's request;
 --- refused when any partition's is (Slurm may start the job on any of them). Several kinds:

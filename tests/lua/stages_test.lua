@@ -241,5 +241,58 @@ if why ~= nil and string.find(why, "larger than 1048576 bytes", 1, true) then
     passed = passed + 1 else failed = failed + 1; print("FAIL load_hints of a huge file: " .. tostring(why)) end
 os.remove(hints_path)
 
+-- The features slurm.conf gives: NodeName lines of slurm.conf and of what it Includes
+-- (relative to slurm.conf's directory, nested), Feature= or Features=, quoted or not; comments
+-- and other lines (NodeSet, partitions, scontrol's ActiveFeatures) give none.
+local confdir = os.tmpname()
+os.remove(confdir)
+assert(os.execute("mkdir -p " .. lib.shell_quote(confdir .. "/sub")) == 0)
+write(confdir .. "/slurm.conf", "ClusterName=x\n# NodeName=old Features=commented\nInclude sub/nodes.conf\n" ..
+    "NodeName=DEFAULT CPUs=4 Feature=gpu\nnodename=n9 features=\"grp_g9,su_9\" # trailing\n" ..
+    "NodeSet=ns Feature=nsfeat\nPartitionName=p Nodes=ALL\n")
+write(confdir .. "/sub/nodes.conf", "NodeName=n[1-4] Port=1 Features=grp_g1,su_g1-leaf1 Weight=5\n" ..
+    "NodeName=n[5-8] ActiveFeatures=x\n  include /dev/null\n")
+local known, kwhy = lib.conf_features(confdir .. "/slurm.conf")
+local names = {}
+for k in pairs(known or {}) do table.insert(names, k) end
+table.sort(names)
+if kwhy == nil and table.concat(names, ",") == "gpu,grp_g1,grp_g9,su_9,su_g1-leaf1" then
+    passed = passed + 1 else failed = failed + 1; print("FAIL conf_features: " .. table.concat(names, ",") .. " / " .. tostring(kwhy)) end
+write(confdir .. "/slurm.conf", "ClusterName=x\nInclude missing.conf\n")
+known, kwhy = lib.conf_features(confdir .. "/slurm.conf")
+if known == nil and kwhy ~= nil and string.find(kwhy, confdir .. "/slurm.conf:2: Include: " .. confdir .. "/missing.conf", 1, true) then
+    passed = passed + 1 else failed = failed + 1; print("FAIL conf_features of a missing Include: " .. tostring(kwhy)) end
+write(confdir .. "/slurm.conf", "Include slurm.conf\n")
+known, kwhy = lib.conf_features(confdir .. "/slurm.conf")
+if known == nil and kwhy ~= nil and string.find(kwhy, "Include nested more than 4 files deep", 1, true) then
+    passed = passed + 1 else failed = failed + 1; print("FAIL conf_features of an Include loop: " .. tostring(kwhy)) end
+write(confdir .. "/slurm.conf", "Include sub/*.conf\n")
+known, kwhy = lib.conf_features(confdir .. "/slurm.conf")
+if known == nil and kwhy ~= nil and string.find(kwhy, ":1: Include sub/*.conf: a pattern", 1, true) then
+    passed = passed + 1 else failed = failed + 1; print("FAIL conf_features of an Include pattern: " .. tostring(kwhy)) end
+os.execute("rm -rf " .. lib.shell_quote(confdir))
+
+-- A request whose features slurmctld lacks loses its constraint and preference, and says why;
+-- the rest of it (segments, switches) stays.
+local have = { grp_g1 = true, grp_g2 = true }
+local kept, dropped_note = lib.without_unknown_features({ segment = 2, prefer = "[grp_g1|grp_g2]" }, have)
+if same(kept, { segment = 2, prefer = "[grp_g1|grp_g2]" }) and dropped_note == nil then
+    passed = passed + 1 else failed = failed + 1; print("FAIL without_unknown_features kept: " .. show(kept)) end
+kept, dropped_note = lib.without_unknown_features({ segment = 4, prefer = "[grp2_g1|grp2_g3]" }, have)
+if same(kept, { segment = 4 }) and dropped_note ~= nil and string.find(dropped_note,
+        "runs without --prefer=[grp2_g1|grp2_g3]: no NodeName line of slurm.conf gives the features grp2_g1, grp2_g3", 1, true) then
+    passed = passed + 1 else failed = failed + 1; print("FAIL without_unknown_features prefer: " .. show(kept) .. " " .. tostring(dropped_note)) end
+kept, dropped_note = lib.without_unknown_features({ switches = 2, features = "[grp_g1|grp_g7]" }, have)
+if same(kept, { switches = 2 }) and dropped_note ~= nil and string.find(dropped_note,
+        "runs without --constraint=[grp_g1|grp_g7]: no NodeName line of slurm.conf gives the feature grp_g7,", 1, true) then
+    passed = passed + 1 else failed = failed + 1; print("FAIL without_unknown_features constraint: " .. tostring(dropped_note)) end
+kept, dropped_note = lib.without_unknown_features({ prefer = "[a|b|c|d|e]" }, nil, "slurm.conf: Permission denied")
+if same(kept, {}) and dropped_note ~= nil and string.find(dropped_note,
+        "slurm.conf's node features could not be read (slurm.conf: Permission denied)", 1, true) then
+    passed = passed + 1 else failed = failed + 1; print("FAIL without_unknown_features unknown: " .. tostring(dropped_note)) end
+kept, dropped_note = lib.without_unknown_features({ prefer = "[a|b|c|d|e]" }, {})
+if dropped_note ~= nil and string.find(dropped_note, "features a, b, c (and 2 more)", 1, true) then
+    passed = passed + 1 else failed = failed + 1; print("FAIL without_unknown_features many: " .. tostring(dropped_note)) end
+
 print(string.format("%d passed, %d failed", passed, failed))
 os.exit(failed == 0 and 0 or 1)
