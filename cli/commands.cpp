@@ -17,6 +17,7 @@ const std::vector<Subcommand>& subcommands() {
         {"plan", "plan pipeline stages over a node list and compare with Slurm's order",
          setup_plan},
         {"health", "run the node health checks (exit 0 pass, 1 fail)", setup_health},
+        {"install", "put a discover output in place for slurmctld, guarded; --rollback", setup_install},
         {"steer", "raise the Slurm Weight of nodes in degraded places of the fabric", setup_steer},
         {"render", "draw the fabric (and a job's stages, drained nodes) as an SVG picture",
          setup_render},

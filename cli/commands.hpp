@@ -16,6 +16,8 @@ inline constexpr int kExitProblem = 1;
 inline constexpr int kExitUsage = 2;
 /// `fabric diff`: the two maps differ (0: they do not).
 inline constexpr int kExitChanged = 3;
+/// `install`: the guard refused the capture; the installed files stay.
+inline constexpr int kExitRefused = 4;
 
 /// What runs after parsing: set by the chosen subcommand's callback.
 using Runner = std::function<int()>;
@@ -47,6 +49,7 @@ void setup_nccl_env(CLI::App& cmd, Runner& run);
 void setup_plan(CLI::App& cmd, Runner& run);
 void setup_health(CLI::App& cmd, Runner& run);
 void setup_steer(CLI::App& cmd, Runner& run);
+void setup_install(CLI::App& cmd, Runner& run);
 void setup_render(CLI::App& cmd, Runner& run);
 
 }  // namespace switchyard::cli

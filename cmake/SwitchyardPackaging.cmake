@@ -28,7 +28,14 @@ add_custom_target(switchyard_man ALL DEPENDS ${_sy_man_outputs})
 
 install(FILES etc/switchyard.yaml etc/job_submit.lua etc/cli_filter.lua etc/switchyard_stages.lua
     DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples COMPONENT cli)
-install(PROGRAMS etc/healthcheck DESTINATION ${CMAKE_INSTALL_DATADIR}/switchyard COMPONENT cli)
+install(PROGRAMS etc/healthcheck etc/switchyard-refresh
+    DESTINATION ${CMAKE_INSTALL_DATADIR}/switchyard COMPONENT cli)
+# The unattended rediscovery: installed, not enabled (the admin writes
+# /etc/default/switchyard-refresh from the example and enables the timer).
+install(FILES etc/systemd/switchyard-refresh.service etc/systemd/switchyard-refresh.timer
+    DESTINATION /lib/systemd/system COMPONENT cli)
+install(FILES etc/switchyard-refresh.default
+    DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples COMPONENT cli)
 install(FILES docs/admin-guide.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT cli)
 if(SWITCHYARD_WITH_PLUGIN)
     install(FILES etc/plugstack.conf.d/switchyard.conf

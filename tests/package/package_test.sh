@@ -37,11 +37,22 @@ for f in ./usr/lib/x86_64-linux-gnu/slurm-wlm/spank_switchyard.so ./usr/lib/x86_
          ./usr/bin/switchyard ./usr/share/man/man1/switchyard.1.gz ./usr/share/man/man5/switchyard.yaml.5.gz \
          ./usr/share/man/man8/spank_switchyard.8.gz ./usr/share/doc/switchyard/examples/switchyard.yaml \
          ./usr/share/doc/switchyard/examples/job_submit.lua ./usr/share/switchyard/healthcheck ./usr/share/doc/switchyard/admin-guide.md \
+         ./usr/share/switchyard/switchyard-refresh ./lib/systemd/system/switchyard-refresh.service \
+         ./lib/systemd/system/switchyard-refresh.timer ./usr/share/doc/switchyard/examples/switchyard-refresh.default \
          ./var/cache/switchyard/ ./var/lib/switchyard/; do
   expect_contains "$files" "$f" "packaged: $f"
 done
 expect_eq "$(awk '$6 == "./var/lib/switchyard/" {print $1, $2}' <<<"$files")" "drwx------ root/root" \
   "the state directory is root's alone"
+if command -v systemd-analyze >/dev/null; then  # the units as systemd reads them
+  units=$(mktemp -d /tmp/switchyard-units.XXXXXX)
+  dpkg-deb -x "$cli" "$units"
+  run_capture systemd-analyze verify --man=no \
+    "$units/lib/systemd/system/switchyard-refresh.service" "$units/lib/systemd/system/switchyard-refresh.timer"
+  expect_eq "$(grep -v -e 'switchyard-refresh is not executable' <<<"$out$err" | grep -c .)" 0 \
+    "systemd-analyze verify finds nothing wrong with the units: $out $err"
+  rm -rf "$units"
+fi
 run_capture apt-get -s install "$cli" "$plugin"
 expect_rc 0 "apt resolves the packages' dependencies on this Debian ($(cat /etc/debian_version))"
 

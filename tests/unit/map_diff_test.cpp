@@ -2,6 +2,7 @@
 // Two fabric maps compared: what `switchyard fabric diff` reports (its golden cases use maps
 // discover wrote from ibsim fabrics with cables pulled and a host gone).
 #include "switchyard/topology/map_diff.hpp"
+#include "switchyard/topology/install_guard.hpp"
 
 #include <cstdint>
 #include <string>
@@ -54,4 +55,68 @@ TEST_CASE("map diff: hosts added, removed and moved; SUs; anomalies", "[map-diff
     CHECK_THAT(format_diff(d), Catch::Contains("  n1: SU a -> c, group g1 -> g2\n"));
     CHECK_FALSE(compare_maps(after, after).changed());
     CHECK(format_diff(compare_maps(after, after)) == "hosts: 3 -> 3\nno change\n");
+}
+
+TEST_CASE("install guard: a capture that lost hosts, an SU, a group or changed kind", "[install-guard]") {
+    // Two groups of two SUs, 20 hosts: g1 = SUs a (n01-n05), b (n06-n10); g2 = c, d.
+    std::vector<std::pair<std::string, std::uint32_t>> hosts;
+    for (int i = 1; i <= 20; ++i) {
+        hosts.emplace_back((i < 10 ? "n0" : "n") + std::to_string(i),
+                           static_cast<std::uint32_t>((i - 1) / 5));
+    }
+    const auto sus = std::vector<std::pair<std::string, std::uint32_t>>{
+        {"a", 0}, {"b", 0}, {"c", 1}, {"d", 1}};
+    const auto installed = small_map(sus, hosts, "x");
+    const InstallLimits limits;
+
+    SECTION("one host gone (5 %): installed") {
+        auto h = hosts;
+        h.pop_back();
+        const auto next = small_map(sus, h, "x");
+        CHECK(install_refusals(installed, next, compare_maps(installed, next), limits).empty());
+    }
+    SECTION("two hosts gone (10 %): refused, the hosts named") {
+        auto h = hosts;
+        h.resize(18);
+        const auto next = small_map(sus, h, "x");
+        const auto r = install_refusals(installed, next, compare_maps(installed, next), limits);
+        REQUIRE(r.size() == 1);
+        CHECK(r[0] ==
+              "2 of the 20 installed hosts (10.0 %, more than 5.0 %) are not in the new capture: "
+              "n[19-20]");
+        CHECK(install_refusals(installed, next, compare_maps(installed, next), {15.0}).empty());
+    }
+    SECTION("a whole SU gone: refused even under the host share") {
+        auto h = hosts;
+        h.erase(h.begin() + 5, h.begin() + 10);  // SU b's five hosts
+        const auto next = small_map({{"a", 0}, {"c", 1}, {"d", 1}},
+                                    {h.begin(), h.end()}, "x");
+        const auto r = install_refusals(installed, next, compare_maps(installed, next), {30.0});
+        REQUIRE(r.size() == 1);
+        CHECK(r[0] == "a whole SU is gone, none of its hosts in the new capture: SU b (5 hosts)");
+    }
+    SECTION("an SU renamed with its hosts: a change, not a loss") {
+        const auto next = small_map({{"a", 0}, {"b2", 0}, {"c", 1}, {"d", 1}}, hosts, "x");
+        const auto d = compare_maps(installed, next);
+        CHECK(d.sus_removed == std::vector<std::string>{"b"});
+        CHECK(install_refusals(installed, next, d, limits).empty());
+    }
+    SECTION("a whole group gone, and the kind changed") {
+        auto h = hosts;
+        h.resize(10);
+        auto next = small_map(sus, h, "x");
+        next.kind = FabricKind::FatTree;
+        const auto r = install_refusals(installed, next, compare_maps(installed, next), limits);
+        REQUIRE(r.size() == 4);
+        CHECK_THAT(r[0], Catch::StartsWith("10 of the 20 installed hosts (50.0 %"));
+        CHECK(r[1] == "whole SUs are gone, none of their hosts in the new capture: SU c (5 hosts), "
+                      "d (5 hosts)");
+        CHECK(r[2] == "a whole group is gone: group g2 (10 hosts)");
+        CHECK_THAT(r[3], Catch::StartsWith("the fabric kind would change from dragonfly+ to "));
+    }
+    SECTION("nothing installed: nothing to lose") {
+        const FabricMap empty;
+        const auto next = small_map(sus, hosts, "x");
+        CHECK(install_refusals(empty, next, compare_maps(empty, next), limits).empty());
+    }
 }

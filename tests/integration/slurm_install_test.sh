@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The topology's life on a running cluster, as the unattended timer lives it: a 16-node cluster
+# of its own (the fabric16 fabric, job_submit.lua installed), the fabric captured by the real
+# ibnetdiscover against ibsim, and etc/switchyard-refresh (what switchyard-refresh.service
+# runs) installing it under the guard. Cables are pulled and a host moved with ibsim's own
+# console commands; half a fabric is refused; --force and --rollback; steer's weights come back
+# after a slurmctld restart.
+# Usage: slurm_install_test.sh PLUGIN.so FABRIC_DIR SWITCHYARD_BINARY RUN
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib/assert.sh
+. "$here/lib/assert.sh"
+plugin=${1:?usage: slurm_install_test.sh PLUGIN.so FABRIC_DIR SWITCHYARD_BINARY RUN}
+fabric=${2:?}
+sy=${3:?}
+run=${4:?}
+cluster=$here/slurm-cluster
+trap '"$cluster" down "$run" >/dev/null 2>&1' EXIT
+# job_submit.lua reads the installed set's hints, as a site's does.
+export SWITCHYARD_JOB_SUBMIT_HINTS=$run/etc/switchyard/job_submit_hints.lua
+"$cluster" up "$run" "$plugin" --nodes 16 --port-base 18600 --topology "$fabric/topology.conf" \
+  --job-submit "$here/../../etc/job_submit.lua" -- nccl_env=off >"$run.up.log" 2>&1 ||
+  { cat "$run.up.log"; echo "FAIL: the cluster did not start"; exit 1; }
+use_cluster "$run"
+etc=$run/etc
+jobs=$run/jobs
+echo "Slurm $(scontrol --version | awk '{print $2}')"
+
+# The capture the timer runs: ibnetdiscover against ibsim, after the console's faults.
+console=$jobs/ibsim-console
+: > "$console"
+cat > "$jobs/capture" <<EOF
+#!/bin/sh
+set -e
+t=\$(mktemp /tmp/switchyard-capture.XXXXXX)
+IBSIM_CONSOLE=\$( [ -s "$console" ] && echo "$console" ) "$here/../fabric/ibsim-capture" "$fabric/fabric16.net" "\$t"
+cat "\$t"
+rm -f "\$t"
+EOF
+chmod +x "$jobs/capture"
+cp "$etc/nodes.conf" "$jobs/site-nodes.conf"  # the site's own NodeName lines
+refresh() {
+  run_capture env SWITCHYARD_BIN="$sy" SWITCHYARD_IBNETDISCOVER="$jobs/capture" \
+    SWITCHYARD_SITE_NODES="$jobs/site-nodes.conf" SWITCHYARD_SLURM_DIR="$etc" \
+    SWITCHYARD_WORK="$jobs/refresh" SWITCHYARD_METRICS="$jobs/metrics.prom" \
+    "$here/../../etc/switchyard-refresh"
+}
+metric() { awk -v m="$1" '$1 == m {print $2}' "$jobs/metrics.prom"; }
+topology() { scontrol show topology | tr '\n' ' '; }
+su_of() { sinfo -h -N -n "$1" -o '%f' | tr ',' '\n' | grep '^su_'; }
+
+# 1. The first run: the set installed, the site's hand-made topology.conf kept to go back to.
+refresh
+expect_rc 0 "the first run installs"
+[ "$rc" = 0 ] || finish  # nothing below can work
+expect_contains "$out" "no installed map to compare with: 16 hosts, 4 SUs, 2 groups (dragonfly+)" "it says what it found"
+expect_contains "$out" "slurmctld: reconfigured; scontrol show topology lists the 4 SUs" "slurmctld shows it"
+first=$(readlink "$etc/switchyard")
+expect_contains "$first" "switchyard.sets/" "switchyard is a link into switchyard.sets"
+expect_eq "$(cat "$etc/$(readlink "$etc/switchyard.previous")/slurm/topology.conf")" "$(cat "$fabric/topology.conf")" \
+  "the topology.conf it replaced is kept as the previous set"
+# The admin points slurm.conf at the installed NodeName lines, once.
+sed -i "s|^Include $etc/nodes.conf\$|Include $etc/switchyard/nodes.conf|" "$etc/slurm.conf"
+touch "$etc/job_submit.lua"
+run_capture scontrol reconfigure
+expect_rc 0 "slurm.conf includes switchyard/nodes.conf"
+wait_for 30 bash -c '[ "$(sinfo -h -N -o %f | grep -c grp_)" -eq 16 ]'
+expect_eq "$(su_of node011)" "su_g1-leaf1" "node011 is in SU g1-leaf1"
+run_capture sbatch --parsable --hold -N8 --exclusive --pipeline-stages=2 --stage-scope=group -o /dev/null --wrap true
+expect_rc 0 "a --stage-scope=group job is taken"
+expect_contains "$(scontrol show job "$(grep -oE '^[0-9]+' <<<"$out")")" "Features=[grp_g1|grp_g2]" "with its group constraint"
+scancel "$(grep -oE '^[0-9]+' <<<"$out")"
+
+# 2. A change: a cable pulled (g1-leaf1 to g1-spine1) and node011 moved to g1-leaf2.
+printf '%s\n' 'Unlink "S-g1-leaf1"[5]' 'Unlink "H-node011-mlx5_0"' 'Link "H-node011-mlx5_0"[1] "S-g1-leaf2"[7]' > "$console"
+refresh
+expect_rc 0 "the run after the change installs"
+expect_contains "$out" "hosts: 16 -> 16" "no host gained or lost"
+expect_contains "$out" "hosts moved: 1
+  node011: SU g1-leaf1 -> g1-leaf2" "it reports the move"
+expect_contains "$out" "switch g1-leaf1 uplinks: 2 -> 1 (lost 1)" "and the pulled cable"
+expect_not_contains "$out" "hosts removed" "and nothing else of hosts"
+expect_contains "$(topology)" "SwitchName=g1-leaf2 Level=0 LinkSpeed=1 Nodes=node[003,005,007,010-011]" \
+  "slurmctld's topology follows: node011 under g1-leaf2"
+wait_for 30 bash -c '[ "$(sinfo -h -N -n node011 -o %f | grep -c su_g1-leaf2)" -eq 1 ]'
+expect_eq "$(su_of node011)" "su_g1-leaf2" "and so does its SU feature"
+expect_eq "$(metric 'switchyard_fabric_cables_missing')" 1 "metrics: one cable missing"
+expect_eq "$(metric 'switchyard_install_last_result{result="installed"}')" 1 "metrics: installed"
+second=$(readlink "$etc/switchyard")
+expect_eq "$(readlink "$etc/switchyard.previous")" "$first" "the first set is now the previous one"
+# steer: g1-leaf1 lost half its uplinks, its hosts weigh more; a restart takes the weights
+# away and the next run puts them back.
+weight() { sinfo -h -N -n "$1" -o '%w' | head -1; }
+expect_eq "$( [ "$(weight node001)" -gt 1 ] && echo raised)" raised "steer raised node001's weight (g1-leaf1)"
+raised=$(weight node001)
+"$cluster" restart-slurmctld "$run" 2>/dev/null
+wait_for 30 bash -c '[ "$(sinfo -h -N -t idle -o %N | sort -u | wc -l)" -eq 16 ]'
+echo "node001's weight after a slurmctld restart: $(weight node001) (was $raised)"
+expect_eq "$(sinfo -h -N -o %f | grep -c grp_)" 16 "the features are still there after the restart"
+refresh
+expect_rc 0 "the run after the restart"
+expect_contains "$out" "installed: unchanged, nothing to do" "nothing changed in the fabric"
+expect_eq "$(weight node001)" "$raised" "steer's weight is back"
+
+# 3. The guard: g2-leaf2's four hosts are gone from the capture (a leaf's ports down).
+printf '%s\n' 'Unlink "H-node009-mlx5_0"' 'Unlink "H-node013-mlx5_0"' 'Unlink "H-node014-mlx5_0"' \
+  'Unlink "H-node015-mlx5_0"' >> "$console"
+cp "$etc/topology.conf" "$jobs/topology.conf.before"
+refresh
+expect_eq "$rc" 4 "the run refuses a capture without a leaf's hosts (exit 4)"
+expect_contains "$err" "4 of the 16 installed hosts (25.0 %, more than 5.0 %) are not in the new capture: node[009,013-015]" \
+  "the refusal names the hosts"
+expect_contains "$err" "a whole SU is gone, none of its hosts in the new capture: SU g2-leaf2 (4 hosts)" "and the SU"
+expect_eq "$(readlink "$etc/switchyard")" "$second" "the installed set stays"
+expect_eq "$(cat "$etc/topology.conf")" "$(cat "$jobs/topology.conf.before")" "and so does topology.conf"
+expect_contains "$(topology)" "SwitchName=g2-leaf2" "slurmctld still shows g2-leaf2"
+expect_eq "$(metric switchyard_install_refused_total)" 1 "metrics: one refusal"
+expect_eq "$(metric 'switchyard_install_last_result{result="refused"}')" 1 "metrics: the last run was refused"
+# A truncated dump: whatever discover makes of it, the guard keeps it out.
+head -n 60 "$jobs/refresh/ibnetdiscover.txt" > "$jobs/truncated.txt"
+if "$sy" discover --ibnetdiscover "$jobs/truncated.txt" --slurm-nodes "$jobs/site-nodes.conf" -o "$jobs/truncated" >/dev/null 2>&1; then
+  run_capture "$sy" install --from "$jobs/truncated" --slurm-dir "$etc" --state "$jobs/refresh/install.state"
+  expect_eq "$rc" 4 "a truncated dump is refused too"
+else
+  echo "ok: discover refuses the truncated dump itself"
+fi
+expect_eq "$(readlink "$etc/switchyard")" "$second" "the installed set stays"
+# --force installs it.
+run_capture "$sy" install --from "$jobs/refresh/discover" --slurm-dir "$etc" --state "$jobs/refresh/install.state" --force
+expect_rc 0 "--force installs the capture"
+expect_contains "$out" "forced: a whole SU is gone" "saying what it forced"
+expect_not_contains "$(topology)" "SwitchName=g2-leaf2" "slurmctld no longer shows g2-leaf2"
+
+# 4. Rollback: the previous set, and slurmctld loads it.
+run_capture "$sy" install --rollback --slurm-dir "$etc" --state "$jobs/refresh/install.state"
+expect_rc 0 "--rollback"
+expect_eq "$(readlink "$etc/switchyard")" "$second" "the previous set is back"
+expect_contains "$(topology)" "SwitchName=g2-leaf2 Level=0 LinkSpeed=1 Nodes=node[009,013-015]" "slurmctld shows g2-leaf2 again"
+expect_eq "$(cat "$etc/topology.conf")" "$(cat "$jobs/topology.conf.before")" "topology.conf is the one before --force"
+finish

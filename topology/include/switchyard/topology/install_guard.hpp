@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+// Whether a new fabric capture may replace the installed one without an admin's word. An
+// ibnetdiscover run taken while a subnet manager fails over, or with a leaf's ports down, sees
+// part of the fabric; installed, it would take nodes out of their SUs and groups and Slurm
+// would place jobs on a fabric that is not there. Pure: two maps and their diff in, reasons out.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "switchyard/topology/fabric_map.hpp"
+#include "switchyard/topology/map_diff.hpp"
+
+namespace switchyard::topology {
+
+struct InstallLimits {
+    /// Largest share of the installed fabric's hosts a new capture may lose (percent).
+    double max_hosts_lost_percent = 5.0;
+};
+
+/// Why `next` is probably a wrong capture of the fabric `installed` describes, one sentence
+/// each naming what would be lost: more than the set share of the hosts gone, a whole SU or
+/// group gone (none of its hosts left anywhere: a renamed or re-cabled SU whose hosts are still
+/// there is a change, not a loss), the fabric kind changed. Empty: it may be installed.
+[[nodiscard]] std::vector<std::string> install_refusals(const FabricMap& installed,
+                                                        const FabricMap& next,
+                                                        const MapDiff& diff,
+                                                        const InstallLimits& limits);
+
+}  // namespace switchyard::topology
