@@ -49,11 +49,10 @@ namespace fs = std::filesystem;
 namespace topo = switchyard::topology;
 
 /// The files of a discover output that make a set (fabric.map is required).
-constexpr const char* kSetFiles[] = {"fabric.map",         "fabric.map.index",
-                                     "topology.conf",      "topology-block.conf",
-                                     "topology.yaml",      "node-features.conf",
-                                     "node-features.sh",   "job_submit_hints.lua",
-                                     "nodes.conf"};
+constexpr const char* kSetFiles[] = {
+    "fabric.map",          "fabric.map.index",     "topology.conf",
+    "topology-block.conf", "topology.yaml",        "node-features.conf",
+    "node-features.sh",    "job_submit_hints.lua", "nodes.conf"};
 
 struct InstallArgs {
     std::string from;
@@ -208,7 +207,8 @@ Result<std::string> write_set(const fs::path& sets,
         return fail(Error::io(dir.string() + ": cannot create: " + std::strerror(errno)));
     }
     if (::mkdir((dir / "slurm").c_str(), 0755) != 0) {
-        return fail(Error::io((dir / "slurm").string() + ": cannot create: " + std::strerror(errno)));
+        return fail(
+            Error::io((dir / "slurm").string() + ": cannot create: " + std::strerror(errno)));
     }
     for (const auto& [file, bytes] : files) {
         if (auto w = write_file_atomic((dir / file).string(), bytes); !w) {
@@ -256,7 +256,8 @@ void prune_sets(const fs::path& dir, unsigned keep) {
 std::set<std::string> shown_units(std::string_view output) {
     std::set<std::string> out;
     std::string text(output);
-    std::replace_if(text.begin(), text.end(), [](char c) { return c == '\n' || c == '\t'; }, ' ');
+    std::replace_if(
+        text.begin(), text.end(), [](char c) { return c == '\n' || c == '\t'; }, ' ');
     for (const auto word : split(text, ' ')) {
         for (const std::string_view key : {"SwitchName=", "BlockName="}) {
             if (word.starts_with(key)) {
@@ -283,8 +284,8 @@ Result<void> reconfigure_and_check(const fs::path& dir, const topo::FabricMap& m
     std::string last;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (true) {
-        const auto t = run_process({"scontrol", "show", "topology"}, 30, nullptr,
-                                   std::size_t{64} << 20);
+        const auto t =
+            run_process({"scontrol", "show", "topology"}, 30, nullptr, std::size_t{64} << 20);
         if (t.exit_code == 0) {
             const auto shown = shown_units(t.output);
             std::vector<std::string> missing;
@@ -493,8 +494,7 @@ private:
             state_.last_result = "unchanged";
             return kExitOk;
         }
-        const auto refusals =
-            topo::install_refusals(installed, *next, diff, {a_.max_hosts_lost});
+        const auto refusals = topo::install_refusals(installed, *next, diff, {a_.max_hosts_lost});
         if (!refusals.empty()) {
             if (!a_.force) {
                 state_.refused++;
@@ -529,8 +529,8 @@ private:
         if (auto s = activate(dir_, *target); !s) {
             return problem(s.error().message());
         }
-        std::cout << "installed: " << (dir_ / "switchyard").string() << " -> " << *target
-                  << ", " << (dir_ / as).string() << " (" << kind << " topology)"
+        std::cout << "installed: " << (dir_ / "switchyard").string() << " -> " << *target << ", "
+                  << (dir_ / as).string() << " (" << kind << " topology)"
                   << (before.empty() ? "" : "; previous: " + before) << "\n";
         if (!a_.no_reconfigure) {
             if (auto c = reconfigure_and_check(dir_, *next); !c) {
@@ -572,8 +572,7 @@ private:
                 return problem("the restored set's map: " + map.error().message());
             }
             if (auto c = reconfigure_and_check(dir_, *map); !c) {
-                return problem("slurmctld did not take the restored files: " +
-                               c.error().message());
+                return problem("slurmctld did not take the restored files: " + c.error().message());
             }
             std::cout << "slurmctld: reconfigured; scontrol show topology lists the "
                       << map->sus.size() << " SUs\n";

@@ -2,7 +2,6 @@
 // Two fabric maps compared: what `switchyard fabric diff` reports (its golden cases use maps
 // discover wrote from ibsim fabrics with cables pulled and a host gone).
 #include "switchyard/topology/map_diff.hpp"
-#include "switchyard/topology/install_guard.hpp"
 
 #include <cstdint>
 #include <string>
@@ -10,6 +9,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "switchyard/topology/install_guard.hpp"
 
 using namespace switchyard::topology;
 
@@ -57,15 +57,16 @@ TEST_CASE("map diff: hosts added, removed and moved; SUs; anomalies", "[map-diff
     CHECK(format_diff(compare_maps(after, after)) == "hosts: 3 -> 3\nno change\n");
 }
 
-TEST_CASE("install guard: a capture that lost hosts, an SU, a group or changed kind", "[install-guard]") {
+TEST_CASE("install guard: a capture that lost hosts, an SU, a group or changed kind",
+          "[install-guard]") {
     // Two groups of two SUs, 20 hosts: g1 = SUs a (n01-n05), b (n06-n10); g2 = c, d.
     std::vector<std::pair<std::string, std::uint32_t>> hosts;
     for (int i = 1; i <= 20; ++i) {
         hosts.emplace_back((i < 10 ? "n0" : "n") + std::to_string(i),
                            static_cast<std::uint32_t>((i - 1) / 5));
     }
-    const auto sus = std::vector<std::pair<std::string, std::uint32_t>>{
-        {"a", 0}, {"b", 0}, {"c", 1}, {"d", 1}};
+    const auto sus =
+        std::vector<std::pair<std::string, std::uint32_t>>{{"a", 0}, {"b", 0}, {"c", 1}, {"d", 1}};
     const auto installed = small_map(sus, hosts, "x");
     const InstallLimits limits;
 
@@ -89,8 +90,7 @@ TEST_CASE("install guard: a capture that lost hosts, an SU, a group or changed k
     SECTION("a whole SU gone: refused even under the host share") {
         auto h = hosts;
         h.erase(h.begin() + 5, h.begin() + 10);  // SU b's five hosts
-        const auto next = small_map({{"a", 0}, {"c", 1}, {"d", 1}},
-                                    {h.begin(), h.end()}, "x");
+        const auto next = small_map({{"a", 0}, {"c", 1}, {"d", 1}}, {h.begin(), h.end()}, "x");
         const auto r = install_refusals(installed, next, compare_maps(installed, next), {30.0});
         REQUIRE(r.size() == 1);
         CHECK(r[0] == "a whole SU is gone, none of its hosts in the new capture: SU b (5 hosts)");
@@ -109,8 +109,9 @@ TEST_CASE("install guard: a capture that lost hosts, an SU, a group or changed k
         const auto r = install_refusals(installed, next, compare_maps(installed, next), limits);
         REQUIRE(r.size() == 4);
         CHECK_THAT(r[0], Catch::StartsWith("10 of the 20 installed hosts (50.0 %"));
-        CHECK(r[1] == "whole SUs are gone, none of their hosts in the new capture: SU c (5 hosts), "
-                      "d (5 hosts)");
+        CHECK(r[1] ==
+              "whole SUs are gone, none of their hosts in the new capture: SU c (5 hosts), "
+              "d (5 hosts)");
         CHECK(r[2] == "a whole group is gone: group g2 (10 hosts)");
         CHECK_THAT(r[3], Catch::StartsWith("the fabric kind would change from dragonfly+ to "));
     }

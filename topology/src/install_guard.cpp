@@ -67,8 +67,8 @@ std::vector<std::string> install_refusals(const FabricMap& installed,
         return out;  // nothing to lose
     }
     const auto lost = diff.hosts_removed.size();
-    const double share = 100.0 * static_cast<double>(lost) /
-                         static_cast<double>(installed.hosts.size());
+    const double share =
+        100.0 * static_cast<double>(lost) / static_cast<double>(installed.hosts.size());
     if (lost > 0 && share > limits.max_hosts_lost_percent) {
         out.push_back(std::to_string(lost) + " of the " + std::to_string(installed.hosts.size()) +
                       " installed hosts (" + percent(share) + ", more than " +
@@ -84,9 +84,8 @@ std::vector<std::string> install_refusals(const FabricMap& installed,
         installed, kept, installed.sus.size(), [](const MapHost& h) { return h.su; },
         [&](std::size_t u) { return installed.sus[u].name; });
     if (!sus.empty()) {
-        out.push_back(std::string(sus.size() == 1
-                                      ? "a whole SU is gone, none of its hosts"
-                                      : "whole SUs are gone, none of their hosts") +
+        out.push_back(std::string(sus.size() == 1 ? "a whole SU is gone, none of its hosts"
+                                                  : "whole SUs are gone, none of their hosts") +
                       " in the new capture: SU " + first_names(sus, 8));
     }
     const auto groups = units_gone(
