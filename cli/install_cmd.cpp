@@ -731,7 +731,7 @@ void setup_install(CLI::App& cmd, Runner& run) {
     cmd.add_option("--keep", a->keep, "sets kept in DIR/switchyard.sets")
         ->capture_default_str()
         ->check(CLI::Range(2U, 100U));
-    run = [a] { return run_install(*a); };
+    cmd.callback([&run, a] { run = [a] { return run_install(*a); }; });
 }
 
 }  // namespace switchyard::cli
