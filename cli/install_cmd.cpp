@@ -67,40 +67,6 @@ struct InstallArgs {
     unsigned keep = 4;
 };
 
-/// The run's record, kept in --state: counters and times the metrics report.
-struct InstallState {
-    std::uint64_t refused = 0;
-    std::uint64_t last_run = 0;
-    std::uint64_t last_change = 0;
-    std::string last_result = "none";
-
-    static InstallState parse(std::string_view text) {
-        InstallState s;
-        for (const auto line : split(text, '\n')) {
-            const auto f = split(trim(line), ' ');
-            if (f.size() != 2) {
-                continue;
-            }
-            const auto n = parse_number<std::uint64_t>(f[1]);
-            if (f[0] == "refused" && n) {
-                s.refused = *n;
-            } else if (f[0] == "last_run" && n) {
-                s.last_run = *n;
-            } else if (f[0] == "last_change" && n) {
-                s.last_change = *n;
-            } else if (f[0] == "last_result" && !f[1].empty() && f[1].size() < 16) {
-                s.last_result = std::string(f[1]);
-            }
-        }
-        return s;
-    }
-    [[nodiscard]] std::string text() const {
-        return "refused " + std::to_string(refused) + "\nlast_run " + std::to_string(last_run) +
-               "\nlast_change " + std::to_string(last_change) + "\nlast_result " + last_result +
-               "\n";
-    }
-};
-
 std::string default_slurm_dir() {
     if (const char* conf = std::getenv("SLURM_CONF"); conf != nullptr && *conf != '\0') {
         const auto dir = fs::path(conf).parent_path();
@@ -406,7 +372,7 @@ public:
             return kExitProblem;
         }
         auto text = read_owned_file(a_.state);
-        state_ = InstallState::parse(text ? *text : "");
+        state_ = topo::InstallRecord::parse(text ? *text : "");
         state_.last_run = static_cast<std::uint64_t>(std::time(nullptr));
         const int rc = a_.rollback ? rollback() : install();
         if (auto w = replace_owned_file(a_.state, state_.text()); !w) {
@@ -662,7 +628,7 @@ private:
 
     const InstallArgs& a_;
     fs::path dir_;
-    InstallState state_;
+    topo::InstallRecord state_;
     std::optional<topo::FabricMap> installed_map_;
     std::optional<std::size_t> capture_hosts_;
 };

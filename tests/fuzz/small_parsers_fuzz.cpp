@@ -18,6 +18,7 @@
 #include "switchyard/policy/policy.hpp"
 #include "switchyard/policy/steer.hpp"
 #include "switchyard/topology/classify.hpp"
+#include "switchyard/topology/install_guard.hpp"
 #include "switchyard/topology/node_facts.hpp"
 #include "switchyard/topology/node_readers.hpp"
 #include "switchyard/topology/slurm_nodes.hpp"
@@ -76,6 +77,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         topo::SlurmTopologies t;
         (void)topo::add_partition_topologies(text,
                                              config ? *config : topo::discover_topology_names(), t);
+    }
+    const auto record = switchyard::topology::InstallRecord::parse(text);
+    if (switchyard::topology::InstallRecord::parse(record.text()).text() != record.text()) {
+        std::abort();
     }
     const auto weights = pol::WeightRecord::parse(text);
     const auto flaps = pol::DrainHistory::parse(text);

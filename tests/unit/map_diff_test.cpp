@@ -121,3 +121,19 @@ TEST_CASE("install guard: a capture that lost hosts, an SU, a group or changed k
         CHECK(install_refusals(empty, next, compare_maps(empty, next), limits).empty());
     }
 }
+
+TEST_CASE("install record: read back what it wrote; junk ignored", "[install-guard]") {
+    InstallRecord r;
+    r.refused = 3;
+    r.last_run = 1796296360;
+    r.last_change = 1796290000;
+    r.last_result = "refused";
+    const auto back = InstallRecord::parse(r.text());
+    CHECK(back.text() == r.text());
+    const auto junk = InstallRecord::parse(
+        "refused x\nlast_result a\"b\nlast_run 5 6\nlast_change 7\nlast_result rolled-back\n");
+    CHECK(junk.refused == 0);
+    CHECK(junk.last_run == 0);
+    CHECK(junk.last_change == 7);
+    CHECK(junk.last_result == "rolled-back");
+}

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "switchyard/common/hostlist.hpp"
+#include "switchyard/common/strings.hpp"
 
 namespace switchyard::topology {
 namespace {
@@ -104,6 +105,37 @@ std::vector<std::string> install_refusals(const FabricMap& installed,
                       diff.kind_after);
     }
     return out;
+}
+
+InstallRecord InstallRecord::parse(std::string_view text) {
+    InstallRecord r;
+    for (const auto line : split(text, '\n')) {
+        const auto f = split(trim(line), ' ');
+        if (f.size() != 2) {
+            continue;
+        }
+        const auto n = parse_number<std::uint64_t>(f[1]);
+        if (f[0] == "refused" && n) {
+            r.refused = *n;
+        } else if (f[0] == "last_run" && n) {
+            r.last_run = *n;
+        } else if (f[0] == "last_change" && n) {
+            r.last_change = *n;
+        } else if (f[0] == "last_result" && !f[1].empty() && f[1].size() <= 16) {
+            const bool word = std::all_of(f[1].begin(), f[1].end(), [](char c) {
+                return (c >= 'a' && c <= 'z') || c == '-';
+            });
+            if (word) {
+                r.last_result = std::string(f[1]);
+            }
+        }
+    }
+    return r;
+}
+
+std::string InstallRecord::text() const {
+    return "refused " + std::to_string(refused) + "\nlast_run " + std::to_string(last_run) +
+           "\nlast_change " + std::to_string(last_change) + "\nlast_result " + last_result + "\n";
 }
 
 }  // namespace switchyard::topology

@@ -5,7 +5,9 @@
 // would place jobs on a fabric that is not there. Pure: two maps and their diff in, reasons out.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "switchyard/topology/fabric_map.hpp"
@@ -26,5 +28,17 @@ struct InstallLimits {
                                                         const FabricMap& next,
                                                         const MapDiff& diff,
                                                         const InstallLimits& limits);
+
+/// What `switchyard install` keeps between runs (its --state file), for the metrics: lines
+/// "refused N", "last_run T", "last_change T", "last_result WORD"; anything else is ignored.
+struct InstallRecord {
+    std::uint64_t refused = 0;      ///< captures the guard refused
+    std::uint64_t last_run = 0;     ///< epoch seconds
+    std::uint64_t last_change = 0;  ///< epoch seconds of the last install or rollback
+    std::string last_result = "none";
+
+    [[nodiscard]] static InstallRecord parse(std::string_view text);
+    [[nodiscard]] std::string text() const;
+};
 
 }  // namespace switchyard::topology
