@@ -130,6 +130,37 @@ case $case_name in
     run_capture sbatch --parsable --hold -N8 --pipeline-stages=2 --segment=3 --wrap true
     expect_nonzero_rc "the client itself refuses a segment that does not divide N (26.05)"
     ;;
+  prefer-after-restart)
+    # The group features are on nodes.conf's NodeName lines: after a restart without -c a job
+    # of two groups on the block partition still gets its preference, and is taken. With the
+    # features taken out of nodes.conf, the same job is taken without it and says so.
+    cluster=$here/slurm-cluster
+    two_groups() {
+      run_capture sbatch --parsable --hold -p gpu -N16 --exclusive --pipeline-stages=4 -o /dev/null --wrap true
+      jid=$(job_id "$out")
+    }
+    "$cluster" restart-slurmctld "$run" 2>/dev/null
+    wait_for 30 bash -c '[ "$(sinfo -h -N -t idle -o %N | sort -u | wc -l)" -eq 32 ]'
+    expect_eq "$(sinfo -h -N -o %f | grep -c 'grp2_')" 32 "after a restart without -c every node has its group-pair feature"
+    two_groups
+    expect_rc 0 "a job of two groups is taken after the restart"
+    expect_not_contains "$err" "switchyard:" "and sbatch says nothing"
+    expect_contains "$(scontrol show job "$jid")" "Prefer=[grp2_" "it prefers a pair of groups"
+    scancel "$jid"
+    cp "$run/etc/nodes.conf" "$run/jobs/nodes.conf.with-features"
+    sed -i 's/ Features=[^ ]*//' "$run/etc/nodes.conf"
+    run_capture scontrol reconfigure
+    wait_for 30 bash -c '[ "$(sinfo -h -N -o %f | grep -c grp2_)" -eq 0 ]'
+    two_groups
+    expect_rc 0 "without the features in nodes.conf the job is still taken"
+    expect_contains "$err" "switchyard: this job runs without --prefer=[grp2_" "sbatch says which preference was left out"
+    expect_not_contains "$(scontrol show job "$jid")" "Prefer=" "and the job has none"
+    scancel "$jid"
+    cp "$run/jobs/nodes.conf.with-features" "$run/etc/nodes.conf"
+    run_capture scontrol reconfigure
+    wait_for 30 bash -c '[ "$(sinfo -h -N -o %f | grep -c grp2_)" -eq 32 ]'
+    expect_eq "$(sinfo -h -N -o %f | grep -c 'grp2_')" 32 "the features are back for the next cases"
+    ;;
   mixed-partitions)
     run_capture sbatch --parsable --hold -p gpu,debug -N8 --exclusive --pipeline-stages=4 --stage-scope=leaf --wrap true
     expect_rc 0 "sbatch -p gpu,debug (block and tree)"
