@@ -141,7 +141,7 @@ case $case_name in
     }
     "$cluster" restart-slurmctld "$run" 2>/dev/null
     wait_for 30 bash -c '[ "$(sinfo -h -N -t idle -o %N | sort -u | wc -l)" -eq 32 ]'
-    expect_eq "$(sinfo -h -N -o %f | grep -c 'grp2_')" 32 "after a restart without -c every node has its group-pair feature"
+    expect_eq "$(sinfo -h -N -p gpu -o %f | grep -c 'grp2_')" 32 "after a restart without -c every node has its group-pair feature"
     two_groups
     expect_rc 0 "a job of two groups is taken after the restart"
     expect_not_contains "$err" "switchyard:" "and sbatch says nothing"
@@ -150,7 +150,7 @@ case $case_name in
     cp "$run/etc/nodes.conf" "$run/jobs/nodes.conf.with-features"
     sed -i 's/ Features=[^ ]*//' "$run/etc/nodes.conf"
     run_capture scontrol reconfigure
-    wait_for 30 bash -c '[ "$(sinfo -h -N -o %f | grep -c grp2_)" -eq 0 ]'
+    wait_for 30 bash -c '[ "$(sinfo -h -N -p gpu -o %f | grep -c grp2_)" -eq 0 ]'
     two_groups
     expect_rc 0 "without the features in nodes.conf the job is still taken"
     expect_contains "$err" "switchyard: this job runs without --prefer=[grp2_" "sbatch says which preference was left out"
@@ -158,8 +158,8 @@ case $case_name in
     scancel "$jid"
     cp "$run/jobs/nodes.conf.with-features" "$run/etc/nodes.conf"
     run_capture scontrol reconfigure
-    wait_for 30 bash -c '[ "$(sinfo -h -N -o %f | grep -c grp2_)" -eq 32 ]'
-    expect_eq "$(sinfo -h -N -o %f | grep -c 'grp2_')" 32 "the features are back for the next cases"
+    wait_for 30 bash -c '[ "$(sinfo -h -N -p gpu -o %f | grep -c grp2_)" -eq 32 ]'
+    expect_eq "$(sinfo -h -N -p gpu -o %f | grep -c 'grp2_')" 32 "the features are back for the next cases"
     ;;
   mixed-partitions)
     run_capture sbatch --parsable --hold -p gpu,debug -N8 --exclusive --pipeline-stages=4 --stage-scope=leaf --wrap true
