@@ -60,6 +60,12 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
     return out;
 }
 
+std::string short_number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
 std::string hex_digits(std::uint64_t v, int width) {
     char buf[20];
     std::snprintf(buf, sizeof buf, "%0*llx", std::clamp(width, 1, 16),

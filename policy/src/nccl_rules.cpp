@@ -4,7 +4,11 @@
 #include "switchyard/policy/nccl_rules.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "switchyard/common/strings.hpp"
 #include "switchyard/policy/nccl_params.hpp"
@@ -60,26 +64,141 @@ private:
         d_.unset.push_back(name + ": not set: " + why);
     }
 
-    [[nodiscard]] bool near_a_gpu(const Nic& nic) const {
-        return std::any_of(node_.paths.begin(), node_.paths.end(),
-                           [&](const topology::GpuNicPath& p) {
-                               return p.nic == nic.name && p.type <= PathType::PXB;
-                           });
+    /// A NIC's link layer and fastest port (Gb/s): "" and 0 when its ports do not say.
+    static std::pair<std::string, double> nic_link(const Nic& nic) {
+        std::string layer;
+        double rate = 0;
+        for (const auto& port : nic.ports) {
+            if (layer.empty()) {
+                layer = port.link_layer;
+            }
+            rate = std::max(rate, port.rate_gbps);
+        }
+        return {layer, rate};
+    }
+
+    /// Without a policy pattern, R1 follows NCCL: each GPU's NICs are those at the best path
+    /// class any NIC of the compute network has to it (PIX < PXB < PHB/NODE < SYS), so a node
+    /// whose NICs sit on their own root ports (NODE) or beyond a socket link still has compute
+    /// NICs. The compute network is the link layer most NICs have; a NIC of another link layer,
+    /// or under a quarter of the fastest rate of that network, is a management or storage NIC.
+    /// Returns, per NIC left out, why; `decided` says which class(es) chose.
+    std::map<std::string, std::string> choose_compute_nics(std::set<std::string>& compute,
+                                                           std::string& decided) const {
+        std::map<std::string, std::string> out;
+        std::map<std::string, int> layers;
+        for (const auto& nic : node_.nics) {
+            if (const auto layer = nic_link(nic).first; !layer.empty()) {
+                layers[layer]++;
+            }
+        }
+        std::string network;  // most NICs; InfiniBand wins a tie (it sorts first)
+        int most = 0;
+        for (const auto& [layer, count] : layers) {
+            if (count > most) {
+                network = layer;
+                most = count;
+            }
+        }
+        double fastest = 0;
+        for (const auto& nic : node_.nics) {
+            const auto [layer, rate] = nic_link(nic);
+            if (layer.empty() || layer == network) {
+                fastest = std::max(fastest, rate);
+            }
+        }
+        std::set<std::string> eligible;
+        for (const auto& nic : node_.nics) {
+            const auto [layer, rate] = nic_link(nic);
+            if (!layer.empty() && layer != network) {
+                out[nic.name] = "another network: " + layer + " beside " + network;
+            } else if (rate > 0 && rate * 4 < fastest) {
+                out[nic.name] = short_number(rate) +
+                                " Gb/s, under a quarter of the fastest NIC's " +
+                                short_number(fastest) + " Gb/s";
+            } else {
+                eligible.insert(nic.name);
+            }
+        }
+        if (node_.gpus.empty()) {
+            compute = eligible;
+            decided = "no GPU: every NIC of the compute network";
+            return out;
+        }
+        std::map<std::string, PathType> nearest;  // each eligible NIC's best class to any GPU
+        std::set<PathType> classes;
+        for (const auto& gpu : node_.gpus) {
+            auto best = PathType::SYS;
+            bool any = false;
+            for (const auto& path : node_.paths) {
+                if (path.gpu == gpu.index && eligible.contains(path.nic)) {
+                    best = any ? std::min(best, path.type) : path.type;
+                    any = true;
+                }
+            }
+            if (!any) {
+                continue;
+            }
+            classes.insert(best);
+            for (const auto& path : node_.paths) {
+                if (path.gpu == gpu.index && path.type == best && eligible.contains(path.nic)) {
+                    compute.insert(path.nic);
+                }
+            }
+        }
+        for (const auto& path : node_.paths) {
+            if (eligible.contains(path.nic)) {
+                const auto it = nearest.find(path.nic);
+                nearest[path.nic] =
+                    it == nearest.end() ? path.type : std::min(it->second, path.type);
+            }
+        }
+        for (const auto& name : eligible) {
+            if (!compute.contains(name)) {
+                const auto it = nearest.find(name);
+                out[name] =
+                    "not the nearest NIC of any GPU" +
+                    (it != nearest.end()
+                         ? std::string(" (") + std::string(topology::to_string(it->second)) + ")"
+                         : std::string());
+            }
+        }
+        std::vector<std::string> names;
+        for (const auto c : classes) {
+            names.emplace_back(topology::to_string(c));
+        }
+        decided = "the NICs nearest each GPU, at " + join(names, "/");
+        if (!classes.empty() && *classes.begin() >= PathType::PHB) {
+            decided += " (no NIC shares a PCIe switch with a GPU)";
+        }
+        return out;
     }
 
     /// R1: ACTIVE ports of compute NICs, "=dev:port,...".
     void compute_ports() {
         const auto& role = policy_.nccl.compute_hca;
         std::vector<std::string> left_out;
+        std::set<std::string> chosen;
+        std::string decided = "by the policy's nccl.compute_hca";
+        std::map<std::string, std::string> why_out;
+        if (role.empty()) {
+            why_out = choose_compute_nics(chosen, decided);
+        }
+        std::vector<std::string> active_elsewhere;
         for (const auto& nic : node_.nics) {
-            const bool compute =
-                !role.empty() ? role.matches(nic.name) : node_.gpus.empty() || near_a_gpu(nic);
+            const bool compute = !role.empty() ? role.matches(nic.name) : chosen.contains(nic.name);
             for (const auto& port : nic.ports) {
                 const Port p{&nic, &port};
                 if (!compute) {
+                    const auto it = why_out.find(nic.name);
                     left_out.push_back(p.id() + " (" +
-                                       (!role.empty() ? "not a compute HCA" : "no GPU at PIX/PXB") +
+                                       (!role.empty()         ? std::string("not a compute HCA")
+                                        : it != why_out.end() ? it->second
+                                                              : std::string("not a compute NIC")) +
                                        ")");
+                    if (port.state_code == 4) {
+                        active_elsewhere.push_back(p.id());
+                    }
                 } else if (port.state_code != 4) {
                     left_out.push_back(p.id() + " (" + port.state + "/" + port.phys_state + ")");
                 } else if (port.link_layer != "InfiniBand" && port.link_layer != "Ethernet") {
@@ -90,10 +209,16 @@ private:
             }
         }
         if (compute_.empty()) {
-            unset("NCCL_IB_HCA", "no ACTIVE compute port");
+            unset("NCCL_IB_HCA", "no ACTIVE compute port (" + decided + ")");
             if (!node_.nics.empty()) {
-                d_.warnings.push_back("no ACTIVE compute RDMA port on " + job_.this_host +
-                                      "; NCCL falls back to sockets");
+                // NCCL without NCCL_IB_HCA uses any ACTIVE RDMA port: sockets only when none is.
+                d_.warnings.push_back(active_elsewhere.empty()
+                                          ? "no ACTIVE RDMA port on " + job_.this_host +
+                                                "; NCCL falls back to sockets"
+                                          : "no ACTIVE compute RDMA port on " + job_.this_host +
+                                                "; NCCL_IB_HCA is not set, so NCCL may use " +
+                                                join(active_elsewhere, ", ") +
+                                                ", left out as not compute");
             }
             return;
         }
@@ -101,7 +226,7 @@ private:
         for (const auto& p : compute_) {
             value += (value.size() > 1 ? "," : "") + p.id();
         }
-        std::string why = std::to_string(compute_.size()) + " ACTIVE compute port(s)";
+        std::string why = std::to_string(compute_.size()) + " ACTIVE compute port(s), " + decided;
         if (!left_out.empty()) {
             std::vector<std::string> copy(left_out.begin(), left_out.end());
             why += "; left out: " + join(copy, ", ");

@@ -18,12 +18,6 @@ double median(std::vector<double> v) {
     return v.empty() ? 0 : v[v.size() / 2];
 }
 
-std::string number(double v) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%g", v);
-    return b;
-}
-
 }  // namespace
 
 std::map<std::string, Degradation> fabric_degradation(const topology::FabricMap& map) {
@@ -54,14 +48,14 @@ std::map<std::string, Degradation> fabric_degradation(const topology::FabricMap&
         Degradation d;
         if (usual_su > 0 && !map.su_on_spine(h.su) && per_rail[h.su] < usual_su) {
             d.score = 1 - per_rail[h.su] / usual_su;
-            d.why = "SU " + su.name + " has " + number(per_rail[h.su]) +
-                    " uplinks per rail, the usual SU " + number(usual_su);
+            d.why = "SU " + su.name + " has " + short_number(per_rail[h.su]) +
+                    " uplinks per rail, the usual SU " + short_number(usual_su);
         }
         const auto& g = map.groups[su.group];
         if (usual_global > 0 && g.global < usual_global && 1 - g.global / usual_global > d.score) {
             d.score = 1 - g.global / usual_global;
             d.why = "group " + g.name + " has " + std::to_string(g.global) +
-                    " global cables to some group, the usual group " + number(usual_global);
+                    " global cables to some group, the usual group " + short_number(usual_global);
         }
         if (d.score > 0) {
             out.emplace(h.name, std::move(d));
@@ -109,8 +103,9 @@ WeightDecision decide_weight(const std::string& node,
     if (ours && now - owned->at < p.min_interval_s) {
         return {A::TooSoon, current,
                 node + ": weight " + std::to_string(current) + " set " +
-                    number(std::round(now - owned->at)) + " s ago; " + std::to_string(wanted) +
-                    " waits for the " + number(p.min_interval_s) + " s interval"};
+                    short_number(std::round(now - owned->at)) + " s ago; " +
+                    std::to_string(wanted) + " waits for the " + short_number(p.min_interval_s) +
+                    " s interval"};
     }
     return {A::Set, wanted,
             node + ": weight " + std::to_string(current) + " -> " + std::to_string(wanted)};

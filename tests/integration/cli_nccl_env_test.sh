@@ -12,7 +12,7 @@ policy=${2:?}
 
 run_capture "$sy" nccl-env --policy "$policy" --host node005 --nodes 'node[001-016]' --explain
 expect_rc 0 "nccl-env --explain for node005 in a 16-node job"
-expect_contains "$out" "NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_3:1    # R1 compute ports: 3 ACTIVE compute port(s); left out: mlx5_2:1 (DOWN/Polling)" \
+expect_contains "$out" "NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_3:1    # R1 compute ports: 3 ACTIVE compute port(s), by the policy's nccl.compute_hca; left out: mlx5_2:1 (DOWN/Polling)" \
   "the down port is left out, with the reason"
 expect_contains "$out" "NCCL_IB_TIMEOUT=22    # R6 IB timeout: the job spans 2 Dragonfly+ groups" "R6 from the fabric map"
 expect_contains "$out" "NCCL_CROSS_NIC=1    # R4 rails: all HCAs of node005 on leaf" "R4 from the fabric map"

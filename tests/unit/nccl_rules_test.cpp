@@ -2,7 +2,12 @@
 // Table-driven tests of the NCCL rules: facts → value, and facts → "not set".
 #include "switchyard/policy/nccl_rules.hpp"
 
+#include <fstream>
+#include <sstream>
+
 #include "catch.hpp"
+#include "fake_sysfs.hpp"
+#include "switchyard/topology/node_readers.hpp"
 
 using namespace switchyard;
 using namespace switchyard::policy;
@@ -21,25 +26,39 @@ topology::RdmaPort port(int state, const std::string& layer = "InfiniBand") {
     return p;
 }
 
-/// GPUs 0..n-1 each PIX to mlx5_i; extra NICs have no GPU nearby.
-NodeTopology node(int gpus, const std::vector<topology::RdmaPort>& ports) {
+/// A node of `gpus` GPUs and one NIC per entry of `paths` (each NIC's class to every GPU).
+NodeTopology classed(int gpus,
+                     const std::vector<std::vector<PathType>>& paths,
+                     const std::vector<topology::RdmaPort>& ports) {
     NodeTopology n;
-    n.numa = {{0, "0-3"}, {1, "4-7"}};
     for (int i = 0; i < gpus; ++i) {
         topology::Gpu g;
         g.index = i;
-        g.place.numa = i < gpus / 2 ? 0 : 1;
         n.gpus.push_back(g);
     }
-    for (std::size_t i = 0; i < ports.size(); ++i) {
+    for (std::size_t k = 0; k < paths.size(); ++k) {
         topology::Nic nic;
-        nic.name = "mlx5_" + std::to_string(i);
-        nic.ports = {ports[i]};
+        nic.name = "mlx5_" + std::to_string(k);
+        nic.ports = {ports[k]};
         n.nics.push_back(nic);
         for (int g = 0; g < gpus; ++g) {
-            n.paths.push_back(
-                {g, nic.name, static_cast<int>(i) == g ? PathType::PIX : PathType::SYS});
+            n.paths.push_back({g, nic.name, paths[k][static_cast<std::size_t>(g)]});
         }
+    }
+    return n;
+}
+
+/// GPUs 0..n-1 each PIX to mlx5_i; extra NICs have no GPU nearby.
+NodeTopology node(int gpus, const std::vector<topology::RdmaPort>& ports) {
+    std::vector<std::vector<PathType>> paths(
+        ports.size(), std::vector<PathType>(static_cast<std::size_t>(gpus), PathType::SYS));
+    for (std::size_t i = 0; i < ports.size() && i < static_cast<std::size_t>(gpus); ++i) {
+        paths[i][i] = PathType::PIX;
+    }
+    auto n = classed(gpus, paths, ports);
+    n.numa = {{0, "0-3"}, {1, "4-7"}};
+    for (auto& g : n.gpus) {
+        g.place.numa = g.index < gpus / 2 ? 0 : 1;
     }
     return n;
 }
@@ -104,6 +123,173 @@ TEST_CASE("nccl_rules: R1 NCCL_IB_HCA from ACTIVE compute ports", "[nccl_rules]"
         p.nccl.compute_hca = c.compute_hca;
         const auto d = decide_node_env(p, node(c.gpus, c.ports), nullptr, job(), {}, {});
         CHECK(value(d, "NCCL_IB_HCA") == c.expected);
+    }
+}
+
+namespace {
+
+/// The "why" of a set variable, or "" when it is not set.
+std::string why(const NcclDecision& d, const std::string& name) {
+    for (const auto& c : d.set) {
+        if (c.name == name) {
+            return c.why;
+        }
+    }
+    return "";
+}
+
+topology::RdmaPort rated(int state, double gbps, const std::string& layer = "InfiniBand") {
+    auto p = port(state, layer);
+    p.rate_gbps = gbps;
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("nccl_rules: R1 without a PCIe switch: each GPU's nearest NICs, as NCCL picks",
+          "[nccl_rules]") {
+    using P = PathType;
+    const Policy p;
+    SECTION("NICs on their own root ports (NODE, PHB): every nearest one is compute") {
+        // GPUs 0,1 on host bridge A with mlx5_0,1 (PHB); GPUs 2,3 on B with mlx5_2,3.
+        const auto n = classed(4,
+                               {{P::PHB, P::PHB, P::NODE, P::NODE},
+                                {P::PHB, P::PHB, P::NODE, P::NODE},
+                                {P::NODE, P::NODE, P::PHB, P::PHB},
+                                {P::NODE, P::NODE, P::PHB, P::PHB}},
+                               {rated(4, 400), rated(4, 400), rated(4, 400), rated(4, 400)});
+        const auto d = decide_node_env(p, n, nullptr, job(), {}, {});
+        CHECK(value(d, "NCCL_IB_HCA") == "=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1");
+        CHECK_THAT(why(d, "NCCL_IB_HCA"),
+                   Catch::Contains("the NICs nearest each GPU, at PHB (no NIC shares a PCIe "
+                                   "switch with a GPU)"));
+        CHECK(d.warnings.empty());
+    }
+    SECTION("POWER9-like: NICs a socket away from half the GPUs (NODE/SYS)") {
+        const auto n =
+            classed(4, {{P::NODE, P::NODE, P::SYS, P::SYS}, {P::SYS, P::SYS, P::NODE, P::NODE}},
+                    {rated(4, 100), rated(4, 100)});
+        const auto d = decide_node_env(p, n, nullptr, job(), {}, {});
+        CHECK(value(d, "NCCL_IB_HCA") == "=mlx5_0:1,mlx5_1:1");
+        CHECK(d.warnings.empty());
+    }
+    SECTION("a management NIC (Ethernet) and a slow NIC stay out, with the reason") {
+        const auto n =
+            classed(2, {{P::NODE, P::SYS}, {P::SYS, P::NODE}, {P::PHB, P::SYS}, {P::PHB, P::PHB}},
+                    {rated(4, 400), rated(4, 400), rated(4, 25, "Ethernet"), rated(4, 56)});
+        const auto d = decide_node_env(p, n, nullptr, job(), {}, {});
+        CHECK(value(d, "NCCL_IB_HCA") == "=mlx5_0:1,mlx5_1:1");
+        CHECK_THAT(why(d, "NCCL_IB_HCA"),
+                   Catch::Contains("mlx5_2:1 (another network: Ethernet beside InfiniBand)") &&
+                       Catch::Contains("mlx5_3:1 (56 Gb/s, under a quarter of the fastest "
+                                       "NIC's 400 Gb/s)"));
+    }
+    SECTION("a storage NIC farther than the GPU's own stays out even when the own one is down") {
+        const auto n = classed(2, {{P::PIX, P::SYS}, {P::SYS, P::PIX}, {P::PXB, P::SYS}},
+                               {rated(4, 400), rated(1, 400), rated(4, 400)});
+        const auto d = decide_node_env(p, n, nullptr, job(), {}, {});
+        CHECK(value(d, "NCCL_IB_HCA") == "=mlx5_0:1");
+        CHECK_THAT(why(d, "NCCL_IB_HCA"),
+                   Catch::Contains("mlx5_1:1 (DOWN/Polling)") &&
+                       Catch::Contains("mlx5_2:1 (not the nearest NIC of any GPU (PXB))"));
+    }
+    SECTION("warnings only when true") {
+        // Every compute port down, the storage NIC's ACTIVE: NCCL may use it, not sockets.
+        auto n = classed(1, {{P::PIX}, {P::SYS}}, {rated(1, 400), rated(4, 400)});
+        auto d = decide_node_env(p, n, nullptr, job(), {}, {});
+        CHECK_FALSE(value(d, "NCCL_IB_HCA"));
+        REQUIRE(d.warnings.size() == 1);
+        CHECK(d.warnings[0] ==
+              "no ACTIVE compute RDMA port on n001; NCCL_IB_HCA is not set, so NCCL may use "
+              "mlx5_1:1, left out as not compute");
+        // Nothing ACTIVE at all: sockets.
+        n = classed(1, {{P::PIX}, {P::SYS}}, {rated(1, 400), rated(2, 400)});
+        d = decide_node_env(p, n, nullptr, job(), {}, {});
+        REQUIRE(d.warnings.size() == 1);
+        CHECK(d.warnings[0] == "no ACTIVE RDMA port on n001; NCCL falls back to sockets");
+    }
+}
+
+TEST_CASE("nccl_rules: R1 on sysfs trees of nodes with no PCIe switch", "[nccl_rules]") {
+    // Two host bridges of one NUMA node, each with four root ports: GPU, NIC, GPU, NIC; a
+    // 25 GbE management NIC on the first. Then the same NICs moved to the other socket.
+    for (const bool other_socket : {false, true}) {
+        INFO((other_socket ? "NICs on the other socket" : "NICs on their own root ports"));
+        switchyard::test::FakeSysfs fs;
+        fs.numa(0, "0-31");
+        fs.numa(1, "32-63");
+        int gpu = 0;
+        int nic = 0;
+        for (int hb = 0; hb < 2; ++hb) {
+            for (int rp = 0; rp < 4; ++rp) {
+                const bool is_gpu = rp % 2 == 0;
+                const int numa = is_gpu || !other_socket ? 0 : 1;
+                const int bus = 0x10 * (hb + 1 + (numa == 1 && !is_gpu ? 4 : 0));
+                char root[64];
+                char dev[96];
+                std::snprintf(root, sizeof root, "pci0000:%02x/0000:%02x:%02x.0", bus, bus, rp + 1);
+                std::snprintf(dev, sizeof dev, "%s/0000:%02x:00.0", root, bus + rp + 1);
+                fs.bridge(root, "0x8086", "0x352a", "0x8086", "0x0000", numa);
+                if (is_gpu) {
+                    fs.pci(dev, "0x10de", "0x2330", "0x030200", numa);
+                    ++gpu;
+                } else {
+                    const auto pci = fs.pci(dev, "0x15b3", "0x1021", "0x020700", numa);
+                    const auto r = fs.rdma("mlx5_" + std::to_string(nic), pci,
+                                           "b8ce:f603:00aa:000" + std::to_string(nic));
+                    fs.port(r, 1, {});
+                    ++nic;
+                }
+            }
+        }
+        const std::string mgmt_root = "pci0000:10/0000:10:09.0";
+        fs.bridge(mgmt_root, "0x8086", "0x352a", "0x8086", "0x0000", 0);
+        const auto mgmt = fs.pci(mgmt_root + "/0000:19:00.0", "0x15b3", "0x1017", "0x020000", 0);
+        const auto r = fs.rdma("mlx5_4", mgmt, "b8ce:f603:00bb:0001");
+        switchyard::test::FakeSysfs::Port eth;
+        eth.link_layer = "Ethernet";
+        eth.rate = "25 Gb/sec (1X EDR)";
+        eth.lid = "0x0";
+        fs.port(r, 1, eth);
+        auto node = topology::read_sysfs_node(fs.root());
+        REQUIRE(node);
+        REQUIRE(node->gpus.size() == 4);
+        REQUIRE(node->nics.size() == 5);
+        const auto d = decide_node_env(Policy{}, *node, nullptr, job(), {}, {});
+        CHECK(value(d, "NCCL_IB_HCA") == "=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1");
+        CHECK_THAT(why(d, "NCCL_IB_HCA"),
+                   Catch::Contains(other_socket ? "at SYS" : "at PHB") &&
+                       Catch::Contains("mlx5_4:1 (another network: Ethernet beside InfiniBand)"));
+        CHECK(d.warnings.empty());
+    }
+}
+
+TEST_CASE("nccl_rules: R1 on real nodes without a GPU-NIC PCIe switch", "[nccl_rules][real]") {
+    const auto read = [](const std::string& name) {
+        std::ifstream f(std::string(SWITCHYARD_SOURCE_DIR) + "/tests/data/real/hwloc-xml/" + name);
+        std::stringstream ss;
+        ss << f.rdbuf();
+        auto n = topology::read_hwloc_xml(ss.str(), name);
+        REQUIRE(n);
+        return std::move(*n);
+    };
+    SECTION("LLNL Lassen: POWER9, 4 V100, 4 EDR ports at NODE/SYS") {
+        const auto d =
+            decide_node_env(Policy{}, read("mpibind-coral-lassen.xml"), nullptr, job(), {}, {});
+        CHECK(value(d, "NCCL_IB_HCA") == "=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1");
+        CHECK_THAT(why(d, "NCCL_IB_HCA"), Catch::Contains("at NODE (no NIC shares a PCIe switch"));
+        CHECK(d.warnings.empty());
+    }
+    SECTION("LLNL Corona: EPYC, 8 MI50, one mlx5 a socket away from half of them") {
+        const auto d =
+            decide_node_env(Policy{}, read("mpibind-epyc-corona-p2.xml"), nullptr, job(), {}, {});
+        CHECK(value(d, "NCCL_IB_HCA") == "=mlx5_0:1");
+        CHECK(d.warnings.empty());
+    }
+    SECTION("LLNL Pascal: the NIC behind the GPUs' own PLX switch, as before") {
+        const auto d =
+            decide_node_env(Policy{}, read("mpibind-cts1-pascal.xml"), nullptr, job(), {}, {});
+        CHECK_THAT(why(d, "NCCL_IB_HCA"), Catch::Contains("the NICs nearest each GPU, at P"));
     }
 }
 

@@ -36,6 +36,9 @@ template <typename T>
 /// `v` as `width` lower-case hex digits, zero-padded ("%016llx").
 [[nodiscard]] std::string hex_digits(std::uint64_t v, int width);
 
+/// A number for messages, as printf's %g writes it ("400", "0.5", "1e+06").
+[[nodiscard]] std::string short_number(double v);
+
 /// Joins with a separator.
 [[nodiscard]] std::string join(const std::vector<std::string>& parts, std::string_view sep);
 
