@@ -223,7 +223,7 @@ M.MAX_INCLUDE_DEPTH = 4
 --- slurmctld knows after it starts or reconfigures (features set with scontrol are gone after a
 --- restart, so they do not count). Returns the set of names, or nil and why (file, line).
 function M.conf_features(path)
-    local set = {}
+    local set, values = {}, {}
     local dir = string.match(path, "^(.*/)") or "./"
     local function read(file, depth, from)
         if depth > M.MAX_INCLUDE_DEPTH then
@@ -239,9 +239,9 @@ function M.conf_features(path)
                 f:close()
                 return fmt("%s:%d: larger than %d bytes", file, n, M.MAX_CONF_BYTES)
             end
-            local l = string.gsub(line, "#.*$", "")
-            local lower = string.lower(l)
-            if string.match(lower, "^%s*include%s+%S") then
+            local l = line
+            if string.find(l, "#", 1, true) then l = string.gsub(l, "#.*$", "") end
+            if string.find(l, "^%s*[Ii][Nn][Cc][Ll][Uu][Dd][Ee]%s+%S") then
                 local target = string.match(l, "^%s*%a+%s+(%S+)")
                 if string.find(target, "[%*%?%[%%]") then
                     f:close()
@@ -253,12 +253,23 @@ function M.conf_features(path)
                     f:close()
                     return why
                 end
-            elseif string.match(lower, "^%s*nodename%s*=") then
-                local _, e = string.find(lower, "%sfeatures?%s*=")
+            elseif string.find(l, "^%s*[Nn][Oo][Dd][Ee][Nn][Aa][Mm][Ee]%s*=") then
+                -- A plain search first: the pattern alone tries every blank of the line.
+                local low, e, _ = string.lower(l), nil, nil
+                local at = string.find(low, "feature", 1, true)
+                while at ~= nil and e == nil do
+                    if at > 1 and string.find(string.sub(low, at - 1, at - 1), "%s") then
+                        _, e = string.find(low, "^features?%s*=", at)
+                    end
+                    if e == nil then at = string.find(low, "feature", at + 7, true) end
+                end
                 if e ~= nil then
                     local rest = string.sub(l, e + 1)
                     local value = string.match(rest, '^"([^"]*)"') or string.match(rest, "^(%S*)")
-                    for name in string.gmatch(value, "[^,]+") do set[name] = true end
+                    if not values[value] then -- lines of one SU repeat their features
+                        values[value] = true
+                        for name in string.gmatch(value, "[^,]+") do set[name] = true end
+                    end
                 end
             end
         end
