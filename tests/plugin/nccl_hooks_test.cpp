@@ -74,7 +74,7 @@ TEST_CASE("nccl hooks: a user's value wins and is reported", "[nccl-hooks]") {
     release_plugin_state();
 }
 
-TEST_CASE("nccl hooks: --nccl-env=off sets nothing; a profile adds its variables", "[nccl-hooks]") {
+TEST_CASE("nccl hooks: --nccl-env=off sets nothing, a profile adds its variables", "[nccl-hooks]") {
     NcclFixture fx;
     FakeSpankApi off;
     off.options["nccl-env"] = "off";

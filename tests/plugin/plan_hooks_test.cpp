@@ -248,7 +248,7 @@ TEST_CASE("plan hooks: the map's SU is kept and a different Slurm leaf is named"
     std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("plan hooks: the step reads its hosts from the map's index; a stale index is refused",
+TEST_CASE("plan hooks: the step reads its hosts from the map's index, a stale index is refused",
           "[plan-hooks]") {
     const auto dir = std::filesystem::temp_directory_path() /
                      ("switchyard-plan-index-" + std::to_string(getpid()));

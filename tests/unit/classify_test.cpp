@@ -453,7 +453,7 @@ TEST_CASE("classify: two switches of one name, and a name that is another's GUID
                    });
 }
 
-TEST_CASE("classify: dirty CAs are reported and left out; a GUID map places them", "[classify]") {
+TEST_CASE("classify: dirty CAs are reported and left out, a GUID map places them", "[classify]") {
     Builder b;
     auto leaf = b.sw("leaf1");
     b.link(b.ca("good1 mlx5_0"), leaf);

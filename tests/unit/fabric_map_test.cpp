@@ -203,7 +203,7 @@ TEST_CASE("fabric_map: reading only a step's hosts keeps SUs and groups whole", 
     CHECK(r->sus[1].hosts.size() == 1);
 }
 
-TEST_CASE("fabric_map: a map cut short or padded is refused; its hcas line is strict",
+TEST_CASE("fabric_map: a map cut short or padded is refused, its hcas line is strict",
           "[fabric_map]") {
     const std::string full = kMap;
     // Cut at a line boundary: before, the first 12 lines loaded as a map of 1 host.

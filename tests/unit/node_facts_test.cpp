@@ -84,7 +84,7 @@ policy::NodeSources step_sources(std::vector<std::string>* notes) {
 
 }  // namespace
 
-TEST_CASE("node facts: the file round-trips every static fact; ports are read again",
+TEST_CASE("node facts: the file round-trips every static fact, ports are read again",
           "[node-facts]") {
     FakeSysfs fs;
     switchyard::test::build_typical_gpu_node(fs);

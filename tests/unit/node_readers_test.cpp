@@ -256,7 +256,7 @@ TEST_CASE("node_readers: odd values and unreadable entries are warnings naming t
     CHECK(port.counters.count("symbol_error") == 0);
 }
 
-TEST_CASE("node_readers: a missing root is an error; no RDMA is a warning", "[node]") {
+TEST_CASE("node_readers: a missing root is an error, no RDMA is a warning", "[node]") {
     auto missing = read_sysfs_node("/nonexistent/switchyard-sys");
     REQUIRE_FALSE(missing);
     CHECK(missing.error().message() ==

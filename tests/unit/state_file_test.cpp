@@ -39,7 +39,7 @@ std::string slurp(const std::string& p) {
 
 }  // namespace
 
-TEST_CASE("state file: a private file round-trips; a missing one reads empty", "[state-file]") {
+TEST_CASE("state file: a private file round-trips, a missing one reads empty", "[state-file]") {
     Dir d;
     CHECK(*read_owned_file(d.at("s")) == "");
     REQUIRE(replace_owned_file(d.at("s"), "a 1\nb 2\n"));
