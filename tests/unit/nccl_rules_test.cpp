@@ -218,7 +218,6 @@ TEST_CASE("nccl_rules: R1 on sysfs trees of nodes with no PCIe switch", "[nccl_r
         switchyard::test::FakeSysfs fs;
         fs.numa(0, "0-31");
         fs.numa(1, "32-63");
-        int gpu = 0;
         int nic = 0;
         for (int hb = 0; hb < 2; ++hb) {
             for (int rp = 0; rp < 4; ++rp) {
@@ -232,7 +231,6 @@ TEST_CASE("nccl_rules: R1 on sysfs trees of nodes with no PCIe switch", "[nccl_r
                 fs.bridge(root, "0x8086", "0x352a", "0x8086", "0x0000", numa);
                 if (is_gpu) {
                     fs.pci(dev, "0x10de", "0x2330", "0x030200", numa);
-                    ++gpu;
                 } else {
                     const auto pci = fs.pci(dev, "0x15b3", "0x1021", "0x020700", numa);
                     const auto r = fs.rdma("mlx5_" + std::to_string(nic), pci,
