@@ -88,6 +88,10 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     if note ~= nil then
         slurm.log_info("switchyard: job of uid %d: %s", submit_uid, note)
     end
+    -- The job's own --constraint or --prefer stays as it is (Slurm checks it), and ours is not
+    -- added beside it: nothing of ours to check then.
+    if job_desc.features ~= nil and job_desc.features ~= "" then req.features = nil end
+    if job_desc.prefer ~= nil and job_desc.prefer ~= "" then req.prefer = nil end
     local left_out
     req, left_out = stages_lib.without_unknown_features(req, known_features, features_why)
     if left_out ~= nil then
