@@ -327,9 +327,8 @@ Result<void> adopt_existing(const fs::path& dir, const std::string& kind) {
     } else {
         return {};  // nothing there: nothing to go back to
     }
-    const auto [from, as] = slurm_file_for(kind.empty() ? "tree" : kind);
-    (void)from;
     if (!kind.empty()) {
+        const auto as = slurm_file_for(kind).second;  // the file slurmctld reads now
         auto text = read_text_file((dir / as).string(), kSmallInput);
         if (text) {
             if (auto w = write_file_atomic((sets / name / "slurm" / as).string(), *text); !w) {
