@@ -27,6 +27,7 @@ struct DiscoverArgs {
     std::string guid_map;
     std::string compute_hca;
     std::string expect_hosts;
+    std::string expect_cabling;
     std::string out_dir;
     std::string topology_plugin = "tree";
     bool topology_plugin_given = false;
@@ -242,6 +243,19 @@ int run_discover(const DiscoverArgs& a) {
         guid_map = std::move(*gm);
         opt.guid_map = &guid_map;
     }
+    topo::ExpectedCabling cabling;
+    if (!a.expect_cabling.empty()) {
+        auto text = read_input(a.expect_cabling, kSmallInput);
+        auto parsed = text ? topo::parse_expected_cabling(*text, a.expect_cabling)
+                           : Result<topo::ExpectedCabling>(fail(text.error()));
+        if (!parsed) {
+            std::cerr << "switchyard discover: --expect-cabling: " << parsed.error().to_string()
+                      << "\n";
+            return kExitProblem;
+        }
+        cabling = *parsed;
+        opt.expected_cabling = &cabling;
+    }
     if (!a.compute_hca.empty()) {
         auto pattern = policy::Pattern::compile(a.compute_hca);
         if (!pattern) {
@@ -356,6 +370,10 @@ void setup_discover(CLI::App& cmd, Runner& run) {
     cmd.add_option("--expect-hosts", args->expect_hosts,
                    "the hosts the fabric should hold, as a Slurm hostlist (e.g. the NodeName "
                    "list of slurm.conf): each one without an HCA in the fabric is reported");
+    cmd.add_option("--expect-cabling", args->expect_cabling,
+                   "the cable counts the fabric's design gives, lines 'leaf-spine-cables N' "
+                   "(per leaf and spine) and 'global-cables N' (per Dragonfly+ group pair); "
+                   "without it, the largest count that many pairs have");
     cmd.add_option("-o,--output", args->out_dir, "directory for fabric.map and the Slurm files")
         ->required();
     cmd.add_option("--topology-plugin", args->topology_plugin,

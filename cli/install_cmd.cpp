@@ -593,7 +593,8 @@ private:
                 kinds[an.kind]++;
             }
             gauge("switchyard_fabric_anomalies", "Anomalies of the installed fabric, by kind.");
-            for (const char* k : {"missing-uplink", "uneven-uplinks", "thin-global-links"}) {
+            for (const char* k : {"missing-uplink", "uneven-uplinks", "missing-global-cable",
+                                  "thin-global-links"}) {
                 kinds.try_emplace(k, 0);
             }
             for (const auto& [k, n] : kinds) {

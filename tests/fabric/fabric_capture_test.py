@@ -51,6 +51,15 @@ CASES = {
                                                 "--hosts-per-leaf", "32", "--global-links", "4",
                                                 "--drop-uplinks", "5", "--drop-global", "10",
                                                 "--drop-seed", "12"],
+    # Cabling judged against the design at 2, 10 and 25 % of leaf-spine (two parallel cables per
+    # pair) and global cables (8 per group pair, 2 per spine place) pulled at random.
+    **{f"dragonfly-plus-pulled-{pct}-percent": [
+        "dfp", "--groups", "8", "--leaves", "4", "--spines", "4", "--hosts-per-leaf", "4",
+        "--global-links", "8", "--parallel", "2", "--drop-uplinks", pct, "--drop-global", pct,
+        "--drop-seed", str(20 + int(pct))] for pct in ("2", "10", "25")},
+    "rail4-parallel-pulled-10-percent": ["rail", "--sus", "4", "--hosts-per-su", "4", "--rails", "4",
+                                         "--spines", "4", "--parallel", "2", "--drop-uplinks", "10",
+                                         "--drop-seed", "31"],
 }
 
 EXPECTED_KIND = {"fat2": "fat-tree", "rail": "fat-tree", "fat3": "fat-tree-3", "dfp": "dragonfly+"}
@@ -142,37 +151,83 @@ def discover(binary, capture, outdir, extra=()):
     return json.loads(show.stdout)
 
 
+def cable_count(word):
+    return 0 if word == "no" else int(word)
+
+
 def check_pulled_cables(got, truth, leaf_name):
-    """Every pulled leaf-spine cable is reported with both ends named, and nothing else is; every
-    group pair short of global cables is reported with its count."""
+    """Judged against the generator's design, not the damage: every leaf-spine pair that lost
+    all its cables is a missing-uplink, every one that lost some is an uneven-uplinks with the
+    count left; every spine pair that lost global cables is a missing-global-cable with the count
+    left, and every group pair short of global cables a thin-global-links with its count, most
+    lost first. Nothing else is reported."""
     dropped = truth["dropped"]
-    uplinks = {(leaf_name(d["a"]), leaf_name(d["b"])) if truth_role(truth, d["a"]) == "leaf"
-               else (leaf_name(d["b"]), leaf_name(d["a"])) for d in dropped if d["kind"] == "uplink"}
-    seen = set()
+    parallel = truth["params"]["parallel"]
+    lost = {}
+    for d in dropped:
+        if d["kind"] == "uplink":
+            a, b = (d["a"], d["b"]) if truth_role(truth, d["a"]) == "leaf" else (d["b"], d["a"])
+            key = (leaf_name(a), leaf_name(b))
+            lost[key] = lost.get(key, 0) + 1
+    want_missing = {k for k, n in lost.items() if n == parallel}
+    want_uneven = {(k, parallel - n) for k, n in lost.items() if n < parallel}
+    missing, uneven = set(), set()
     for a in got["anomalies"]:
         m = re.match(r"^'([^']+)' has no cable to '([^']+)'", a["detail"])
         if a["kind"] == "missing-uplink" and m:
-            seen.add((m.group(1), m.group(2)))
-    check(seen == uplinks, f"every pulled leaf-spine cable is reported, and only those "
-                           f"({len(uplinks)} pulled, {len(seen)} reported, "
-                           f"{len(uplinks - seen)} missed, {len(seen - uplinks)} extra)")
+            missing.add((m.group(1), m.group(2)))
+        m = re.match(r"^'([^']+)' to '([^']+)': (no|\d+) cables?, ", a["detail"])
+        if a["kind"] == "uneven-uplinks" and m:
+            uneven.add(((m.group(1), m.group(2)), cable_count(m.group(3))))
+    check(missing == want_missing,
+          f"every leaf-spine pair that lost all its cables is reported, and only those "
+          f"({len(want_missing)} pairs, {len(missing)} reported, {len(want_missing - missing)} "
+          f"missed, {len(missing - want_missing)} extra)")
+    check(uneven == want_uneven,
+          f"every leaf-spine pair that lost some of its {parallel} cables is reported with the "
+          f"count left, and only those ({len(want_uneven)} pairs, {len(uneven)} reported, "
+          f"{len(want_uneven - uneven)} missed, {len(uneven - want_uneven)} extra)")
     pulled_global = [d for d in dropped if d["kind"] == "global"]
     if not pulled_global:
         return
     group_of = {s["name"]: s.get("group") for s in truth["switches"]}
     per_pair = truth["params"]["global_links"]
-    short = {}
+    spines = truth["params"]["spines"]
+    # Spine k of one group to spine k of the other, global_links // spines cables each (plus
+    # one for the first global_links % spines places).
+    design = {k: per_pair // spines + (1 if k < per_pair % spines else 0) for k in range(spines)}
+    spine_lost, short = {}, {}
     for d in pulled_global:
+        key = tuple(sorted((d["a"], d["b"])))
+        spine_lost[key] = spine_lost.get(key, 0) + 1
         pair = tuple(sorted((group_of[d["a"]], group_of[d["b"]])))
         short[pair] = short.get(pair, per_pair) - 1
-    reported = {}
+    spine_place = lambda name: int(name.rsplit("spine", 1)[1]) - 1
+    want_cables = {(k, design[spine_place(k[0])] - n) for k, n in spine_lost.items()}
+    cables, reported, order = set(), {}, []
     for a in got["anomalies"]:
-        m = re.match(r"^groups (\S+) and (\S+): (\d+) global cable", a["detail"])
+        m = re.match(r"^'([^']+)' has (no|\d+) cables? to '([^']+)' \((\d+) expected", a["detail"])
+        if a["kind"] == "missing-global-cable" and m:
+            cables.add((tuple(sorted((m.group(1), m.group(3)))), cable_count(m.group(2))))
+            check(int(m.group(4)) == design[spine_place(m.group(1))],
+                  f"{m.group(1)} to {m.group(3)}: {m.group(4)} cables expected, as designed")
+        m = re.match(r"^groups (\S+) and (\S+): (\d+) global cable\(s\), (\d+) short of the (\d+)",
+                     a["detail"])
         if a["kind"] == "thin-global-links" and m:
             reported[tuple(sorted((m.group(1), m.group(2))))] = int(m.group(3))
+            order.append(int(m.group(4)))
+            check(int(m.group(5)) == per_pair, f"a group pair's design is {m.group(5)} cables, "
+                                               f"expected {per_pair}")
+    check(cables == want_cables,
+          f"every absent global cable is named by its two spines with the count left, and only "
+          f"those ({len(pulled_global)} pulled over {len(want_cables)} spine pairs; "
+          f"{len(cables)} reported, {len(want_cables - cables)} missed, "
+          f"{len(cables - want_cables)} extra)")
     check(reported == short, f"every group pair short of global cables is reported with its count "
                              f"({len(pulled_global)} cables pulled over {len(short)} pairs; "
                              f"reported {len(reported)} pairs)")
+    check(order == sorted(order, reverse=True),
+          f"group pairs are listed most cables lost first ({order[:5]}...)")
 
 
 def truth_role(truth, name):
@@ -204,7 +259,13 @@ def check_classification(binary, truth, base, shape):
     kinds = sorted({a["kind"] for a in got["anomalies"]})
     dropped = truth.get("dropped", [])
     want_kinds = set(["resolved-by-guid-map"] if unnamed else [])
-    want_kinds |= {"missing-uplink" for d in dropped if d["kind"] == "uplink"}
+    lost = {}
+    for d in dropped:
+        if d["kind"] == "uplink":
+            lost[frozenset((d["a"], d["b"]))] = lost.get(frozenset((d["a"], d["b"])), 0) + 1
+    parallel = truth["params"].get("parallel", 1)
+    want_kinds |= {"missing-uplink" if n == parallel else "uneven-uplinks" for n in lost.values()}
+    want_kinds |= {"missing-global-cable" for d in dropped if d["kind"] == "global"}
     want_kinds |= {"thin-global-links" for d in dropped if d["kind"] == "global"}
     on_spine = [h for h, rec in truth["hosts"].items() if rec["su"] == rec["hcas"][0]["leaf"]]
     non_compute = truth.get("non_compute", [])
@@ -226,6 +287,16 @@ def check_classification(binary, truth, base, shape):
     check(kinds == sorted(want_kinds), f"anomalies: {kinds}, expected {sorted(want_kinds)}")
     if dropped:
         check_pulled_cables(got, truth, leaf_name)
+        # The admin's design, given, judges the same cables.
+        with open(base + ".cabling", "w") as fh:
+            fh.write(f"# the generator's design\nleaf-spine-cables {truth['params']['parallel']}\n")
+            if shape == "dfp":
+                fh.write(f"global-cables {truth['params']['global_links']}\n")
+        print("with --expect-cabling:")
+        given = discover(binary, base + ".out", base + "-map-expect",
+                         ["--expect-cabling", base + ".cabling"] +
+                         (["--guid-map", base + ".guidmap"] if unnamed else []))
+        check_pulled_cables(given, truth, leaf_name)
     # topology.conf: the SU level holds exactly the truth's SUs, and one root.
     conf = open(os.path.join(base + "-map", "topology.conf")).read()
     levels = [dict(kv.split("=", 1) for kv in line.split()) for line in conf.splitlines()

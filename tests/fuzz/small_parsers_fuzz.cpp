@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: the small readers, each given the whole input — GUID → name maps
-// (discover --guid-map), NCCL versions and version ranges (policy), nccl-tests output (a health
-// command), /proc/meminfo (the memory check), numbers, %n node-name patterns, and the node facts
-// cache (read under the key it names, so that the lines after it are reached; what is accepted
-// must write back to the same text), and the state of `switchyard steer` (the weights it set,
-// the nodes it saw drained and back; what it keeps must write back to itself), and scontrol's
-// topologies and partitions (discover --partition-topology slurm) with the option's items, and a
-// site's NodeName lines (discover --slurm-nodes; hosts outside any map keep their line).
+// (discover --guid-map), the design's cable counts (discover --expect-cabling), NCCL versions and
+// version ranges (policy), nccl-tests output (a health command), /proc/meminfo (the memory check),
+// numbers, %n node-name patterns, and the node facts cache (read under the key it names, so that
+// the lines after it are reached; what is accepted must write back to the same text), and the state
+// of `switchyard steer` (the weights it set, the nodes it saw drained and back; what it keeps must
+// write back to itself), and scontrol's topologies and partitions (discover --partition-topology
+// slurm) with the option's items, and a site's NodeName lines (discover --slurm-nodes; hosts
+// outside any map keep their line).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -51,6 +52,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     namespace pol = switchyard::policy;
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     (void)switchyard::topology::parse_guid_map(text, "fuzz.map");
+    if (const auto c = switchyard::topology::parse_expected_cabling(text, "fuzz.cabling");
+        c &&
+        ((c->global && (*c->global < 1 || *c->global > switchyard::topology::kMaxExpectedCables)) ||
+         (c->leaf_spine && *c->leaf_spine < 1))) {
+        std::abort();  // every count accepted is within its bounds
+    }
     const auto v = pol::parse_nccl_version(text);
     if (const auto r = pol::parse_version_range(text); r && v) {
         (void)r->contains(*v);

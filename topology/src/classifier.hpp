@@ -108,6 +108,21 @@ inline bool is_factory_ca_desc(std::string_view d) {
             std::isdigit(static_cast<unsigned char>(d[2])) != 0);
 }
 
+/// The count a design gives every member of a set (cables per group pair, per leaf-spine
+/// pair), judged from the set itself: the largest count that many members have, the K-th
+/// largest with K = 5 % of the members (at least 2). The most common count is not the design
+/// once damage is common: with a tenth of 8 cables per pair pulled, most pairs have 7.
+struct Design {
+    std::uint32_t count = 0;  ///< what each member should have
+    std::size_t having = 0;   ///< members with at least that many
+    std::size_t of = 0;       ///< members judged
+    bool given = false;       ///< count from --expect-cabling, not judged
+    /// The count given instead of the judged one (members having it recounted).
+    void expect(std::uint32_t n, const std::vector<std::uint32_t>& counts);
+};
+/// `counts` holds the members that have some; `members` counts those with none as well.
+Design design_of(std::vector<std::uint32_t> counts, std::size_t members);
+
 /// Cables per (leaf, upper switch) pair, sorted by the pair (a std::map of them cost 10 % of
 /// classify at 800k HCAs).
 using UplinkCounts = std::vector<std::pair<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t>>;
@@ -204,13 +219,15 @@ private:
     /// no cable to it is reported, both ends named.
     void report_missing_uplinks(const UplinkCounts& uplinks);
 
-    /// Dragonfly+: global cables per pair of groups; a pair with fewer than most pairs (or
-    /// none, where most pairs have some) is reported with both groups named.
-    void report_thin_global_links(const std::vector<std::uint32_t>& group_of_switch);
+    /// Dragonfly+: global cables judged against the design (design_of): per group pair, and,
+    /// where the cabling has a pattern (spine k of one group to spine k of the other in every
+    /// pair), per spine pair, so each absent cable is named by its two switches.
+    void report_global_cables(const std::vector<std::uint32_t>& group_of_switch);
 
-    /// Histogram of cables per (leaf, upper switch) pair; pairs below the most common count
-    /// (a cable down or missing) are anomalies.
+    /// Cables per (leaf, upper switch) pair against its group's design (design_of): a bundle
+    /// with fewer than its siblings is an anomaly. Sets uplink_design_ per group.
     void report_uplinks(const UplinkCounts& uplinks);
+    std::vector<Design> uplink_design_;  ///< per group
 
     [[nodiscard]] NodeIndex leaf_node(std::uint32_t map_switch) const;
     mutable std::vector<NodeIndex> node_of_switch_;

@@ -29,6 +29,20 @@ using GuidMap = std::unordered_map<std::uint64_t, GuidEntry>;
 ///         fields, or one GUID given two different hosts.
 [[nodiscard]] Result<GuidMap> parse_guid_map(std::string_view text, std::string_view source);
 
+/// The cable counts a fabric's design gives (discover --expect-cabling), where the admin knows
+/// them; each unset one is judged from the fabric (the largest count that many pairs have).
+struct ExpectedCabling {
+    std::optional<std::uint32_t> leaf_spine;  ///< cables between a leaf and each upper switch
+    std::optional<std::uint32_t> global;      ///< cables between two Dragonfly+ groups
+};
+inline constexpr std::uint32_t kMaxExpectedCables = 65535;
+
+/// Parses "leaf-spine-cables <n>" and "global-cables <n>" lines ('#' comments, blank lines).
+/// \return the counts, or Error::parse with source:line for an unknown key, a key given twice,
+///         or a count that is not 1 to kMaxExpectedCables.
+[[nodiscard]] Result<ExpectedCabling> parse_expected_cabling(std::string_view text,
+                                                             std::string_view source);
+
 struct ClassifyOptions {
     const GuidMap* guid_map = nullptr;  ///< optional
     /// Whether an HCA device name belongs to the compute fabric (discover: a Pattern of
@@ -38,6 +52,8 @@ struct ClassifyOptions {
     /// The hosts a site expects (discover --expect-hosts): which hosts cabled into a spine are
     /// compute hosts. Without it, those named like the hosts on leaves are. Optional.
     const std::vector<std::string>* expected_hosts = nullptr;
+    /// The design's cable counts, judged from the fabric where not given. Optional.
+    const ExpectedCabling* expected_cabling = nullptr;
     /// Graph nodes from which the hosts are found in two halves at once (the result is the
     /// same either way; tests set 0 and SIZE_MAX to compare).
     std::size_t two_threads_from = 50000;
