@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The layering of the libraries, checked over #include lines (docs/design.md draws it).
+
+Each top folder may include the public headers ("switchyard/<lib>/...") of the libraries listed
+for it below and nothing else of the project; a quoted include that climbs out of its folder
+("../x.hpp") is refused, so a private header stays private; only plugin/ includes Slurm's headers
+(<slurm/...>, <spank.h>). tests/, bench/ and the fuzz harnesses may use everything.
+
+Usage: check-layering.py [ROOT]        check the tree at ROOT (default: this checkout)
+       check-layering.py --self-test   plant one forbidden include of each kind in a copy of
+                                       the tree and require each to be refused
+"""
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+# folder -> the libraries its sources may include (its own included).
+ALLOWED = {
+    "common": {"common"},
+    "topology": {"common", "topology"},
+    "policy": {"common", "topology", "policy"},
+    "cli": {"common", "topology", "policy", "cli"},
+    "plugin": {"common", "topology", "policy", "plugin"},
+}
+SLURM_ALLOWED = {"plugin"}
+SOURCES = (".c", ".h", ".cpp", ".hpp")
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
+PROJECT = re.compile(r"^switchyard/([a-z_]+)/")
+SLURM = re.compile(r"^(slurm/|spank\.h$)")
+
+
+def problems(root):
+    out = []
+    for top in sorted(ALLOWED):
+        for dirpath, _, files in os.walk(os.path.join(root, top)):
+            for name in sorted(files):
+                if not name.endswith(SOURCES):
+                    continue
+                path = os.path.join(dirpath, name)
+                rel = os.path.relpath(path, root)
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    for n, line in enumerate(fh, 1):
+                        m = INCLUDE.match(line)
+                        if not m:
+                            continue
+                        quote, target = m.groups()
+                        lib = PROJECT.match(target)
+                        if lib and lib.group(1) not in ALLOWED[top]:
+                            out.append(f"{rel}:{n}: includes {target}: {top}/ may use only "
+                                       f"{', '.join(sorted(ALLOWED[top]))}")
+                        if SLURM.match(target) and top not in SLURM_ALLOWED:
+                            out.append(f"{rel}:{n}: includes Slurm's {target}: only plugin/ "
+                                       f"includes Slurm headers")
+                        if quote == '"' and not lib:
+                            inside = os.path.normpath(os.path.join(dirpath, target))
+                            if not inside.startswith(os.path.join(root, top) + os.sep):
+                                out.append(f"{rel}:{n}: includes {target}, outside {top}/: "
+                                           f"use a public header (switchyard/<lib>/...)")
+    return out
+
+
+def self_test(root):
+    """Each planted include must be refused, naming its file and line; the tree itself passes."""
+    plants = [
+        ("topology/src/classify.cpp", '#include "switchyard/policy/policy.hpp"', "policy"),
+        ("common/src/strings.cpp", '#include "switchyard/topology/classify.hpp"', "topology"),
+        ("policy/src/steer.cpp", "#include <slurm/slurm.h>", "Slurm"),
+        ("cli/main.cpp", '#include "../plugin/hooks.hpp"', "outside cli/"),
+    ]
+    failed = 0
+    for path, line, word in plants:
+        with tempfile.TemporaryDirectory(prefix="switchyard-layering-") as tmp:
+            for top in ALLOWED:
+                shutil.copytree(os.path.join(root, top), os.path.join(tmp, top))
+            with open(os.path.join(tmp, path), "a") as fh:
+                fh.write(line + "\n")
+            found = [p for p in problems(tmp) if p.startswith(path + ":") and word in p]
+            print(("ok: " if found else "FAIL: ") + f"{line} planted in {path} is refused" +
+                  (f": {found[0]}" if found else ""))
+            failed += 0 if found else 1
+    return failed
+
+
+def main(argv):
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if argv and argv[0] == "--self-test":
+        failed = self_test(here)
+        failed += 1 if problems(here) else 0
+        print("self-test passed" if not failed else f"{failed} self-test check(s) failed")
+        return 1 if failed else 0
+    root = argv[0] if argv else here
+    found = problems(root)
+    for p in found:
+        print(p)
+    print(f"layering: {len(found)} forbidden include(s)" if found else "ok: layering")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
