@@ -15,8 +15,9 @@ Result<ExpectedCabling> parse_expected_cabling(std::string_view text, std::strin
         ++line_no;
         auto bad = [&](const std::string& why) {
             return fail(Error::parse(SourceLoc{std::string(source), line_no, 0},
-                                     why + "; expected 'leaf-spine-cables <count>' or "
-                                           "'global-cables <count>', a count from 1 to " +
+                                     why +
+                                         "; expected 'leaf-spine-cables <count>' or "
+                                         "'global-cables <count>', a count from 1 to " +
                                          std::to_string(kMaxExpectedCables)));
         };
         if (const auto hash = line.find('#'); hash != std::string_view::npos) {
