@@ -26,14 +26,36 @@ ALLOWED = {
     "plugin": {"common", "topology", "policy", "plugin"},
 }
 SLURM_ALLOWED = {"plugin"}
+# plugin/ by module: its folders' headers are reached by name through include paths, so a
+# folder may include by name only the headers of the folders listed for it. core/ (the hook
+# logic the tests link with a fake SpankApi) includes no Slurm header and no adapter.
+PLUGIN_ALLOWED = {
+    "core": {"core"},
+    "adapters": {"adapters", "core"},
+    "front": {"front", "adapters", "core"},
+    "step": {"step", "adapters", "core"},
+    "gate": {"gate", "adapters", "core"},
+}
 SOURCES = (".c", ".h", ".cpp", ".hpp")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
 PROJECT = re.compile(r"^switchyard/([a-z_]+)/")
 SLURM = re.compile(r"^(slurm/|spank\.h$)")
 
 
+def plugin_headers(root):
+    """Header name -> the plugin/ folder that holds it."""
+    owner = {}
+    for sub in PLUGIN_ALLOWED:
+        folder = os.path.join(root, "plugin", sub)
+        for name in os.listdir(folder) if os.path.isdir(folder) else []:
+            if name.endswith((".h", ".hpp")):
+                owner[name] = sub
+    return owner
+
+
 def problems(root):
     out = []
+    owner = plugin_headers(root)
     for top in sorted(ALLOWED):
         for dirpath, _, files in os.walk(os.path.join(root, top)):
             for name in sorted(files):
@@ -51,9 +73,15 @@ def problems(root):
                         if lib and lib.group(1) not in ALLOWED[top]:
                             out.append(f"{rel}:{n}: includes {target}: {top}/ may use only "
                                        f"{', '.join(sorted(ALLOWED[top]))}")
-                        if SLURM.match(target) and top not in SLURM_ALLOWED:
+                        sub = rel.split(os.sep)[1] if top == "plugin" and rel.count(os.sep) > 1 else ""
+                        if SLURM.match(target) and (top not in SLURM_ALLOWED or sub == "core"):
                             out.append(f"{rel}:{n}: includes Slurm's {target}: only plugin/ "
-                                       f"includes Slurm headers")
+                                       f"(not its core/) includes Slurm headers")
+                        home = owner.get(os.path.basename(target)) if quote == '"' else None
+                        if sub in PLUGIN_ALLOWED and home and home not in PLUGIN_ALLOWED[sub]:
+                            out.append(f"{rel}:{n}: includes {target} of plugin/{home}/: "
+                                       f"plugin/{sub}/ may use only "
+                                       f"{', '.join(sorted(PLUGIN_ALLOWED[sub]))}")
                         if quote == '"' and not lib:
                             inside = os.path.normpath(os.path.join(dirpath, target))
                             if not inside.startswith(os.path.join(root, top) + os.sep):
@@ -68,7 +96,9 @@ def self_test(root):
         ("topology/src/classify.cpp", '#include "switchyard/policy/policy.hpp"', "policy"),
         ("common/src/strings.cpp", '#include "switchyard/topology/classify.hpp"', "topology"),
         ("policy/src/steer.cpp", "#include <slurm/slurm.h>", "Slurm"),
-        ("cli/main.cpp", '#include "../plugin/hooks.hpp"', "outside cli/"),
+        ("cli/main.cpp", '#include "../plugin/core/hooks.hpp"', "outside cli/"),
+        ("plugin/core/hooks.cpp", "#include <slurm/spank.h>", "Slurm"),
+        ("plugin/core/hooks.cpp", '#include "spank_compat.hpp"', "plugin/adapters/"),
     ]
     failed = 0
     for path, line, word in plants:

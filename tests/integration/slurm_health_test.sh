@@ -17,6 +17,10 @@ use_cluster "$run"
 reason_of() { scontrol show node "$1" | sed -n 's/^ *Reason=\(.*\) \[.*$/\1/p'; }
 drained() { scontrol show node "$1" | grep -qE 'State=[A-Z+]*DRAIN'; }
 
+# breaker-and-hang adds a hanging check to the shared policy and puts it back when done; a run
+# killed before that (a timeout) must not leave the hang to every later case and run.
+if [ -f "$policy.orig" ]; then mv "$policy.orig" "$policy"; fi
+
 case $case_name in
   requeue-and-drain)
     : > "$breaker"  # no drains recorded by an earlier (interrupted) run
@@ -93,6 +97,7 @@ case $case_name in
     ;;
   breaker-and-hang)
     cp "$policy" "$policy.orig"
+    trap 'if [ -f "$policy.orig" ]; then mv "$policy.orig" "$policy"; fi' EXIT
     : > "$breaker"
     for n in $(seq -f 'node%03g' 1 16); do scontrol update nodename="$n" state=resume 2>/dev/null; done
     # A broken check that hangs on every node: killed at its timeout, counted as failed.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The step cache's file format and file checks (plugin/step_cache.hpp), on real files.
+// The step cache's file format and file checks (plugin/core/step_cache.hpp), on real files.
 #include "step_cache.hpp"
 
 #include <sys/stat.h>
