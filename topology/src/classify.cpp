@@ -566,9 +566,11 @@ void Classifier::report_global_cables(const std::vector<std::uint32_t>& group_of
         for (std::size_t b = a + 1; b < ng; ++b) {
             const auto n = total[pair_index(a, b)];
             if (n < design.count) {
-                auto [x, y] = std::minmax(std::string_view(map_.groups[a].name),
-                                          std::string_view(map_.groups[b].name));
-                thin.push_back({design.count - n, x, y});
+                // Views of the names themselves: std::minmax of two temporaries would return
+                // references to them, dangling at the end of the statement.
+                const std::string_view x = map_.groups[a].name;
+                const std::string_view y = map_.groups[b].name;
+                thin.push_back({design.count - n, std::min(x, y), std::max(x, y)});
             }
         }
     }
