@@ -3,7 +3,7 @@
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
-#include "switchyard/policy/planner.hpp"
+#include "switchyard/placement/planner.hpp"
 #include "switchyard/topology/classify.hpp"
 #include "switchyard/topology/fabric_index.hpp"
 #include "switchyard/topology/slurm_writers.hpp"
@@ -129,8 +129,7 @@ void BM_Plan4096(benchmark::State& state) {
         nodes.push_back(map.hosts[i].name);
     }
     for (auto _ : state) {
-        auto p =
-            switchyard::policy::plan_stages(nodes, &map, 8, switchyard::policy::StageScope::Group);
+        auto p = switchyard::placement::plan_stages(nodes, &map, 8, switchyard::StageScope::Group);
         benchmark::DoNotOptimize(p);
     }
     state.counters["nodes"] = static_cast<double>(nodes.size());

@@ -8,19 +8,19 @@
 #include <fstream>
 #include <sstream>
 
-#include "switchyard/policy/health.hpp"
+#include "switchyard/health/health.hpp"
 #include "switchyard/topology/node_readers.hpp"
 #include "typical_node.hpp"
 
 namespace {
 
-namespace pol = switchyard::policy;
 namespace topo = switchyard::topology;
 
-pol::HealthChecks typical_policy(const std::filesystem::path& scratch) {
-    pol::HealthChecks p;
-    p.rdma_ports = pol::RdmaPortsCheck{8, 200, "InfiniBand", "^mlx5_[0-7]$"};
-    p.link_errors = pol::LinkErrorsCheck{2, "^mlx5_[0-7]$", (scratch / "link-errors").string()};
+switchyard::health::HealthChecks typical_policy(const std::filesystem::path& scratch) {
+    switchyard::health::HealthChecks p;
+    p.rdma_ports = switchyard::health::RdmaPortsCheck{8, 200, "InfiniBand", "^mlx5_[0-7]$"};
+    p.link_errors =
+        switchyard::health::LinkErrorsCheck{2, "^mlx5_[0-7]$", (scratch / "link-errors").string()};
     p.gpus = 8;
     p.min_memory_gb = 1;
     p.filesystems.push_back({"/tmp", 0.01, true});
@@ -38,9 +38,9 @@ void BM_BuiltinChecks(benchmark::State& state) {
             state.SkipWithError(node.error().message().c_str());
             return;
         }
-        pol::SystemProbe probe(*node, fs.root());
-        auto report = pol::run_health_checks(policy, probe, 30);
-        if (report.verdict != pol::HealthStatus::Pass) {
+        switchyard::health::SystemProbe probe(*node, fs.root());
+        auto report = switchyard::health::run_health_checks(policy, probe, 30);
+        if (report.verdict != switchyard::health::HealthStatus::Pass) {
             state.SkipWithError(("not healthy: " + report.reason()).c_str());
             return;
         }
@@ -59,9 +59,9 @@ void BM_ChecksOnly(benchmark::State& state) {
         state.SkipWithError(node.error().message().c_str());
         return;
     }
-    pol::SystemProbe probe(*node, fs.root());
+    switchyard::health::SystemProbe probe(*node, fs.root());
     for (auto _ : state) {
-        auto report = pol::run_health_checks(policy, probe, 30);
+        auto report = switchyard::health::run_health_checks(policy, probe, 30);
         benchmark::DoNotOptimize(report);
     }
 }
@@ -80,15 +80,15 @@ void BM_NvmlFake(benchmark::State& state) {
         }
     }
     setenv("SWITCHYARD_FAKE_NVML", config.c_str(), 1);
-    pol::NvmlCheck c;
+    switchyard::health::NvmlCheck c;
     c.library = FAKE_NVML;
     c.gpus = 8;
     c.nvlinks = 18;
     const topo::NodeTopology none;
-    pol::SystemProbe probe(none, "/");
+    switchyard::health::SystemProbe probe(none, "/");
     for (auto _ : state) {
-        auto r = pol::check_nvml(probe, c);
-        if (r.status != pol::HealthStatus::Pass) {
+        auto r = switchyard::health::check_nvml(probe, c);
+        if (r.status != switchyard::health::HealthStatus::Pass) {
             state.SkipWithError(r.detail.c_str());
             return;
         }

@@ -9,8 +9,8 @@
 #include <fstream>
 
 #include "fake_sysfs.hpp"
+#include "switchyard/nccl/rules.hpp"
 #include "switchyard/policy/loaders.hpp"
-#include "switchyard/policy/nccl_rules.hpp"
 #include "switchyard/topology/classify.hpp"
 #include "switchyard/topology/fabric_index.hpp"
 #include "synthetic_fabric.hpp"
@@ -61,7 +61,7 @@ void BM_StepNcclWork(benchmark::State& state) {
         << (state.range(3) != 0 ? (fs.root() / "cache" / "%n.node").string() : "off")
         << "\nnccl:\n  compute_hca: \"mlx5_[0-3]\"\n  profiles:\n    - name: debug\n"
            "      user_selectable: true\n      set: {NCCL_DEBUG: INFO}\n";
-    pol::JobFacts job;
+    switchyard::nccl::JobFacts job;
     job.this_host = "host000005";
     for (int i = 0; i < 64; ++i) {
         char h[16];
@@ -75,7 +75,7 @@ void BM_StepNcclWork(benchmark::State& state) {
         auto p = pol::load_policy_file(policy_path);
         auto node = pol::load_node(*p, {job.this_host, "", "", pol::NodeCache::Read, nullptr});
         auto m = pol::load_fabric_map_file(p->fabric_map, &job.hosts);
-        auto d = pol::decide_node_env(*p, *node, &*m, job, {}, {});
+        auto d = switchyard::nccl::decide_node_env(p->nccl, *node, &*m, job, {}, {});
         benchmark::DoNotOptimize(d.set.data());
     }
 }

@@ -24,13 +24,12 @@
 
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/common/strings.hpp"
-#include "switchyard/policy/planner.hpp"
-#include "switchyard/policy/steer.hpp"
+#include "switchyard/placement/planner.hpp"
+#include "switchyard/placement/steer.hpp"
 #include "switchyard/topology/fabric_map.hpp"
 
 namespace {
 
-namespace pol = switchyard::policy;
 namespace topo = switchyard::topology;
 
 struct TraceJob {
@@ -100,7 +99,7 @@ std::map<unsigned, TraceJob> read_trace(const std::string& path) {
 Run read_run(const std::string& path,
              const std::map<unsigned, TraceJob>& trace,
              const topo::FabricMap& map,
-             const pol::CostParams& params) {
+             const switchyard::placement::CostParams& params) {
     Run run;
     const auto slash = path.find_last_of('/');
     run.label = path.substr(slash == std::string::npos ? 0 : slash + 1);
@@ -146,7 +145,8 @@ Run read_run(const std::string& path,
                 std::to_string(t->second.nodes) + " nodes");
         }
         if (switchyard && j.stages > 1) {
-            auto plan = pol::plan_stages(*nodes, &map, j.stages, pol::StageScope::Any, params);
+            auto plan = switchyard::placement::plan_stages(*nodes, &map, j.stages,
+                                                           switchyard::StageScope::Any, params);
             if (!plan) {
                 die(where + ": " + plan.error().message());
             }
@@ -209,8 +209,8 @@ struct Summary {
 
 Summary summarise(const Run& run,
                   const topo::FabricMap& map,
-                  const pol::CostParams& params,
-                  const std::map<std::string, pol::Degradation>& degraded) {
+                  const switchyard::placement::CostParams& params,
+                  const std::map<std::string, switchyard::placement::Degradation>& degraded) {
     Summary s;
     std::size_t largest_su = 1;
     std::vector<std::size_t> group_hosts(map.groups.size(), 0);
@@ -280,7 +280,7 @@ Summary summarise(const Run& run,
         double pp = 0;
         double bound = 0;
         if (nodes >= 2) {
-            const auto c = pol::shared_cost(j.stage_nodes, others, &map, params);
+            const auto c = switchyard::placement::shared_cost(j.stage_nodes, others, &map, params);
             step = c.total * 1e3;
             dp = c.dp * 1e3;
             pp = c.pp * 1e3;
@@ -289,15 +289,15 @@ Summary summarise(const Run& run,
             if (j.stage_nodes.size() > 1) {
                 s.pp_ms.push_back(pp);
             }
-            const auto global = pol::Limit::Kind::Global;
+            const auto global = switchyard::placement::Limit::Kind::Global;
             s.global_paced += c.dp_limit.kind == global || c.pp_limit.kind == global ? 1U : 0U;
             std::vector<std::string> all;
             for (const auto& st : j.stage_nodes) {
                 all.insert(all.end(), st.begin(), st.end());
             }
-            const auto plan =
-                pol::plan_stages(all, &map, static_cast<unsigned>(j.stage_nodes.size()),
-                                 pol::StageScope::Any, params);
+            const auto plan = switchyard::placement::plan_stages(
+                all, &map, static_cast<unsigned>(j.stage_nodes.size()), switchyard::StageScope::Any,
+                params);
             if (plan) {
                 bound = plan->lower_bound_cost.total * 1e3;
                 s.bound_ms.push_back(bound);
@@ -430,10 +430,10 @@ int main(int argc, char** argv) {
         die(map.error().message());
     }
     const auto trace = read_trace(trace_path);
-    const pol::CostParams params;
-    auto degraded = pol::fabric_degradation(*map);
+    const switchyard::placement::CostParams params;
+    auto degraded = switchyard::placement::fabric_degradation(*map);
     for (const auto& n : flaky) {
-        pol::add_soft_signal(degraded, n, 0.9, 0.5, "link errors growing");
+        switchyard::placement::add_soft_signal(degraded, n, 0.9, 0.5, "link errors growing");
     }
     std::vector<Run> runs;
     std::vector<Summary> sums;

@@ -26,7 +26,7 @@ int run_check_config(const std::string& file) {
         return kExitProblem;
     }
     std::cout << file << ": ok (" << loaded.policy->nccl.profiles.size()
-              << " NCCL profiles; users may choose: " << loaded.policy->user_profile_names()
+              << " NCCL profiles; users may choose: " << loaded.policy->nccl.user_profile_names()
               << ")\n";
     return kExitOk;
 }

@@ -8,9 +8,9 @@
 #include "commands.hpp"
 #include "io.hpp"
 #include "switchyard/common/hostlist.hpp"
+#include "switchyard/common/pattern.hpp"
 #include "switchyard/common/process.hpp"
 #include "switchyard/common/strings.hpp"
-#include "switchyard/policy/pattern.hpp"
 #include "switchyard/topology/classify.hpp"
 #include "switchyard/topology/fabric_index.hpp"
 #include "switchyard/topology/slurm_nodes.hpp"
@@ -257,7 +257,7 @@ int run_discover(const DiscoverArgs& a) {
         opt.expected_cabling = &cabling;
     }
     if (!a.compute_hca.empty()) {
-        auto pattern = policy::Pattern::compile(a.compute_hca);
+        auto pattern = Pattern::compile(a.compute_hca);
         if (!pattern) {
             std::cerr << "switchyard discover: --compute-hca: " << pattern.error().message()
                       << "\n";

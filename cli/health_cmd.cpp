@@ -10,7 +10,7 @@
 #include "io.hpp"
 #include "switchyard/common/process.hpp"
 #include "switchyard/common/strings.hpp"
-#include "switchyard/policy/drain.hpp"
+#include "switchyard/health/drain.hpp"
 #include "switchyard/policy/loaders.hpp"
 #include "switchyard/topology/node_readers.hpp"
 
@@ -49,7 +49,7 @@ Result<std::string> resume_if_owned(const std::string& node) {
     if (!reason) {
         return fail(reason.error());
     }
-    const auto decision = policy::decide_resume(node, *reason);
+    const auto decision = health::decide_resume(node, *reason);
     if (!decision.resume) {
         return decision.message;
     }
@@ -61,8 +61,8 @@ Result<std::string> resume_if_owned(const std::string& node) {
     return decision.message;
 }
 
-std::string prometheus_text(const policy::HealthReport& r, const std::string& host) {
-    auto value = [](policy::HealthStatus s) { return std::to_string(static_cast<int>(s)); };
+std::string prometheus_text(const health::HealthReport& r, const std::string& host) {
+    auto value = [](health::HealthStatus s) { return std::to_string(static_cast<int>(s)); };
     std::string out =
         "# HELP switchyard_health_verdict Worst check status: 0 pass, 1 warn, 2 fail.\n"
         "# TYPE switchyard_health_verdict gauge\n"
@@ -106,20 +106,20 @@ int run_health(HealthArgs a) {
         std::cerr << "ERROR: switchyard: node facts: " << node.error().to_string() << "\n";
         return kExitProblem;
     }
-    policy::SystemProbe probe(
+    health::SystemProbe probe(
         *node,
         topology::expand_node_path(!a.sysfs_root.empty() ? a.sysfs_root : pol->sysfs_root, host));
     std::string set;
     const auto chosen =
-        policy::with_node_paths(pol->health.for_node(node->shape, a.partition, &set), host);
-    const auto report = policy::run_health_checks(chosen, probe, pol->health.budget_s);
+        health::with_node_paths(pol->health.for_node(node->shape, a.partition, &set), host);
+    const auto report = health::run_health_checks(chosen, probe, pol->health.budget_s);
     if (!a.prometheus.empty()) {
         if (auto w = write_file_atomic(a.prometheus, prometheus_text(report, host)); !w) {
             std::cerr << "switchyard health: --prometheus: " << w.error().to_string() << "\n";
             return kExitProblem;
         }
     }
-    const bool failed = report.verdict == policy::HealthStatus::Fail;
+    const bool failed = report.verdict == health::HealthStatus::Fail;
     if (a.resume && !failed && report.checks.empty()) {
         // Nothing was checked: passing proves nothing, so nothing is resumed.
         std::cerr << "switchyard health: --resume: not resuming " << host
@@ -136,11 +136,11 @@ int run_health(HealthArgs a) {
     }
     if (a.json) {
         nlohmann::json out{
-            {"verdict", policy::to_string(report.verdict)}, {"node", host}, {"set", set}};
+            {"verdict", health::to_string(report.verdict)}, {"node", host}, {"set", set}};
         auto& checks = out["checks"] = nlohmann::json::array();
         for (const auto& c : report.checks) {
             checks.push_back({{"name", c.name},
-                              {"status", policy::to_string(c.status)},
+                              {"status", health::to_string(c.status)},
                               {"detail", c.detail},
                               {"duration_ms", c.duration_ms}});
             if (c.soft > 0) {  // how near failing a passing check came (switchyard steer)
@@ -152,7 +152,7 @@ int run_health(HealthArgs a) {
         std::cout << "ERROR: " << report.reason() << "\n";  // NHC style: one line
     } else {
         std::cout << "OK: switchyard: " << report.checks.size() << " checks, verdict "
-                  << policy::to_string(report.verdict) << "\n";
+                  << health::to_string(report.verdict) << "\n";
     }
     return failed ? kExitProblem : kExitOk;
 }

@@ -151,8 +151,8 @@ std::string slurm_problem(const ProcessRun& r, std::string_view command) {
     return std::string(trim(r.output));
 }
 
-Result<std::map<std::string, policy::SlurmNodeState>> slurm_nodes(const std::string& nodes) {
-    const auto argv = policy::slurm_nodes_query(nodes);
+Result<std::map<std::string, health::SlurmNodeState>> slurm_nodes(const std::string& nodes) {
+    const auto argv = health::slurm_nodes_query(nodes);
     const auto r = run_process(argv, 30, nullptr, std::size_t{64} << 20);
     const auto what = join(argv, " ");
     if (r.exit_code != 0) {
@@ -161,7 +161,7 @@ Result<std::map<std::string, policy::SlurmNodeState>> slurm_nodes(const std::str
     if (r.truncated) {
         return fail(Error::io(what + ": more than 64 MiB of output; not read"));
     }
-    auto parsed = policy::parse_slurm_nodes(r.output);
+    auto parsed = health::parse_slurm_nodes(r.output);
     if (!parsed) {
         return fail(Error::io(what + ": " + parsed.error().to_string()));
     }

@@ -12,7 +12,7 @@
 #include "switchyard/common/file.hpp"
 #include "switchyard/common/process.hpp"
 #include "switchyard/common/result.hpp"
-#include "switchyard/policy/drain.hpp"
+#include "switchyard/health/drain.hpp"
 #include "switchyard/topology/fabric_map.hpp"
 
 namespace switchyard::cli {
@@ -79,7 +79,7 @@ void keep_until_exit(T&& value) {
 
 /// What Slurm says of `nodes` (a host list; "" for every node), through sinfo. Its output is
 /// read up to 64 MiB (about a million nodes); more is refused, never half read.
-[[nodiscard]] Result<std::map<std::string, policy::SlurmNodeState>> slurm_nodes(
+[[nodiscard]] Result<std::map<std::string, health::SlurmNodeState>> slurm_nodes(
     const std::string& nodes);
 
 /// Reads and validates a fabric map file (errors name the file and line).

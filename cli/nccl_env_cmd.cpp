@@ -8,8 +8,8 @@
 #include "commands.hpp"
 #include "io.hpp"
 #include "switchyard/common/hostlist.hpp"
+#include "switchyard/nccl/rules.hpp"
 #include "switchyard/policy/loaders.hpp"
-#include "switchyard/policy/nccl_rules.hpp"
 
 namespace switchyard::cli {
 namespace {
@@ -42,12 +42,12 @@ int run_nccl_env(const NcclArgs& a) {
         }
         pol = std::move(*loaded);
     }
-    auto choice = policy::parse_nccl_env(a.choice);
+    auto choice = parse_nccl_env(a.choice);
     if (!choice) {
         std::cerr << "switchyard nccl-env: " << choice.error().message() << "\n";
         return kExitUsage;
     }
-    policy::JobFacts job;
+    nccl::JobFacts job;
     job.this_host = !a.host.empty() ? a.host : short_hostname();
     if (!a.nodes.empty()) {
         auto hosts = expand_hostlist(a.nodes);
@@ -76,7 +76,7 @@ int run_nccl_env(const NcclArgs& a) {
         }
         map = std::move(*m);
     }
-    const auto d = policy::decide_node_env(pol, *node, map ? &*map : nullptr, job, *choice, {});
+    const auto d = nccl::decide_node_env(pol.nccl, *node, map ? &*map : nullptr, job, *choice, {});
     if (a.json) {
         nlohmann::json out{{"host", job.this_host}, {"shape", node->shape}};
         auto& set = out["set"] = nlohmann::json::array();

@@ -6,8 +6,8 @@
 
 #include "commands.hpp"
 #include "switchyard/common/hostlist.hpp"
+#include "switchyard/placement/planner.hpp"
 #include "switchyard/policy/loaders.hpp"
-#include "switchyard/policy/planner.hpp"
 
 namespace switchyard::cli {
 namespace {
@@ -22,7 +22,7 @@ struct PlanArgs {
     bool order = false;
 };
 
-nlohmann::json facts_json(const policy::PlanFacts& f) {
+nlohmann::json facts_json(const placement::PlanFacts& f) {
     return {{"stages_in_one_su", f.stages_in_one_su},
             {"stages_in_one_group", f.stages_in_one_group},
             {"adjacent_in_one_group", f.adjacent_in_one_group},
@@ -35,20 +35,20 @@ int run_plan(const PlanArgs& a) {
         std::cerr << "switchyard plan: --nodes: " << hosts.error().message() << "\n";
         return kExitUsage;
     }
-    auto scope = policy::parse_stage_scope(a.scope);
+    auto scope = parse_stage_scope(a.scope);
     if (!scope) {
         std::cerr << "switchyard plan: " << scope.error().message() << "\n";
         return kExitUsage;
     }
     std::string map_path = a.map;
-    policy::CostParams params;
+    placement::CostParams params;
     if (!a.policy.empty()) {
         auto pol = policy::load_policy_file(a.policy);
         if (!pol) {
             std::cerr << "switchyard plan: " << pol.error().message() << "\n";
             return kExitProblem;
         }
-        params = policy::cost_params(pol->placement);
+        params = placement::cost_params(pol->placement);
         if (map_path.empty()) {
             map_path = pol->fabric_map;
         }
@@ -62,7 +62,7 @@ int run_plan(const PlanArgs& a) {
         }
         map = std::move(*m);
     }
-    auto plan = policy::plan_stages(*hosts, map ? &*map : nullptr, a.stages, *scope, params);
+    auto plan = placement::plan_stages(*hosts, map ? &*map : nullptr, a.stages, *scope, params);
     if (!plan) {
         std::cerr << "switchyard plan: " << plan.error().message() << "\n";
         return kExitUsage;
@@ -76,7 +76,7 @@ int run_plan(const PlanArgs& a) {
         return kExitOk;
     }
     if (!a.json) {
-        std::cout << policy::format_plan(*plan);
+        std::cout << placement::format_plan(*plan);
         return kExitOk;
     }
     nlohmann::json out;

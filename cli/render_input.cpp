@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "switchyard/policy/job_options.hpp"
+#include "switchyard/common/job_options.hpp"
 
 namespace switchyard::cli {
 namespace {
@@ -66,10 +66,10 @@ Result<void> parse_plan_json(std::string_view text, const std::string& source, R
                 where + ": each stage needs \"stage\" (a whole number) and \"nodes\" (a list)"));
         }
         const auto stage = num->get<std::uint64_t>();
-        if (stage >= policy::kMaxPipelineStages) {
+        if (stage >= kMaxPipelineStages) {
             return fail(Error::invalid_argument(
                 where + ": stage " + std::to_string(stage) + " is not below " +
-                std::to_string(policy::kMaxPipelineStages) + ", the most stages a plan has"));
+                std::to_string(kMaxPipelineStages) + ", the most stages a plan has"));
         }
         for (const auto& n : *list) {
             if (!n.is_string()) {

@@ -15,8 +15,8 @@
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/common/state_file.hpp"
 #include "switchyard/common/strings.hpp"
-#include "switchyard/policy/drain.hpp"
-#include "switchyard/policy/steer.hpp"
+#include "switchyard/health/drain.hpp"
+#include "switchyard/placement/steer.hpp"
 
 namespace switchyard::cli {
 namespace {
@@ -27,14 +27,14 @@ struct SteerArgs {
     std::string health;            ///< a directory of `switchyard health --json` outputs
     double soft_weight = 0.5;      ///< a check at its limit counts as half an SU's uplinks gone
     double flap_window_s = 86400;  ///< a node drained and put back counts this long
-    policy::SteerPolicy policy;
+    placement::SteerPolicy policy;
     bool apply = false;
 };
 
 /// The health gate's soft signals from a directory of `switchyard health --json` outputs.
 Result<void> add_health_signals(const SteerArgs& a,
                                 const topology::FabricMap& map,
-                                std::map<std::string, policy::Degradation>& degraded) {
+                                std::map<std::string, placement::Degradation>& degraded) {
     auto files = read_json_dir(a.health, "--health");
     if (!files) {
         return fail(files.error());
@@ -45,14 +45,15 @@ Result<void> add_health_signals(const SteerArgs& a,
             return fail(v.error());
         }
         if (map.find_host(v->node) != nullptr && !v->failed) {  // a failed one is drained
-            policy::add_soft_signal(degraded, v->node, v->soft, a.soft_weight, v->soft_reason);
+            placement::add_soft_signal(degraded, v->node, v->soft, a.soft_weight, v->soft_reason);
         }
     }
     return {};
 }
 
 /// One line per place: its nodes as a host list, the score, the weight and why.
-void print_places(const SteerArgs& a, const std::map<std::string, policy::Degradation>& degraded) {
+void print_places(const SteerArgs& a,
+                  const std::map<std::string, placement::Degradation>& degraded) {
     std::map<std::pair<std::string, double>, std::vector<std::string>> places;
     for (const auto& [node, d] : degraded) {
         places[{d.why, d.score}].push_back(node);
@@ -61,7 +62,8 @@ void print_places(const SteerArgs& a, const std::map<std::string, policy::Degrad
         char score[16];
         std::snprintf(score, sizeof score, "%.2f", place.second);
         std::cout << compress_hostlist(nodes) << ": score " << score << ", weight "
-                  << policy::wanted_weight(a.policy, place.second) << ": " << place.first << "\n";
+                  << placement::wanted_weight(a.policy, place.second) << ": " << place.first
+                  << "\n";
     }
     if (degraded.empty()) {
         std::cout << "no degraded place in the fabric\n";
@@ -80,7 +82,7 @@ int run_steer(const SteerArgs& a) {
                      "'switchyard discover'\n";
         return kExitProblem;
     }
-    auto degraded = policy::fabric_degradation(*map);
+    auto degraded = placement::fabric_degradation(*map);
     if (!a.health.empty()) {
         if (auto r = add_health_signals(a, *map, degraded); !r) {
             std::cerr << "switchyard steer: " << r.error().message() << "\n";
@@ -101,8 +103,8 @@ int run_steer(const SteerArgs& a) {
         std::cerr << "switchyard steer: " << text.error().message() << "; ignored and replaced\n";
         text = std::string();
     }
-    auto record = policy::WeightRecord::parse(*text);
-    auto history = policy::DrainHistory::parse(*text);
+    auto record = placement::WeightRecord::parse(*text);
+    auto history = placement::DrainHistory::parse(*text);
     auto nodes = slurm_nodes("");
     if (!nodes) {
         std::cerr << "switchyard steer: " << nodes.error().message() << "\n";
@@ -115,11 +117,11 @@ int run_steer(const SteerArgs& a) {
         if (n == nodes->end()) {
             continue;
         }
-        history.observe(h.name, n->second.held && policy::owned_reason(n->second.reason), now);
+        history.observe(h.name, n->second.held && health::owned_reason(n->second.reason), now);
         if (const auto at = history.resumed_within(h.name, now, a.flap_window_s)) {
-            policy::add_soft_signal(degraded, h.name, 1.0, a.soft_weight,
-                                    "drained by switchyard, back in service for " +
-                                        std::to_string(static_cast<long>(now - *at)) + " s");
+            placement::add_soft_signal(degraded, h.name, 1.0, a.soft_weight,
+                                       "drained by switchyard, back in service for " +
+                                           std::to_string(static_cast<long>(now - *at)) + " s");
         }
     }
     history.expire(now, a.flap_window_s);
@@ -132,15 +134,15 @@ int run_steer(const SteerArgs& a) {
         }
         const auto it = degraded.find(h.name);
         const auto wanted =
-            policy::wanted_weight(a.policy, it == degraded.end() ? 0 : it->second.score);
+            placement::wanted_weight(a.policy, it == degraded.end() ? 0 : it->second.score);
         const auto owned = record.find(h.name);
         const auto d =
-            policy::decide_weight(h.name, n->second.weight, owned, wanted, a.policy, now);
+            placement::decide_weight(h.name, n->second.weight, owned, wanted, a.policy, now);
         switch (d.action) {
-            case policy::WeightDecision::Action::Set:
+            case placement::WeightDecision::Action::Set:
                 to_set[d.weight].push_back(h.name);
                 break;
-            case policy::WeightDecision::Action::AdminOwned:
+            case placement::WeightDecision::Action::AdminOwned:
                 if (owned) {
                     record.erase(h.name);  // someone changed our weight: it is theirs now
                 }
@@ -148,10 +150,10 @@ int run_steer(const SteerArgs& a) {
                     std::cout << d.message << "\n";
                 }
                 break;
-            case policy::WeightDecision::Action::TooSoon:
+            case placement::WeightDecision::Action::TooSoon:
                 std::cout << d.message << "\n";
                 break;
-            case policy::WeightDecision::Action::Keep:
+            case placement::WeightDecision::Action::Keep:
                 break;
         }
     }

@@ -21,9 +21,14 @@ import tempfile
 ALLOWED = {
     "common": {"common"},
     "topology": {"common", "topology"},
-    "policy": {"common", "topology", "policy"},
-    "cli": {"common", "topology", "policy", "cli"},
-    "plugin": {"common", "topology", "policy", "plugin"},
+    # the capabilities: each stands on topology alone, and none knows another or the policy file
+    "nccl": {"common", "topology", "nccl"},
+    "placement": {"common", "topology", "placement"},
+    "health": {"common", "topology", "health"},
+    # the loader builds each capability's settings; the command and the plugin wire them
+    "policy": {"common", "topology", "nccl", "placement", "health", "policy"},
+    "cli": {"common", "topology", "nccl", "placement", "health", "policy", "cli"},
+    "plugin": {"common", "topology", "nccl", "placement", "health", "policy", "plugin"},
 }
 SLURM_ALLOWED = {"plugin"}
 # plugin/ by module: its folders' headers are reached by name through include paths, so a
@@ -95,7 +100,10 @@ def self_test(root):
     plants = [
         ("topology/src/classify.cpp", '#include "switchyard/policy/policy.hpp"', "policy"),
         ("common/src/strings.cpp", '#include "switchyard/topology/classify.hpp"', "topology"),
-        ("policy/src/steer.cpp", "#include <slurm/slurm.h>", "Slurm"),
+        ("nccl/src/rules.cpp", '#include "switchyard/health/health.hpp"', "nccl/ may use only"),
+        ("health/src/drain.cpp", '#include "switchyard/policy/policy.hpp"', "health/ may use"),
+        ("placement/src/planner.cpp", '#include "switchyard/nccl/rules.hpp"', "placement/"),
+        ("placement/src/steer.cpp", "#include <slurm/slurm.h>", "Slurm"),
         ("cli/main.cpp", '#include "../plugin/core/hooks.hpp"', "outside cli/"),
         ("plugin/core/hooks.cpp", "#include <slurm/spank.h>", "Slurm"),
         ("plugin/core/hooks.cpp", '#include "spank_compat.hpp"', "plugin/adapters/"),

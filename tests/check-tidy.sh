@@ -10,7 +10,7 @@ tidy=$(command -v run-clang-tidy || command -v run-clang-tidy-14) ||
   { echo "lint: run-clang-tidy is not installed (scripts/install-deps installs clang-tidy)"; exit 1; }
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-"$tidy" -p "$build" -quiet -j "$(nproc)" "$top/(common|topology|policy|plugin|cli)/.*\.cpp" > "$out" 2>&1
+"$tidy" -p "$build" -quiet -j "$(nproc)" "$top/(common|topology|nccl|placement|health|policy|plugin|cli)/.*\.cpp" > "$out" 2>&1
 rc=$?
 if grep -qE "(warning|error): " "$out"; then
   grep -E "(warning|error): " "$out" | sed 's/\x1b\[[0-9;]*m//g' | sort -u

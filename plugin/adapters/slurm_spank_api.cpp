@@ -19,7 +19,7 @@ namespace {
 struct spank_option* g_registered = nullptr;
 int g_registered_count = 0;
 
-struct spank_option* option_entry(const policy::OptionSpec& spec) {
+struct spank_option* option_entry(const OptionSpec& spec) {
     for (int i = 0; i < g_registered_count; ++i) {
         if (g_registered[i].val == static_cast<int>(spec.id)) {
             return &g_registered[i];
@@ -60,7 +60,7 @@ std::optional<std::uint32_t> SlurmSpankApi::step_id() {
     return id;
 }
 
-std::optional<std::string> SlurmSpankApi::get_option(const policy::OptionSpec& spec) {
+std::optional<std::string> SlurmSpankApi::get_option(const OptionSpec& spec) {
     auto* entry = option_entry(spec);
     char* optarg = nullptr;
     if (entry == nullptr || spank_option_getopt(sp_, entry, &optarg) != ESPANK_SUCCESS) {

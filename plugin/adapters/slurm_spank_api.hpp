@@ -13,7 +13,7 @@ public:
     explicit SlurmSpankApi(spank_t sp) : sp_(sp) {}
     [[nodiscard]] Context context() const override;
     [[nodiscard]] std::optional<std::uint32_t> step_id() override;
-    [[nodiscard]] std::optional<std::string> get_option(const policy::OptionSpec& spec) override;
+    [[nodiscard]] std::optional<std::string> get_option(const OptionSpec& spec) override;
     [[nodiscard]] std::optional<std::string> getenv(std::string_view name) override;
     [[nodiscard]] std::string node_name() override;
     [[nodiscard]] std::string job_partition() override;

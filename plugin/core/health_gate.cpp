@@ -11,7 +11,7 @@
 
 #include "switchyard/common/file.hpp"
 #include "switchyard/common/state_file.hpp"
-#include "switchyard/policy/drain.hpp"
+#include "switchyard/health/drain.hpp"
 #include "switchyard/policy/loaders.hpp"
 #include "switchyard/topology/node_readers.hpp"
 
@@ -30,7 +30,7 @@ struct Fd {
 };
 
 /// The breaker's limit for `node`: its partition's size from slurmctld (0 when unknown).
-policy::BreakerLimit breaker_limit(const policy::BreakerPolicy& b,
+health::BreakerLimit breaker_limit(const health::BreakerPolicy& b,
                                    NodeControl& control,
                                    const std::string& node,
                                    Logger& log) {
@@ -39,7 +39,7 @@ policy::BreakerLimit breaker_limit(const policy::BreakerPolicy& b,
         log.info(Component::Health,
                  "circuit breaker: " + size.error().message() + "; using max_nodes alone");
     }
-    return policy::breaker_limit(b, size ? *size : 0);
+    return health::breaker_limit(b, size ? *size : 0);
 }
 
 }  // namespace
@@ -63,7 +63,7 @@ Result<bool> DrainBreaker::try_record(const std::string& node,
         ignored_ = text.error().message() + "; ignored and replaced";
         text = std::string();
     }
-    auto record = policy::BreakerRecord::parse(*text, now, window_s_);
+    auto record = health::BreakerRecord::parse(*text, now, window_s_);
     const bool allowed = record.allows(node, cluster_recent, max_nodes_);
     if (allowed) {
         record.add(node, now);
@@ -81,7 +81,7 @@ int run_health_gate(const policy::Policy& pol,
                     Logger& log,
                     double now) {
     const auto& h = pol.health;
-    const int internal_error_rc = h.on_error == policy::OnError::Fail ? -1 : 0;
+    const int internal_error_rc = h.on_error == OnError::Fail ? -1 : 0;
     std::vector<std::string> notes;  // the node's facts are cached for the job's steps
     auto node = policy::load_node(pol, {node_name, "", "", policy::NodeCache::Write, &notes});
     for (const auto& n : notes) {
@@ -90,25 +90,25 @@ int run_health_gate(const policy::Policy& pol,
     if (!node) {
         log.error(Component::Health, "health gate on " + node_name +
                                          ": node facts: " + node.error().to_string() + " " +
-                                         std::string(policy::on_error_outcome(h.on_error)));
+                                         std::string(on_error_outcome(h.on_error)));
         return internal_error_rc;
     }
-    policy::SystemProbe probe(*node, topology::expand_node_path(pol.sysfs_root, node_name));
+    health::SystemProbe probe(*node, topology::expand_node_path(pol.sysfs_root, node_name));
     std::string set;
     const auto checks =
-        policy::with_node_paths(h.for_node(node->shape, partition, &set), node_name);
+        health::with_node_paths(h.for_node(node->shape, partition, &set), node_name);
     if (!set.empty()) {
         log.info(Component::Health, node_name + ": check set '" + set + "'");
     }
-    const auto report = policy::run_health_checks(checks, probe, h.budget_s);
+    const auto report = health::run_health_checks(checks, probe, h.budget_s);
     for (const auto& c : report.checks) {
-        if (c.status != policy::HealthStatus::Pass) {
+        if (c.status != health::HealthStatus::Pass) {
             log.info(Component::Health, node_name + ": " + c.name + " " +
-                                            std::string(policy::to_string(c.status)) + ": " +
+                                            std::string(health::to_string(c.status)) + ": " +
                                             c.detail);
         }
     }
-    if (report.verdict != policy::HealthStatus::Fail) {
+    if (report.verdict != health::HealthStatus::Fail) {
         return 0;
     }
     auto current = control.reason(node_name);
@@ -116,8 +116,8 @@ int run_health_gate(const policy::Policy& pol,
         log.error(Component::Health, current.error().message());
         return internal_error_rc;
     }
-    auto decision = policy::decide_drain(node_name, report, *current);
-    if (decision.action == policy::DrainDecision::Action::HeldElsewhere) {
+    auto decision = health::decide_drain(node_name, report, *current);
+    if (decision.action == health::DrainDecision::Action::HeldElsewhere) {
         log.error(Component::Health, decision.message);
         return -1;
     }
@@ -137,8 +137,8 @@ int run_health_gate(const policy::Policy& pol,
         log.error(Component::Health, allowed.error().message());
         return internal_error_rc;
     }
-    decision = policy::apply_breaker(decision, *allowed, limit, h.breaker.window_s);
-    if (decision.action == policy::DrainDecision::Action::BreakerOpen) {
+    decision = health::apply_breaker(decision, *allowed, limit, h.breaker.window_s);
+    if (decision.action == health::DrainDecision::Action::BreakerOpen) {
         log.error(Component::Health, decision.message);
         return 0;
     }

@@ -14,8 +14,8 @@
 #include "step_record.hpp"
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/common/strings.hpp"
+#include "switchyard/nccl/rules.hpp"
 #include "switchyard/policy/loaders.hpp"
-#include "switchyard/policy/nccl_rules.hpp"
 
 namespace switchyard::spank {
 namespace {
@@ -31,22 +31,22 @@ std::optional<PluginArgs> load_args(Logger& log, const PluginWords& words) {
 }
 
 /// The user's options over the admin's defaults.
-Result<policy::JobOptions> resolve_options(SpankApi& api, const PluginArgs& args) {
-    policy::JobOptions opts = args.defaults;
-    for (const auto& spec : policy::kJobOptions) {
+Result<JobOptions> resolve_options(SpankApi& api, const PluginArgs& args) {
+    JobOptions opts = args.defaults;
+    for (const auto& spec : kJobOptions) {
         const auto value = api.get_option(spec);
         if (!value) {
             continue;
         }
-        if (auto r = policy::apply_option(opts, spec.id, *value); !r) {
+        if (auto r = apply_option(opts, spec.id, *value); !r) {
             return fail(r.error());
         }
     }
     return opts;
 }
 
-policy::JobFacts job_facts(SpankApi& api) {
-    policy::JobFacts job;
+nccl::JobFacts job_facts(SpankApi& api) {
+    nccl::JobFacts job;
     job.this_host = api.node_name();
     for (const char* var : {"SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST"}) {
         if (auto list = api.getenv(var)) {
@@ -87,11 +87,11 @@ Result<policy::Policy> step_policy(const PluginArgs& args) {
 Result<void> export_nccl(SpankApi& api,
                          Logger& log,
                          const policy::Policy& pol,
-                         const policy::JobFacts& job,
+                         const nccl::JobFacts& job,
                          const topology::FabricMap* map,
-                         const policy::JobOptions& opts) {
-    const auto choice = opts.nccl_env.value_or(policy::NcclEnvChoice{});
-    if (choice.kind == policy::NcclEnvChoice::Kind::Off) {
+                         const JobOptions& opts) {
+    const auto choice = opts.nccl_env.value_or(NcclEnvChoice{});
+    if (choice.kind == NcclEnvChoice::Kind::Off) {
         return {};
     }
     std::vector<std::string> notes;
@@ -103,12 +103,12 @@ Result<void> export_nccl(SpankApi& api,
         return fail(Error::io("node facts of " + job.this_host + ": " + node.error().to_string()));
     }
     std::map<std::string, std::string> user_env;
-    for (const auto name : policy::suspect_user_variables()) {
+    for (const auto name : nccl::suspect_user_variables()) {
         if (auto v = api.getenv(name)) {
             user_env.emplace(name, *v);
         }
     }
-    const auto d = policy::decide_node_env(pol, *node, map, job, choice, user_env);
+    const auto d = nccl::decide_node_env(pol.nccl, *node, map, job, choice, user_env);
     plugin_state().read_gids = d.read_gids;
     std::vector<std::string> names;
     for (const auto& c : d.set) {
@@ -139,9 +139,8 @@ Result<void> export_nccl(SpankApi& api,
 Result<void> step_setup(SpankApi& api,
                         Logger& log,
                         const PluginArgs& args,
-                        const policy::JobOptions& opts) {
-    const bool nccl =
-        opts.nccl_env.value_or(policy::NcclEnvChoice{}).kind != policy::NcclEnvChoice::Kind::Off;
+                        const JobOptions& opts) {
+    const bool nccl = opts.nccl_env.value_or(NcclEnvChoice{}).kind != NcclEnvChoice::Kind::Off;
     if (!nccl && !opts.pipeline_stages) {
         return {};
     }
@@ -359,7 +358,7 @@ int task_init(SpankApi& api, Logger& log, const PluginWords& words) {
             }
         }
     }
-    const auto choice = policy::decide_cpu_affinity(*plugin_state().node, api.task_cpus(), gpus);
+    const auto choice = nccl::decide_cpu_affinity(*plugin_state().node, api.task_cpus(), gpus);
     if (!choice) {
         return 0;
     }
@@ -419,28 +418,27 @@ int option(int val, const char* optarg, int remote, Logger& log, const PluginWor
         }
         plugin_state().config = args->config;
     }
-    const auto id = policy::option_from_val(val);
+    const auto id = option_from_val(val);
     if (!id) {
         log.error(Component::Plugin,
                   "option callback for unknown option number " + std::to_string(val));
         return -1;
     }
-    const auto& spec = policy::option_spec(*id);
+    const auto& spec = option_spec(*id);
     if (spec.has_arg && optarg == nullptr) {
         log.error(Component::Plugin, "--" + std::string(spec.name) + ": a value is required");
         return -1;
     }
-    policy::JobOptions scratch;
-    if (auto r = policy::apply_option(scratch, *id, optarg != nullptr ? optarg : ""); !r) {
+    JobOptions scratch;
+    if (auto r = apply_option(scratch, *id, optarg != nullptr ? optarg : ""); !r) {
         // In the client this is what the user reads; Slurm adds "Invalid --<name> argument".
         log.error(Component::Plugin, r.error().message());
         return -1;
     }
     // A named NCCL profile must exist in the policy and be user-selectable: checked in the
     // client, where the user reads the message (slurmstepd re-checks when it applies it).
-    if (*id == policy::OptionId::NcclEnv && remote == 0 && scratch.nccl_env &&
-        scratch.nccl_env->kind == policy::NcclEnvChoice::Kind::Profile &&
-        !plugin_state().config.empty()) {
+    if (*id == OptionId::NcclEnv && remote == 0 && scratch.nccl_env &&
+        scratch.nccl_env->kind == NcclEnvChoice::Kind::Profile && !plugin_state().config.empty()) {
         auto pol = policy::load_policy_file(plugin_state().config);
         if (!pol) {
             log.error(Component::Plugin, "--nccl-env=" + scratch.nccl_env->profile +
@@ -448,7 +446,7 @@ int option(int val, const char* optarg, int remote, Logger& log, const PluginWor
                                              ": " + pol.error().message());
             return -1;
         }
-        if (auto why = policy::check_user_profile(*pol, scratch.nccl_env->profile)) {
+        if (auto why = nccl::check_user_profile(pol->nccl, scratch.nccl_env->profile)) {
             log.error(Component::Plugin, *why);
             return -1;
         }

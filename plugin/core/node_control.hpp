@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "switchyard/common/result.hpp"
-#include "switchyard/policy/health.hpp"
+#include "switchyard/health/health.hpp"
 
 namespace switchyard::spank {
 

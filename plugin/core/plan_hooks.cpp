@@ -80,17 +80,17 @@ std::optional<std::string> slurm_leaf(std::string_view addr, std::string_view pa
 void prepare_plan(SpankApi& api,
                   Logger& log,
                   const policy::Policy& pol,
-                  const policy::JobOptions& opts,
-                  const policy::JobFacts& job,
+                  const JobOptions& opts,
+                  const nccl::JobFacts& job,
                   const topology::FabricMap* map) {
     auto& st = plugin_state();
     if (!opts.pipeline_stages) {
         return;
     }
-    st.rank_topology = opts.rank_order == policy::RankOrder::Topology;
-    auto plan = policy::plan_stages(job.hosts, map, *opts.pipeline_stages,
-                                    opts.stage_scope.value_or(policy::StageScope::Any),
-                                    policy::cost_params(pol.placement));
+    st.rank_topology = opts.rank_order == RankOrder::Topology;
+    auto plan = placement::plan_stages(job.hosts, map, *opts.pipeline_stages,
+                                       opts.stage_scope.value_or(StageScope::Any),
+                                       placement::cost_params(pol.placement));
     if (!plan) {
         st.plan_error = plan.error().message();
         return;
@@ -103,7 +103,7 @@ void prepare_plan(SpankApi& api,
     }
     resolve_su(api, log, job.this_host);
     if (opts.topo_report && api.node_index() == 0) {
-        log.log(Level::Notice, Component::Plugin, policy::format_plan(*plan));
+        log.log(Level::Notice, Component::Plugin, placement::format_plan(*plan));
     }
     for (const auto& w : plan->warnings) {
         if (api.node_index() == 0) {

@@ -10,7 +10,8 @@
 #include "plugin_args.hpp"
 #include "spank_api.hpp"
 #include "switchyard/common/log.hpp"
-#include "switchyard/policy/nccl_rules.hpp"
+#include "switchyard/nccl/rules.hpp"
+#include "switchyard/policy/policy.hpp"
 #include "switchyard/topology/fabric_map.hpp"
 
 namespace switchyard::spank {
@@ -39,8 +40,8 @@ namespace switchyard::spank {
 void prepare_plan(SpankApi& api,
                   Logger& log,
                   const policy::Policy& pol,
-                  const policy::JobOptions& opts,
-                  const policy::JobFacts& job,
+                  const JobOptions& opts,
+                  const nccl::JobFacts& job,
                   const topology::FabricMap* map);
 
 /// Exports one task's SWITCHYARD_STAGE/STAGE_RANK/RANK/SU/GROUP and, with --rank-order=topology,

@@ -32,20 +32,18 @@ Result<void> apply_key(PluginArgs& args, std::string_view key, std::string_view 
         return {};
     }
     if (key == "on_error") {
-        const auto e = policy::parse_on_error(value);
+        const auto e = parse_on_error(value);
         if (!e) {
-            return fail(Error::invalid_argument("expected one of " +
-                                                std::string(policy::kOnErrorChoices) + ", got '" +
-                                                std::string(value) + "'"));
+            return fail(Error::invalid_argument("expected one of " + std::string(kOnErrorChoices) +
+                                                ", got '" + std::string(value) + "'"));
         }
         args.on_error = *e;
         return {};
     }
-    using policy::OptionId;
     const OptionId id = key == "stage_scope"  ? OptionId::StageScope
                         : key == "rank_order" ? OptionId::RankOrder
                                               : OptionId::NcclEnv;
-    return policy::apply_option(args.defaults, id, value);
+    return apply_option(args.defaults, id, value);
 }
 
 }  // namespace

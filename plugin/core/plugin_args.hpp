@@ -6,19 +6,17 @@
 #include <string_view>
 #include <vector>
 
+#include "switchyard/common/job_options.hpp"
+#include "switchyard/common/on_error.hpp"
 #include "switchyard/common/result.hpp"
-#include "switchyard/policy/job_options.hpp"
-#include "switchyard/policy/on_error.hpp"
 
 namespace switchyard::spank {
-
-using policy::OnError;
 
 /// The admin's plugstack.conf words after the plugin path.
 struct PluginArgs {
     std::string config = "/etc/slurm/switchyard.yaml";  ///< policy file
     bool config_given = false;         ///< config= was in plugstack.conf (then the file must exist)
-    policy::JobOptions defaults;       ///< admin defaults under the user's options
+    JobOptions defaults;               ///< admin defaults under the user's options
     OnError on_error = OnError::Fail;  ///< a step whose setup fails does not run
     /// The step cache file (%n: the node's name), read and written by the front; "off": none.
     std::string step_cache = "/var/lib/switchyard/step-cache.%n";

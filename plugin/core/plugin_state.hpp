@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "switchyard/policy/planner.hpp"
+#include "switchyard/placement/planner.hpp"
 #include "switchyard/policy/policy.hpp"
 #include "switchyard/topology/node_topology.hpp"
 
@@ -17,9 +17,9 @@ struct PluginState {
     std::string config;                    ///< policy path from plugstack.conf
     std::optional<policy::Policy> policy;  ///< read in init (remote), used by user_init
     std::optional<topology::NodeTopology> node;
-    std::optional<policy::StagePlan> plan;  ///< the step's stage plan (user_init → task_init)
-    std::string plan_error;                 ///< why there is no plan; fails every task visibly
-    std::string su;                         ///< this node's SU and group in the fabric map
+    std::optional<placement::StagePlan> plan;  ///< the step's stage plan (user_init → task_init)
+    std::string plan_error;                    ///< why there is no plan; fails every task visibly
+    std::string su;                            ///< this node's SU and group in the fabric map
     std::string group;
     bool rank_topology = false;  ///< --rank-order=topology
     std::string cache_entry;     ///< user_init's decision for the step cache ("": none)

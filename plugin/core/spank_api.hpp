@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
+#include "switchyard/common/job_options.hpp"
 #include "switchyard/common/log.hpp"
 #include "switchyard/common/result.hpp"
-#include "switchyard/policy/job_options.hpp"
 
 namespace switchyard::spank {
 
@@ -32,7 +32,7 @@ public:
     [[nodiscard]] virtual std::optional<std::uint32_t> step_id() = 0;
     /// The option's value if the user gave it (flags yield ""), from the command line or
     /// Slurm's environment fallback; nullopt when not given.
-    [[nodiscard]] virtual std::optional<std::string> get_option(const policy::OptionSpec& spec) = 0;
+    [[nodiscard]] virtual std::optional<std::string> get_option(const OptionSpec& spec) = 0;
     /// A variable of the job's environment (remote context).
     [[nodiscard]] virtual std::optional<std::string> getenv(std::string_view name) = 0;
     /// This node's Slurm name: SLURMD_NODENAME of the slurmstepd or prolog process itself (never

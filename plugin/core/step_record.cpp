@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "step_cache.hpp"
-#include "switchyard/policy/nccl_rules.hpp"
+#include "switchyard/nccl/rules.hpp"
 #include "switchyard/topology/fabric_index.hpp"
 #include "switchyard/topology/node_readers.hpp"
 
@@ -32,7 +32,7 @@ std::string escaped(std::string_view s) {
 
 }  // namespace
 
-std::optional<std::string> RecordingApi::get_option(const policy::OptionSpec& spec) {
+std::optional<std::string> RecordingApi::get_option(const OptionSpec& spec) {
     auto v = inner_.get_option(spec);
     if (v) {
         repeatable_ = false;  // the front looks no entry up for a step given an option
@@ -152,7 +152,7 @@ std::string affinity_lines(const topology::NodeTopology& node) {
         }
         lines += "gpu " + std::to_string(g.index) + " =" + escaped(cpus) + "\n";
     }
-    const auto choice = policy::cpu_affinity_choice();
+    const auto choice = nccl::cpu_affinity_choice();
     return lines + "affinity " + escaped(choice.name) + " " + escaped(choice.value) + " " +
            escaped(choice.name + "=" + choice.value + ": " + choice.why) + "\n";
 }

@@ -22,7 +22,7 @@ public:
 
     [[nodiscard]] Context context() const override { return inner_.context(); }
     [[nodiscard]] std::optional<std::uint32_t> step_id() override { return inner_.step_id(); }
-    [[nodiscard]] std::optional<std::string> get_option(const policy::OptionSpec& spec) override;
+    [[nodiscard]] std::optional<std::string> get_option(const OptionSpec& spec) override;
     [[nodiscard]] std::optional<std::string> getenv(std::string_view name) override;
     [[nodiscard]] std::string node_name() override;
     [[nodiscard]] std::string job_partition() override { return refuse(inner_.job_partition()); }

@@ -20,11 +20,11 @@
 #include "plugin_symbols.hpp"
 #include "step_abi.hpp"
 #include "step_cache.hpp"
-#include "switchyard/policy/job_options.hpp"
+#include "switchyard/common/job_options.hpp"
 
 namespace {
 
-using switchyard::policy::kJobOptions;
+using switchyard::kJobOptions;
 
 constexpr int kOptionCount = static_cast<int>(kJobOptions.size());
 

@@ -9,7 +9,7 @@
 
 #include "node_control.hpp"
 #include "slurm_compat.hpp"
-#include "switchyard/policy/drain.hpp"
+#include "switchyard/health/drain.hpp"
 
 namespace switchyard::spank {
 namespace {
@@ -75,7 +75,7 @@ public:
         unsigned n = 0;
         for (uint32_t i = 0; i < msg->record_count; ++i) {
             const auto& node = msg->node_array[i];
-            if (node.reason != nullptr && held(node) && policy::owned_reason(node.reason) &&
+            if (node.reason != nullptr && held(node) && health::owned_reason(node.reason) &&
                 now - static_cast<double>(node.reason_time) <= window_s) {
                 ++n;
             }

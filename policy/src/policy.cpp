@@ -102,7 +102,7 @@ private:
         }
         // One definition of a compute HCA: the checks of compute ports use nccl.compute_hca
         // unless they name their own (before, an unset hca counted storage HCAs too).
-        auto inherit = [&](HealthChecks& h) {
+        auto inherit = [&](health::HealthChecks& h) {
             if (h.rdma_ports && h.rdma_ports->hca.empty()) {
                 h.rdma_ports->hca = p.nccl.compute_hca;
             }
@@ -118,7 +118,7 @@ private:
 
     PolicyLoad finish() { return {std::move(result_), std::move(problems_)}; }
 
-    void read_placement(const YAML::Node& n, PlacementPolicy& out) {
+    void read_placement(const YAML::Node& n, placement::PlacementPolicy& out) {
         const std::pair<const char*, double*> reals[] = {
             {"link_gbps", &out.link_gbps},
             {"alpha_net_us", &out.alpha_net_us},
@@ -143,25 +143,6 @@ private:
 };
 
 }  // namespace
-
-const NcclProfile* Policy::find_profile(std::string_view name) const {
-    for (const auto& p : nccl.profiles) {
-        if (p.name == name) {
-            return &p;
-        }
-    }
-    return nullptr;
-}
-
-std::string Policy::user_profile_names() const {
-    std::string s;
-    for (const auto& p : nccl.profiles) {
-        if (p.user_selectable) {
-            s += (s.empty() ? "" : ", ") + p.name;
-        }
-    }
-    return s.empty() ? std::string("(none)") : s;
-}
 
 std::string ConfigProblem::to_string() const {
     return where.to_string() + ": " + key + ": " + message;

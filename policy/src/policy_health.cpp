@@ -10,7 +10,7 @@ class HealthReader : public YamlReader {
 public:
     using YamlReader::YamlReader;
 
-    void read_health(const YAML::Node& n, HealthPolicy& out) {
+    void read_health(const YAML::Node& n, health::HealthPolicy& out) {
         out.enabled = n["enabled"] ? boolean(n["enabled"], "health.enabled").value_or(false) : true;
         if (auto v = n["on_error"]) {
             if (const auto e = parse_on_error(scalar(v))) {
@@ -62,13 +62,13 @@ public:
     /// The checks of the health section, or of one of its sets (key prefix `k`): a set starts
     /// from the general checks and replaces those it names. One reader per check, under the keys
     /// of the gate's table (kCheckReaders below).
-    void read_health_checks(const YAML::Node& n, const std::string& k, HealthChecks& out);
+    void read_health_checks(const YAML::Node& n, const std::string& k, health::HealthChecks& out);
 
-    void read_rdma_ports(const YAML::Node& r, const std::string& k, HealthChecks& out) {
+    void read_rdma_ports(const YAML::Node& r, const std::string& k, health::HealthChecks& out) {
         if (!keys(r, k + ".", {"count", "min_rate_gbps", "link_layer", "hca"})) {
             return;
         }
-        RdmaPortsCheck c;
+        health::RdmaPortsCheck c;
         c.count = r["count"] ? number(r["count"], k + ".count", 0, 64).value_or(0) : 0;
         if (r["min_rate_gbps"]) {
             c.min_rate_gbps = positive(r["min_rate_gbps"], k + ".min_rate_gbps", 10000).value_or(0);
@@ -86,11 +86,11 @@ public:
         out.rdma_ports = c;
     }
 
-    void read_link_errors(const YAML::Node& r, const std::string& k, HealthChecks& out) {
+    void read_link_errors(const YAML::Node& r, const std::string& k, health::HealthChecks& out) {
         if (!keys(r, k + ".", {"max_growth", "hca", "state"})) {
             return;
         }
-        LinkErrorsCheck c;
+        health::LinkErrorsCheck c;
         if (r["max_growth"]) {
             c.max_growth = static_cast<std::uint64_t>(
                 number(r["max_growth"], k + ".max_growth", 0, 1000000).value_or(0));
@@ -104,17 +104,17 @@ public:
         out.link_errors = c;
     }
 
-    void read_gpus(const YAML::Node& v, const std::string& k, HealthChecks& out) {
+    void read_gpus(const YAML::Node& v, const std::string& k, health::HealthChecks& out) {
         out.gpus = number(v, k, 0, 64);
     }
 
-    void read_nvml(const YAML::Node& r, const std::string& k, HealthChecks& out) {
+    void read_nvml(const YAML::Node& r, const std::string& k, health::HealthChecks& out) {
         if (!keys(r, k + ".",
                   {"library", "gpus", "max_retired_pages", "max_uncorrected_ecc", "nvlinks",
                    "timeout_s"})) {
             return;
         }
-        NvmlCheck c;
+        health::NvmlCheck c;
         if (auto v = r["library"]) {
             c.library = text(v, k + ".library", "a library name or path");
             if (c.library.empty() && v.IsScalar()) {
@@ -142,11 +142,11 @@ public:
         out.nvml = c;
     }
 
-    void read_min_memory(const YAML::Node& v, const std::string& k, HealthChecks& out) {
+    void read_min_memory(const YAML::Node& v, const std::string& k, health::HealthChecks& out) {
         out.min_memory_gb = positive(v, k, 1e6);
     }
 
-    void read_shape(const YAML::Node& v, const std::string& k, HealthChecks& out) {
+    void read_shape(const YAML::Node& v, const std::string& k, health::HealthChecks& out) {
         if (!v.IsScalar() || scalar(v).empty()) {
             problem(v, k,
                     "expected the node's shape fingerprint as `switchyard node` prints it, "
@@ -156,7 +156,7 @@ public:
         }
     }
 
-    void read_filesystems(const YAML::Node& list, const std::string& k, HealthChecks& out) {
+    void read_filesystems(const YAML::Node& list, const std::string& k, health::HealthChecks& out) {
         if (!list_of(list, k, "filesystems ('- path: /...')")) {
             return;
         }
@@ -167,7 +167,7 @@ public:
             if (!keys(f, key + ".", {"path", "min_free_gb", "writable"})) {
                 continue;
             }
-            FilesystemCheck c;
+            health::FilesystemCheck c;
             c.path = path(f["path"], key + ".path", false);
             if (f["min_free_gb"]) {
                 c.min_free_gb = positive(f["min_free_gb"], key + ".min_free_gb", 1e9).value_or(0);
@@ -177,7 +177,7 @@ public:
         }
     }
 
-    void read_commands(const YAML::Node& list, const std::string& k, HealthChecks& out) {
+    void read_commands(const YAML::Node& list, const std::string& k, health::HealthChecks& out) {
         if (!list_of(list, k, "commands ('- name: ...' with argv)")) {
             return;
         }
@@ -187,11 +187,11 @@ public:
         }
     }
 
-    void read_health_set(const YAML::Node& s, const std::string& key, HealthPolicy& out) {
+    void read_health_set(const YAML::Node& s, const std::string& key, health::HealthPolicy& out) {
         if (!keys(s, key + ".", health_keys({"name", "match"}, {}))) {
             return;
         }
-        HealthSet set;
+        health::HealthSet set;
         set.name = s["name"] ? text(s["name"], key + ".name", "a name") : "";
         if (set.name.empty() && !(s["name"] && !s["name"].IsScalar())) {
             problem(s, key + ".name", "missing; every check set needs a name (used in messages)");
@@ -214,12 +214,12 @@ public:
         out.sets.push_back(std::move(set));
     }
 
-    void read_command(const YAML::Node& c, const std::string& key, HealthChecks& out) {
+    void read_command(const YAML::Node& c, const std::string& key, health::HealthChecks& out) {
         if (!keys(c, key + ".",
                   {"name", "argv", "timeout_s", "ok_exit", "fail_pattern", "min_busbw_gbps"})) {
             return;
         }
-        CommandCheck cmd;
+        health::CommandCheck cmd;
         cmd.name = c["name"] ? text(c["name"], key + ".name", "a name") : "";
         if (cmd.name.empty() && !(c["name"] && !c["name"].IsScalar())) {
             problem(c, key + ".name", "missing; every command check needs a name");
@@ -263,7 +263,7 @@ public:
 /// which also lists the keys the section allows; a unit test reads a bad value under each).
 struct CheckReader {
     std::string_view key;
-    void (HealthReader::*read)(const YAML::Node&, const std::string&, HealthChecks&);
+    void (HealthReader::*read)(const YAML::Node&, const std::string&, health::HealthChecks&);
 };
 constexpr CheckReader kCheckReaders[] = {
     {"rdma_ports", &HealthReader::read_rdma_ports},
@@ -278,7 +278,7 @@ constexpr CheckReader kCheckReaders[] = {
 
 void HealthReader::read_health_checks(const YAML::Node& n,
                                       const std::string& k,
-                                      HealthChecks& out) {
+                                      health::HealthChecks& out) {
     for (const auto& r : kCheckReaders) {
         if (const auto v = n[std::string(r.key)]) {
             (this->*r.read)(v, k + std::string(r.key), out);
@@ -292,7 +292,7 @@ void HealthReader::read_health_checks(const YAML::Node& n,
 /// set), then `after`.
 std::vector<std::string_view> health_keys(std::vector<std::string_view> before,
                                           std::initializer_list<std::string_view> after) {
-    for (const auto k : health_check_keys()) {  // the table the gate runs
+    for (const auto k : health::health_check_keys()) {  // the table the gate runs
         before.push_back(k);
     }
     before.insert(before.end(), after.begin(), after.end());
@@ -302,7 +302,7 @@ std::vector<std::string_view> health_keys(std::vector<std::string_view> before,
 void read_health_section(const std::string& source,
                          std::vector<ConfigProblem>& problems,
                          const YAML::Node& n,
-                         HealthPolicy& out) {
+                         health::HealthPolicy& out) {
     HealthReader(source, problems).read_health(n, out);
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The policy's nccl section: the rules' settings and the profiles (match, set, enforce).
 #include "policy_sections.hpp"
-#include "switchyard/policy/nccl_params.hpp"
+#include "switchyard/nccl/params.hpp"
 
 namespace switchyard::policy {
 namespace {
@@ -13,15 +13,16 @@ public:
     using YamlReader::YamlReader;
 
 private:
-    NcclVersion min_version_ = NcclPolicy{}.min_version;  ///< profiles are checked against it
+    nccl::NcclVersion min_version_ =
+        nccl::NcclPolicy{}.min_version;  ///< profiles are checked against it
 
 public:
-    void read_nccl(const YAML::Node& n, NcclPolicy& out) {
+    void read_nccl(const YAML::Node& n, nccl::NcclPolicy& out) {
         if (n["enabled"]) {
             out.enabled = boolean(n["enabled"], "nccl.enabled").value_or(true);
         }
         if (auto v = n["min_version"]) {
-            if (auto parsed = parse_nccl_version(scalar(v))) {
+            if (auto parsed = nccl::parse_nccl_version(scalar(v))) {
                 out.min_version = *parsed;
                 min_version_ = *parsed;
             } else {
@@ -78,7 +79,7 @@ public:
         }
     }
 
-    void read_profiles(const YAML::Node& list, std::vector<NcclProfile>& out) {
+    void read_profiles(const YAML::Node& list, std::vector<nccl::NcclProfile>& out) {
         if (!list.IsSequence()) {
             problem(list, "nccl.profiles", "expected a list of profiles ('- name: ...')");
             return;
@@ -94,7 +95,7 @@ public:
             keys(n, key + ".",
                  {"name", "user_selectable", "automatic", "enforce", "nccl_versions", "match",
                   "set"});
-            NcclProfile p;
+            nccl::NcclProfile p;
             const auto name = n["name"];
             if (!name) {
                 problem(n, key + ".name", "missing; every profile needs a name");
@@ -122,7 +123,7 @@ public:
                 }
             }
             if (auto v = n["nccl_versions"]) {
-                if (auto r = parse_version_range(scalar(v))) {
+                if (auto r = nccl::parse_version_range(scalar(v))) {
                     p.nccl_versions = *r;
                 } else {
                     problem(v, key + ".nccl_versions",
@@ -137,7 +138,7 @@ public:
         }
     }
 
-    void read_match(const YAML::Node& m, const std::string& key, NcclProfile& p) {
+    void read_match(const YAML::Node& m, const std::string& key, nccl::NcclProfile& p) {
         if (!m.IsMap()) {
             problem(m, key, "expected a mapping with shape, fabric, min_nodes, max_nodes");
             return;
@@ -169,7 +170,7 @@ public:
 
     void read_set(const YAML::Node& profile,
                   const std::string& key,
-                  NcclProfile& p,
+                  nccl::NcclProfile& p,
                   bool versions_given) {
         const auto set = profile["set"];
         if (!set || !set.IsMap() || set.size() == 0) {
@@ -186,13 +187,13 @@ public:
                 problem(it->first, vkey, "expected an NCCL_, TORCH_NCCL_, UCX_ or CUDA_ variable");
                 continue;
             }
-            if (auto why = obsolete_variable(var)) {
+            if (auto why = nccl::obsolete_variable(var)) {
                 problem(it->first, vkey, std::string(*why));
                 continue;
             }
             // A name no release the policy is for reads: misspelt, or retired (NCCL's own table).
             if (var.starts_with("NCCL_")) {
-                if (auto why = nccl_name_problem(var, min_version_, p.nccl_versions)) {
+                if (auto why = nccl::nccl_name_problem(var, min_version_, p.nccl_versions)) {
                     problem(it->first, vkey, *why);
                     continue;
                 }
@@ -207,7 +208,7 @@ public:
                     "expected 0 to 7 (NCCL passes it to the QP unchecked), got '" + value + "'");
                 continue;
             }
-            if (is_debugging_variable(var) && !versions_given) {
+            if (nccl::is_debugging_variable(var) && !versions_given) {
                 problem(it->first, vkey,
                         "is an NCCL debugging variable; expected the profile to say which NCCL "
                         "versions it is for (nccl_versions: '>=2.x,<2.y')");
@@ -223,7 +224,7 @@ public:
 void read_nccl_section(const std::string& source,
                        std::vector<ConfigProblem>& problems,
                        const YAML::Node& n,
-                       NcclPolicy& out) {
+                       nccl::NcclPolicy& out) {
     NcclReader(source, problems).read_nccl(n, out);
 }
 

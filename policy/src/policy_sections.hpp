@@ -18,11 +18,11 @@ namespace switchyard::policy {
 void read_health_section(const std::string& source,
                          std::vector<ConfigProblem>& problems,
                          const YAML::Node& n,
-                         HealthPolicy& out);
+                         health::HealthPolicy& out);
 
 void read_nccl_section(const std::string& source,
                        std::vector<ConfigProblem>& problems,
                        const YAML::Node& n,
-                       NcclPolicy& out);
+                       nccl::NcclPolicy& out);
 
 }  // namespace switchyard::policy

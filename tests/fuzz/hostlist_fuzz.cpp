@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "switchyard/common/hostlist.hpp"
-#include "switchyard/policy/nccl_rules.hpp"
+#include "switchyard/nccl/rules.hpp"
 
 namespace {
 
@@ -58,7 +58,7 @@ double rough_names(std::string_view text) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
-    (void)switchyard::policy::parse_cpu_list(text);
+    (void)switchyard::nccl::parse_cpu_list(text);
     // Large lists only repeat the loops (their bounds have unit tests and bench/hostile-inputs):
     // with 2000 names an input cost ten times as much under coverage tracing, for no new edge.
     if (rough_names(text) > 256) {

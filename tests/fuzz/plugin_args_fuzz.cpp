@@ -15,7 +15,7 @@
 #include "plan_hooks.hpp"
 #include "plugin_args.hpp"
 #include "step_cache.hpp"
-#include "switchyard/policy/job_options.hpp"
+#include "switchyard/common/job_options.hpp"
 
 namespace {
 
@@ -63,7 +63,6 @@ void step_cache(std::string_view text) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    namespace pol = switchyard::policy;
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     step_cache(text);
     std::vector<std::string_view> words;
@@ -76,12 +75,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         start = stop + 1;
     }
     (void)switchyard::spank::parse_plugin_args(words);
-    pol::JobOptions opts;
+    switchyard::JobOptions opts;
     for (const auto w : words) {
-        for (const auto id :
-             {pol::OptionId::PipelineStages, pol::OptionId::StageScope, pol::OptionId::RankOrder,
-              pol::OptionId::NcclEnv, pol::OptionId::TopoReport}) {
-            (void)pol::apply_option(opts, id, w);
+        for (const auto id : {switchyard::OptionId::PipelineStages,
+                              switchyard::OptionId::StageScope, switchyard::OptionId::RankOrder,
+                              switchyard::OptionId::NcclEnv, switchyard::OptionId::TopoReport}) {
+            (void)switchyard::apply_option(opts, id, w);
         }
         (void)switchyard::spank::uniform_tasks_per_node(w);
     }

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "switchyard/policy/health.hpp"
+#include "switchyard/health/health.hpp"
 #include "switchyard/policy/policy.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -24,8 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     if (loaded.policy) {
         for (const auto* shape : {"", "gpu:8x10de:2330 nic:8xinfiniband"}) {
-            (void)pol::with_node_paths(loaded.policy->health.for_node(shape, "batch,debug"),
-                                       "node%n-01");
+            (void)switchyard::health::with_node_paths(
+                loaded.policy->health.for_node(shape, "batch,debug"), "node%n-01");
         }
     }
     return 0;

@@ -8,7 +8,7 @@
 
 #include "render_input.hpp"
 #include "render_svg.hpp"
-#include "switchyard/policy/job_options.hpp"
+#include "switchyard/common/job_options.hpp"
 #include "switchyard/topology/fabric_map.hpp"
 
 namespace {
@@ -76,7 +76,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!ok) {
         return 0;
     }
-    if (ov.stages > switchyard::policy::kMaxPipelineStages) {
+    if (ov.stages > switchyard::kMaxPipelineStages) {
         std::abort();
     }
     (void)cli::render_svg(small_map(), ov);

@@ -15,9 +15,9 @@
 #include <string_view>
 
 #include "switchyard/common/strings.hpp"
-#include "switchyard/policy/health.hpp"
+#include "switchyard/health/health.hpp"
+#include "switchyard/placement/steer.hpp"
 #include "switchyard/policy/policy.hpp"
-#include "switchyard/policy/steer.hpp"
 #include "switchyard/topology/classify.hpp"
 #include "switchyard/topology/install_guard.hpp"
 #include "switchyard/topology/node_facts.hpp"
@@ -49,7 +49,6 @@ void node_facts(std::string_view text) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    namespace pol = switchyard::policy;
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     (void)switchyard::topology::parse_guid_map(text, "fuzz.map");
     if (const auto c = switchyard::topology::parse_expected_cabling(text, "fuzz.cabling");
@@ -58,14 +57,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
          (c->leaf_spine && *c->leaf_spine < 1))) {
         std::abort();  // every count accepted is within its bounds
     }
-    const auto v = pol::parse_nccl_version(text);
-    if (const auto r = pol::parse_version_range(text); r && v) {
+    const auto v = switchyard::nccl::parse_nccl_version(text);
+    if (const auto r = switchyard::nccl::parse_version_range(text); r && v) {
         (void)r->contains(*v);
     }
-    if (const auto bw = pol::parse_nccl_tests_busbw(text); bw && !(*bw >= 0)) {
+    if (const auto bw = switchyard::health::parse_nccl_tests_busbw(text); bw && !(*bw >= 0)) {
         std::abort();  // a bus bandwidth is a number, never negative or NaN
     }
-    (void)pol::check_memory(text, 64);
+    (void)switchyard::health::check_memory(text, 64);
     (void)switchyard::parse_uint(text);
     if (size < 512) {
         (void)switchyard::topology::expand_node_path(text, "node%n");
@@ -89,10 +88,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (switchyard::topology::InstallRecord::parse(record.text()).text() != record.text()) {
         std::abort();
     }
-    const auto weights = pol::WeightRecord::parse(text);
-    const auto flaps = pol::DrainHistory::parse(text);
-    if (pol::WeightRecord::parse(weights.text()).text() != weights.text() ||
-        pol::DrainHistory::parse(flaps.text()).text() != flaps.text()) {
+    const auto weights = switchyard::placement::WeightRecord::parse(text);
+    const auto flaps = switchyard::placement::DrainHistory::parse(text);
+    if (switchyard::placement::WeightRecord::parse(weights.text()).text() != weights.text() ||
+        switchyard::placement::DrainHistory::parse(flaps.text()).text() != flaps.text()) {
         std::abort();
     }
     return 0;

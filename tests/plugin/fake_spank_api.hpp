@@ -32,7 +32,7 @@ public:
 
     [[nodiscard]] Context context() const override { return ctx; }
     [[nodiscard]] std::optional<std::uint32_t> step_id() override { return step; }
-    [[nodiscard]] std::optional<std::string> get_option(const policy::OptionSpec& spec) override {
+    [[nodiscard]] std::optional<std::string> get_option(const OptionSpec& spec) override {
         if (throw_on_get_option) {
             throw std::runtime_error("injected failure in get_option");
         }

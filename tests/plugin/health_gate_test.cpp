@@ -55,7 +55,7 @@ struct Gate {
         }
         pol.sysfs_root = fs.root().string();
         pol.health.enabled = true;
-        pol.health.checks.rdma_ports = policy::RdmaPortsCheck{2, 0, "", ""};
+        pol.health.checks.rdma_ports = health::RdmaPortsCheck{2, 0, "", ""};
         pol.health.breaker.state = (fs.root() / "breaker").string();
         pol.health.breaker.max_nodes = 2;
         pol.health.breaker.window_s = 600;
@@ -156,7 +156,7 @@ TEST_CASE("health gate: internal errors follow fail-open or fail-closed", "[heal
     CapturingLogger log;
     CHECK(run_health_gate(g.pol, "n1", "", c, log, 1000) == 0);
     CHECK(log.contains(Level::Error, "(fail-open)"));
-    g.pol.health.on_error = policy::OnError::Fail;
+    g.pol.health.on_error = OnError::Fail;
     CHECK(run_health_gate(g.pol, "n1", "", c, log, 1000) == -1);
     CHECK(c.drained.empty());
 }
@@ -209,8 +209,8 @@ TEST_CASE("health gate: a planted breaker record is ignored, named and replaced"
 
 TEST_CASE("health gate: the job's partition picks the policy's check set", "[health-gate]") {
     Gate g(true);  // mlx5_1 down: fails the general "2 ports" check
-    policy::HealthSet small{"one-port-nodes", "", "debug|test", g.pol.health.checks};
-    small.checks.rdma_ports = policy::RdmaPortsCheck{1, 0, "", ""};
+    health::HealthSet small{"one-port-nodes", "", "debug|test", g.pol.health.checks};
+    small.checks.rdma_ports = health::RdmaPortsCheck{1, 0, "", ""};
     g.pol.health.sets = {small};
     FakeControl c;
     CapturingLogger log;

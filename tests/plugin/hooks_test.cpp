@@ -40,7 +40,7 @@ TEST_CASE("hooks: a bad plugstack argument fails the step and a client's option,
 
     // A client runs no init here: the words are read when an option is given.
     CapturingLogger clog;
-    const int stages = static_cast<int>(policy::OptionId::PipelineStages);
+    const int stages = static_cast<int>(OptionId::PipelineStages);
     CHECK(hooks::option(stages, "4", 0, clog, {"cofnig=/x"}) == -1);
     CHECK(clog.contains(Level::Error, "unknown key 'cofnig'"));
     release_plugin_state();
@@ -117,7 +117,7 @@ TEST_CASE("hooks: admin defaults sit under user options", "[hooks]") {
 
 TEST_CASE("hooks: option callback validates values", "[hooks]") {
     CapturingLogger log;
-    const int stages = static_cast<int>(policy::OptionId::PipelineStages);
+    const int stages = static_cast<int>(OptionId::PipelineStages);
     CHECK(hooks::option(stages, "8", 0, log) == 0);
     CHECK(hooks::option(stages, "abc", 0, log) == -1);
     CHECK(log.contains(
@@ -125,8 +125,8 @@ TEST_CASE("hooks: option callback validates values", "[hooks]") {
         "--pipeline-stages: expected a whole number of stages from 1 to 1024, got 'abc'"));
     CHECK(hooks::option(stages, nullptr, 0, log) == -1);
     CHECK(log.contains(Level::Error, "--pipeline-stages: a value is required"));
-    CHECK(hooks::option(static_cast<int>(policy::OptionId::TopoReport), nullptr, 0, log) == 0);
-    CHECK(hooks::option(static_cast<int>(policy::OptionId::StageScope), "rack", 1, log) == -1);
+    CHECK(hooks::option(static_cast<int>(OptionId::TopoReport), nullptr, 0, log) == 0);
+    CHECK(hooks::option(static_cast<int>(OptionId::StageScope), "rack", 1, log) == -1);
     CHECK(
         log.contains(Level::Error, "--stage-scope: expected one of leaf, group, any, got 'rack'"));
     CHECK(hooks::option(42, "x", 0, log) == -1);

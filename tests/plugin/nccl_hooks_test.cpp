@@ -103,7 +103,7 @@ TEST_CASE("nccl hooks: obsolete user variables are warned about", "[nccl-hooks]"
 TEST_CASE("nccl hooks: unknown or private profiles are refused in the client", "[nccl-hooks]") {
     NcclFixture fx;
     CapturingLogger log;
-    const int val = static_cast<int>(policy::OptionId::NcclEnv);
+    const int val = static_cast<int>(OptionId::NcclEnv);
     // A client: no init ran in the step module; the plugstack words give config=.
     CHECK(hooks::option(val, "debug", 0, log, {fx.config_word}) == 0);
     CHECK(hooks::option(val, "nosuch", 0, log) == -1);

@@ -20,9 +20,9 @@ TEST_CASE("plugin_args: every key", "[plugin_args]") {
                                 "rank_order=topology", "nccl_env=off", "on_error=warn"});
     REQUIRE(r);
     CHECK(r->config == "/opt/sy/policy.yaml");
-    CHECK(r->defaults.stage_scope == policy::StageScope::Group);
-    CHECK(r->defaults.rank_order == policy::RankOrder::Topology);
-    CHECK(r->defaults.nccl_env->kind == policy::NcclEnvChoice::Kind::Off);
+    CHECK(r->defaults.stage_scope == StageScope::Group);
+    CHECK(r->defaults.rank_order == RankOrder::Topology);
+    CHECK(r->defaults.nccl_env->kind == NcclEnvChoice::Kind::Off);
     CHECK(r->on_error == OnError::Warn);
 }
 

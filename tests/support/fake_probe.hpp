@@ -6,11 +6,11 @@
 #include <map>
 #include <string>
 
-#include "switchyard/policy/node_probe.hpp"
+#include "switchyard/health/node_probe.hpp"
 
 namespace switchyard::test {
 
-class FakeProbe final : public policy::NodeProbe {
+class FakeProbe final : public health::NodeProbe {
 public:
     topology::NodeTopology facts;
     std::map<std::string, std::string> pci;  ///< "<busid>/<attribute>" → first line
@@ -18,7 +18,7 @@ public:
     std::map<std::string, double> free_gb;          ///< path → free GB; absent: not mounted
     std::map<std::string, std::string> unwritable;  ///< dir → why
     std::map<std::string, ProcessRun> commands;     ///< argv[0] → what it does
-    policy::NvmlFacts nvml_facts;
+    health::NvmlFacts nvml_facts;
     std::map<std::string, std::string> state;  ///< path → content
     double clock = 0;
     double seconds_per_command = 0;  ///< how long each command "runs"
@@ -31,12 +31,12 @@ public:
         return it == pci.end() ? std::string() : it->second;
     }
     [[nodiscard]] std::string meminfo() override { return meminfo_text; }
-    [[nodiscard]] Result<policy::FsSpace> filesystem(const std::string& path) override {
+    [[nodiscard]] Result<health::FsSpace> filesystem(const std::string& path) override {
         const auto it = free_gb.find(path);
         if (it == free_gb.end()) {
             return fail(Error::io("not available: No such file or directory"));
         }
-        return policy::FsSpace{it->second};
+        return health::FsSpace{it->second};
     }
     [[nodiscard]] Result<void> writable(const std::string& dir) override {
         const auto it = unwritable.find(dir);
@@ -56,7 +56,7 @@ public:
         r.timed_out = r.timed_out || seconds_per_command > timeout_s;
         return r;
     }
-    [[nodiscard]] policy::NvmlFacts nvml(const std::string& /*library*/,
+    [[nodiscard]] health::NvmlFacts nvml(const std::string& /*library*/,
                                          bool /*nvlinks*/,
                                          double /*timeout_s*/) override {
         return nvml_facts;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The drain and resume decisions and the circuit breaker's arithmetic, from facts alone.
-#include "switchyard/policy/drain.hpp"
+#include "switchyard/health/drain.hpp"
 
 #include "catch.hpp"
 
-using namespace switchyard::policy;
+using namespace switchyard::health;
 
 namespace {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of the health checks on fake sysfs trees, captured command output and real commands.
-#include "switchyard/policy/health.hpp"
+#include "switchyard/health/health.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,7 +20,7 @@
 #include "typical_node.hpp"
 
 using namespace switchyard;
-using namespace switchyard::policy;
+using namespace switchyard::health;
 using switchyard::test::FakeSysfs;
 
 namespace {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of the per-job option table and value validation.
-#include "switchyard/policy/job_options.hpp"
+#include "switchyard/common/job_options.hpp"
 
 #include <set>
 
 #include "catch.hpp"
 
-using namespace switchyard::policy;
+using namespace switchyard;
 
 TEST_CASE("job_options: the five options of the design, with unique names and vals",
           "[job_options]") {

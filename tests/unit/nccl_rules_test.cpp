@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // Table-driven tests of the NCCL rules: facts → value, and facts → "not set".
-#include "switchyard/policy/nccl_rules.hpp"
-
 #include <fstream>
 #include <sstream>
 
 #include "catch.hpp"
 #include "fake_sysfs.hpp"
+#include "switchyard/nccl/rules.hpp"
 #include "switchyard/topology/node_readers.hpp"
 
 using namespace switchyard;
-using namespace switchyard::policy;
+using namespace switchyard::nccl;
 using topology::NodeTopology;
 using topology::PathType;
 
@@ -119,8 +118,8 @@ TEST_CASE("nccl_rules: R1 NCCL_IB_HCA from ACTIVE compute ports", "[nccl_rules]"
     };
     for (const auto& c : cases) {
         INFO(c.what);
-        Policy p;
-        p.nccl.compute_hca = c.compute_hca;
+        NcclPolicy p;
+        p.compute_hca = c.compute_hca;
         const auto d = decide_node_env(p, node(c.gpus, c.ports), nullptr, job(), {}, {});
         CHECK(value(d, "NCCL_IB_HCA") == c.expected);
     }
@@ -149,7 +148,7 @@ topology::RdmaPort rated(int state, double gbps, const std::string& layer = "Inf
 TEST_CASE("nccl_rules: R1 without a PCIe switch: each GPU's nearest NICs, as NCCL picks",
           "[nccl_rules]") {
     using P = PathType;
-    const Policy p;
+    const NcclPolicy p;
     SECTION("NICs on their own root ports (NODE, PHB): every nearest one is compute") {
         // GPUs 0,1 on host bridge A with mlx5_0,1 (PHB); GPUs 2,3 on B with mlx5_2,3.
         const auto n = classed(4,
@@ -253,7 +252,7 @@ TEST_CASE("nccl_rules: R1 on sysfs trees of nodes with no PCIe switch", "[nccl_r
         REQUIRE(node);
         REQUIRE(node->gpus.size() == 4);
         REQUIRE(node->nics.size() == 5);
-        const auto d = decide_node_env(Policy{}, *node, nullptr, job(), {}, {});
+        const auto d = decide_node_env(NcclPolicy{}, *node, nullptr, job(), {}, {});
         CHECK(value(d, "NCCL_IB_HCA") == "=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1");
         CHECK_THAT(why(d, "NCCL_IB_HCA"),
                    Catch::Contains(other_socket ? "at SYS" : "at PHB") &&
@@ -273,29 +272,29 @@ TEST_CASE("nccl_rules: R1 on real nodes without a GPU-NIC PCIe switch", "[nccl_r
     };
     SECTION("LLNL Lassen: POWER9, 4 V100, 4 EDR ports at NODE/SYS") {
         const auto d =
-            decide_node_env(Policy{}, read("mpibind-coral-lassen.xml"), nullptr, job(), {}, {});
+            decide_node_env(NcclPolicy{}, read("mpibind-coral-lassen.xml"), nullptr, job(), {}, {});
         CHECK(value(d, "NCCL_IB_HCA") == "=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1");
         CHECK_THAT(why(d, "NCCL_IB_HCA"), Catch::Contains("at NODE (no NIC shares a PCIe switch"));
         CHECK(d.warnings.empty());
     }
     SECTION("LLNL Corona: EPYC, 8 MI50, one mlx5 a socket away from half of them") {
-        const auto d =
-            decide_node_env(Policy{}, read("mpibind-epyc-corona-p2.xml"), nullptr, job(), {}, {});
+        const auto d = decide_node_env(NcclPolicy{}, read("mpibind-epyc-corona-p2.xml"), nullptr,
+                                       job(), {}, {});
         CHECK(value(d, "NCCL_IB_HCA") == "=mlx5_0:1");
         CHECK(d.warnings.empty());
     }
     SECTION("LLNL Pascal: the NIC behind the GPUs' own PLX switch, as before") {
         const auto d =
-            decide_node_env(Policy{}, read("mpibind-cts1-pascal.xml"), nullptr, job(), {}, {});
+            decide_node_env(NcclPolicy{}, read("mpibind-cts1-pascal.xml"), nullptr, job(), {}, {});
         CHECK_THAT(why(d, "NCCL_IB_HCA"), Catch::Contains("the NICs nearest each GPU, at P"));
     }
 }
 
 TEST_CASE("nccl_rules: R2 socket interface only from policy", "[nccl_rules]") {
-    Policy p;
+    NcclPolicy p;
     CHECK_FALSE(value(decide_node_env(p, node(1, {port(4)}), nullptr, job(), {}, {}),
                       "NCCL_SOCKET_IFNAME"));
-    p.nccl.socket_ifname = "=eth0";
+    p.socket_ifname = "=eth0";
     CHECK(value(decide_node_env(p, node(1, {port(4)}), nullptr, job(), {}, {}),
                 "NCCL_SOCKET_IFNAME") == "=eth0");
 }
@@ -307,18 +306,18 @@ TEST_CASE("nccl_rules: R3 RoCE addressing by NCCL version", "[nccl_rules]") {
                   {idx, "0000:0000:0000:0000:0000:ffff:0a00:0001", "RoCE v2", "eth0"}};
         return p;
     };
-    Policy old;
-    old.nccl.min_version = {2, 19, 0};
+    NcclPolicy old;
+    old.min_version = {2, 19, 0};
     CHECK(value(decide_node_env(old, node(2, {roce(3), roce(3)}), nullptr, job(), {}, {}),
                 "NCCL_IB_GID_INDEX") == "3");
     const auto mixed = decide_node_env(old, node(2, {roce(3), roce(5)}), nullptr, job(), {}, {});
     CHECK_FALSE(value(mixed, "NCCL_IB_GID_INDEX"));
     CHECK_FALSE(mixed.warnings.empty());
-    Policy modern;
+    NcclPolicy modern;
     CHECK_FALSE(value(decide_node_env(modern, node(2, {roce(3)}), nullptr, job(), {}, {}),
                       "NCCL_IB_GID_INDEX"));
-    modern.nccl.ib_addr_family = "AF_INET6";
-    modern.nccl.ib_addr_range = "fd02::/16";
+    modern.ib_addr_family = "AF_INET6";
+    modern.ib_addr_range = "fd02::/16";
     const auto d = decide_node_env(modern, node(2, {roce(3)}), nullptr, job(), {}, {});
     CHECK(value(d, "NCCL_IB_ADDR_FAMILY") == "AF_INET6");
     CHECK(value(d, "NCCL_IB_ADDR_RANGE") == "fd02::/16");
@@ -328,7 +327,7 @@ TEST_CASE("nccl_rules: R3 RoCE addressing by NCCL version", "[nccl_rules]") {
 }
 
 TEST_CASE("nccl_rules: R4 CROSS_NIC from the fabric map", "[nccl_rules]") {
-    Policy p;
+    NcclPolicy p;
     const auto m = map(topology::FabricKind::FatTree);
     const auto n = node(2, {port(4), port(4)});
     auto j = job();
@@ -339,13 +338,13 @@ TEST_CASE("nccl_rules: R4 CROSS_NIC from the fabric map", "[nccl_rules]") {
     j.this_host = "n999";
     CHECK_FALSE(value(decide_node_env(p, n, &m, j, {}, {}), "NCCL_CROSS_NIC"));
     CHECK_FALSE(value(decide_node_env(p, n, nullptr, job(), {}, {}), "NCCL_CROSS_NIC"));
-    p.nccl.rail_optimized = false;
+    p.rail_optimized = false;
     CHECK(value(decide_node_env(p, n, nullptr, job(), {}, {}), "NCCL_CROSS_NIC") == "1");
 }
 
 TEST_CASE("nccl_rules: R6 IB timeout", "[nccl_rules]") {
-    Policy p;
-    p.nccl.min_version = {2, 23, 0};
+    NcclPolicy p;
+    p.min_version = {2, 23, 0};
     const auto n = node(1, {port(4)});
     const auto dfp = map(topology::FabricKind::DragonflyPlus);
     auto j = job(2);  // n001, n002: both in g1
@@ -355,15 +354,15 @@ TEST_CASE("nccl_rules: R6 IB timeout", "[nccl_rules]") {
     const auto fat = map(topology::FabricKind::FatTree);
     CHECK_FALSE(
         value(decide_node_env(p, n, &fat, j, {}, {}), "NCCL_IB_TIMEOUT"));  // not Dragonfly+
-    p.nccl.large_job_nodes = 3;
+    p.large_job_nodes = 3;
     CHECK(value(decide_node_env(p, n, &fat, j, {}, {}), "NCCL_IB_TIMEOUT") == "22");
-    Policy old;
-    old.nccl.min_version = {2, 18, 0};
+    NcclPolicy old;
+    old.min_version = {2, 18, 0};
     CHECK(value(decide_node_env(old, n, nullptr, job(2), {}, {}), "NCCL_IB_TIMEOUT") == "20");
 }
 
 TEST_CASE("nccl_rules: R10 NVLS off on shared or oversubscribed nodes", "[nccl_rules]") {
-    Policy p;
+    NcclPolicy p;
     auto j = job();
     CHECK_FALSE(
         value(decide_node_env(p, node(4, {port(4)}), nullptr, j, {}, {}), "NCCL_NVLS_ENABLE"));
@@ -395,7 +394,7 @@ TEST_CASE("nccl_rules: R11 CPU affinity per task", "[nccl_rules]") {
 
 TEST_CASE("nccl_rules: R16 obsolete names in the user's environment", "[nccl_rules]") {
     const auto d = decide_node_env(
-        Policy{}, node(1, {port(4)}), nullptr, job(), {},
+        NcclPolicy{}, node(1, {port(4)}), nullptr, job(), {},
         {{"NCCL_IB_CUDA_SUPPORT", "1"}, {"NCCL_TIMEOUT", "1800"}, {"NCCL_IB_RETRY_CNT", "14"}});
     REQUIRE(d.warnings.size() == 3);
     CHECK_THAT(d.warnings[0],
@@ -405,7 +404,7 @@ TEST_CASE("nccl_rules: R16 obsolete names in the user's environment", "[nccl_rul
 }
 
 TEST_CASE("nccl_rules: profiles, off, and the submit-time check", "[nccl_rules]") {
-    Policy p;
+    NcclPolicy p;
     NcclProfile debug;
     debug.name = "debug";
     debug.user_selectable = true;
@@ -415,7 +414,7 @@ TEST_CASE("nccl_rules: profiles, off, and the submit-time check", "[nccl_rules]"
     big.automatic = true;
     big.min_nodes = 3;
     big.set = {{"NCCL_IB_SL", "1"}};
-    p.nccl.profiles = {debug, big};
+    p.profiles = {debug, big};
     const auto n = node(1, {port(4)});
     const auto dbg =
         decide_node_env(p, n, nullptr, job(2), {NcclEnvChoice::Kind::Profile, "debug"}, {});
@@ -429,6 +428,6 @@ TEST_CASE("nccl_rules: profiles, off, and the submit-time check", "[nccl_rules]"
           "--nccl-env: profile 'big' is not user-selectable; allowed: auto, off, debug");
     CHECK(*check_user_profile(p, "x") ==
           "--nccl-env: unknown profile 'x'; allowed: auto, off, debug");
-    p.nccl.enabled = false;
+    p.enabled = false;
     CHECK(decide_node_env(p, n, nullptr, job(), {}, {}).set.empty());
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tests of the node facts cache: the file round-trips, a stale, damaged or untrusted cache is
-// refused and says why, and a step served from the cache sees what a live read sees, ports
-// included.
+// Tests of the node facts file: it round-trips, a stale or damaged file is refused and says why,
+// and the device key changes only with the devices (the cache itself: loaders_test.cpp).
 #include "switchyard/topology/node_facts.hpp"
 
 #include <sys/stat.h>
@@ -12,7 +11,6 @@
 
 #include "catch.hpp"
 #include "fake_sysfs.hpp"
-#include "switchyard/policy/loaders.hpp"
 #include "switchyard/topology/node_readers.hpp"
 #include "typical_node.hpp"
 
@@ -63,23 +61,6 @@ std::string describe(const NodeTopology& n) {
     }
     out << "shape " << n.shape << "\n";
     return out.str();
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    return {std::istreambuf_iterator<char>(in), {}};
-}
-
-/// A policy whose node facts come from `fs` and are cached in `<fs>/cache/%n.node`.
-policy::Policy policy_for(const FakeSysfs& fs) {
-    policy::Policy p;
-    p.sysfs_root = fs.root().string();
-    p.node_cache = (fs.root() / "cache" / "%n.node").string();
-    return p;
-}
-
-policy::NodeSources step_sources(std::vector<std::string>* notes) {
-    return {"node007", "", "", policy::NodeCache::Read, notes};
 }
 
 }  // namespace
@@ -160,129 +141,4 @@ TEST_CASE("node facts: the device key changes on a new device, not on a changed 
     CHECK(with_gpu != key);
     fs.rdma("mlx5_10", "bus/pci/devices/0000:f0:01.0", "guid");
     CHECK(node_device_key(fs.root()) != with_gpu);
-}
-
-TEST_CASE("node cache: the prolog writes it, steps read it, ports stay live", "[node-facts]") {
-    FakeSysfs fs;
-    switchyard::test::build_typical_gpu_node(fs);
-    const auto pol = policy_for(fs);
-    const auto cache = (fs.root() / "cache" / "node007.node").string();
-    std::vector<std::string> notes;
-    // No cache directory: nothing written, nothing said (caching is off on this node).
-    REQUIRE(policy::load_node(pol, {"node007", "", "", policy::NodeCache::Write, &notes}));
-    CHECK(notes.empty());
-    CHECK_FALSE(std::filesystem::exists(cache));
-    fs.shared_dir("cache");
-    REQUIRE(policy::load_node(pol, {"node007", "", "", policy::NodeCache::Write, &notes}));
-    CHECK(notes.empty());
-    struct stat st {};
-    REQUIRE(stat(cache.c_str(), &st) == 0);
-    CHECK((st.st_mode & 07777) == 0644);
-    CHECK(st.st_uid == geteuid());
-
-    // A value the cache holds changes without a device coming or going: a step still sees the
-    // cached value (so it did not walk the PCI tree), while a port that went down is seen.
-    fs.file("bus/pci/devices/0000:14:00.0/device", "0x2331");
-    fs.file("class/infiniband/mlx5_3/ports/1/state", "1: DOWN");
-    auto step = policy::load_node(pol, step_sources(&notes));
-    REQUIRE(step);
-    CHECK(notes.empty());
-    CHECK(step->gpus[0].device_id == 0x2330);
-    CHECK(step->nics[3].ports[0].state == "DOWN");
-    CHECK(step->nics[3].ports[0].counters.empty());  // a step reads no counters
-    auto live = policy::load_node(pol, {"node007", "", "", policy::NodeCache::None, nullptr});
-    REQUIRE(live);
-    CHECK(live->gpus[0].device_id == 0x2331);
-    CHECK_FALSE(live->nics[3].ports[0].counters.empty());
-
-    // A new device: the cache is stale, the step reads the node and says why.
-    fs.pci("pci0000:f0/0000:f0:01.0", "0x10de", "0x2330", "0x030200", 1);
-    step = policy::load_node(pol, step_sources(&notes));
-    REQUIRE(step);
-    CHECK(step->gpus.size() == 9);
-    REQUIRE(notes.size() == 1);
-    CHECK_THAT(
-        notes[0],
-        Catch::StartsWith("node cache not used, the node is read instead: " + cache + " is stale"));
-    // The next prolog refreshes it.
-    notes.clear();
-    REQUIRE(policy::load_node(pol, {"node007", "", "", policy::NodeCache::Write, &notes}));
-    REQUIRE(policy::load_node(pol, step_sources(&notes)));
-    CHECK(notes.empty());
-}
-
-TEST_CASE("node cache: a cache others could write is not trusted", "[node-facts]") {
-    FakeSysfs fs;
-    switchyard::test::build_typical_gpu_node(fs);
-    const auto pol = policy_for(fs);
-    const auto dir = fs.root() / "cache";
-    const auto cache = (dir / "node007.node").string();
-    fs.shared_dir("cache");
-    std::vector<std::string> notes;
-    REQUIRE(policy::load_node(pol, {"node007", "", "", policy::NodeCache::Write, &notes}));
-    const auto good = slurp(cache);
-
-    chmod(cache.c_str(), 0666);
-    REQUIRE(policy::load_node(pol, step_sources(&notes)));
-    REQUIRE(notes.size() == 1);
-    CHECK_THAT(notes[0], Catch::Contains(cache + " is writable by others (mode 0666); not "
-                                                 "trusted"));
-    std::filesystem::remove(cache);
-
-    // A link in its place (to a file with the right content) is not followed.
-    std::ofstream(dir / "elsewhere") << good;
-    std::filesystem::create_symlink(dir / "elsewhere", cache);
-    notes.clear();
-    REQUIRE(policy::load_node(pol, step_sources(&notes)));
-    REQUIRE(notes.size() == 1);
-    CHECK_THAT(notes[0], Catch::Contains(cache + " is a symbolic link; not trusted"));
-    // ... and the prolog replaces it rather than writing through it.
-    notes.clear();
-    REQUIRE(policy::load_node(pol, {"node007", "", "", policy::NodeCache::Write, &notes}));
-    CHECK_FALSE(std::filesystem::is_symlink(cache));
-    CHECK(slurp((dir / "elsewhere").string()) == good);
-
-    // A directory others can write: neither read nor written.
-    chmod(dir.c_str(), 0777);
-    notes.clear();
-    REQUIRE(policy::load_node(pol, step_sources(&notes)));
-    REQUIRE(notes.size() == 1);
-    CHECK_THAT(notes[0], Catch::Contains("can be written by others than uid"));
-    notes.clear();
-    REQUIRE(policy::load_node(pol, {"node007", "", "", policy::NodeCache::Write, &notes}));
-    REQUIRE(notes.size() == 1);
-    CHECK_THAT(notes[0], Catch::StartsWith("node cache not written: "));
-    chmod(dir.c_str(), 0755);
-}
-
-TEST_CASE("node cache: the prolog reads the node only when the cache is missing or stale",
-          "[node-facts]") {
-    FakeSysfs fs;
-    switchyard::test::build_typical_gpu_node(fs);
-    const auto pol = policy_for(fs);
-    const auto cache = fs.root() / "cache" / "node007.node";
-    std::vector<std::string> notes;
-    policy::refresh_node_cache(pol, "node007", &notes);  // no cache directory: nothing
-    CHECK_FALSE(std::filesystem::exists(cache));
-    fs.shared_dir("cache");
-    policy::refresh_node_cache(pol, "node007", &notes);
-    REQUIRE(std::filesystem::exists(cache));
-    struct stat first {};
-    REQUIRE(stat(cache.c_str(), &first) == 0);
-    // Fresh: the key matches, the file is not replaced (same inode), whatever a value says.
-    fs.file("bus/pci/devices/0000:14:00.0/device", "0x2331");
-    policy::refresh_node_cache(pol, "node007", &notes);
-    struct stat again {};
-    REQUIRE(stat(cache.c_str(), &again) == 0);
-    CHECK(again.st_ino == first.st_ino);
-    // A new device: stale, read again and replaced.
-    fs.pci("pci0000:f0/0000:f0:01.0", "0x10de", "0x2330", "0x030200", 1);
-    policy::refresh_node_cache(pol, "node007", &notes);
-    REQUIRE(stat(cache.c_str(), &again) == 0);
-    CHECK(again.st_ino != first.st_ino);
-    CHECK(notes.empty());
-    auto step = policy::load_node(pol, step_sources(&notes));
-    REQUIRE(step);
-    CHECK(step->gpus.size() == 9);
-    CHECK(notes.empty());
 }

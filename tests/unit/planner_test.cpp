@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of the stage planner (bounds reached, determinism, scope) and the α–β cost model.
-#include "switchyard/policy/planner.hpp"
+#include "switchyard/placement/planner.hpp"
 
 #include <algorithm>
 #include <random>
@@ -9,7 +9,8 @@
 #include "switchyard/common/hostlist.hpp"
 
 using namespace switchyard;
-using namespace switchyard::policy;
+using namespace switchyard;
+using namespace switchyard::placement;
 using topology::FabricKind;
 using topology::FabricMap;
 

@@ -3,10 +3,13 @@
 #include "switchyard/policy/policy.hpp"
 
 #include "catch.hpp"
-#include "switchyard/policy/health.hpp"
-#include "switchyard/policy/nccl_params.hpp"
+#include "switchyard/health/health.hpp"
+#include "switchyard/nccl/params.hpp"
 
 using namespace switchyard::policy;
+using namespace switchyard;
+using namespace switchyard::health;
+using namespace switchyard::nccl;
 
 namespace {
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of health steering placement: the fabric's degraded places and the ownership rules of
 // the node weights switchyard sets.
-#include "switchyard/policy/steer.hpp"
+#include "switchyard/placement/steer.hpp"
 
 #include "catch.hpp"
 
-using namespace switchyard::policy;
+using namespace switchyard::placement;
 using switchyard::topology::FabricKind;
 using switchyard::topology::FabricMap;
 

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+// NodeProbe: everything the health checks ask of a node, behind one seam. The checks themselves
+// (health.hpp) only compare these facts with the policy; the prolog gate, `switchyard health`
+// and `--resume` use SystemProbe, tests a fake one.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "switchyard/common/process.hpp"
+#include "switchyard/common/result.hpp"
+#include "switchyard/topology/node_topology.hpp"
+
+namespace switchyard::health {
+
+/// What NVML says of one GPU. A value NVML cannot give (an old driver, a feature the GPU lacks)
+/// is nullopt and not judged.
+struct NvmlGpu {
+    unsigned index = 0;
+    std::string uuid;                     ///< "" when unknown
+    std::string error;                    ///< the handle could not be had: nothing else is known
+    std::optional<unsigned> retired_sbe;  ///< pages retired for multiple single-bit errors
+    std::optional<unsigned> retired_dbe;  ///< pages retired for double-bit errors
+    bool retirement_pending = false;
+    bool remap_failed = false;
+    bool remap_pending = false;
+    unsigned uncorrectable_rows = 0;
+    std::optional<std::uint64_t> uncorrected_ecc;  ///< volatile, since the driver loaded
+    std::optional<unsigned> nvlinks_active;        ///< when asked for
+};
+
+/// NVML's answer, or why there is none.
+struct NvmlFacts {
+    enum class State {
+        Unavailable,  ///< the library could not be loaded (no driver): `why`
+        Failed,       ///< nvmlInit or the device count failed: `why` ("nvmlInit: ...")
+        TimedOut,     ///< no answer within the timeout (a hung driver or GPU)
+        Read,
+    };
+    State state = State::Unavailable;
+    std::string why;
+    std::vector<NvmlGpu> gpus;
+};
+
+/// Free space of a filesystem, in GB (10^9 bytes).
+struct FsSpace {
+    double free_gb = 0;
+};
+
+class NodeProbe {
+public:
+    virtual ~NodeProbe() = default;
+    /// The node's GPUs, NICs (ports and counters included) and shape.
+    [[nodiscard]] virtual const topology::NodeTopology& node() const = 0;
+    /// The first line of a PCI device's attribute ("current_link_width", ...), "" if unreadable.
+    [[nodiscard]] virtual std::string pci_attribute(const std::string& busid,
+                                                    const std::string& attribute) = 0;
+    /// /proc/meminfo's text ("" if unreadable).
+    [[nodiscard]] virtual std::string meminfo() = 0;
+    [[nodiscard]] virtual Result<FsSpace> filesystem(const std::string& path) = 0;
+    /// Whether a new file can be made in `dir` (an unnamed one: nothing to race).
+    [[nodiscard]] virtual Result<void> writable(const std::string& dir) = 0;
+    /// Runs argv without a shell, in a clean environment, killed at the timeout.
+    [[nodiscard]] virtual ProcessRun run(const std::vector<std::string>& argv,
+                                         double timeout_s) = 0;
+    [[nodiscard]] virtual NvmlFacts nvml(const std::string& library,
+                                         bool nvlinks,
+                                         double timeout_s) = 0;
+    /// A state file this process owns ("" when absent); Error::io when it is not trusted.
+    [[nodiscard]] virtual Result<std::string> read_state(const std::string& path) = 0;
+    [[nodiscard]] virtual Result<void> write_state(const std::string& path,
+                                                   std::string_view content) = 0;
+    /// Monotonic seconds (the gate's time budget).
+    [[nodiscard]] virtual double seconds() = 0;
+};
+
+/// The real node: `node` as read, PCI attributes under `sysfs_root`, /proc/meminfo, statvfs,
+/// run_process, libnvidia-ml (dlopen()ed, queried in a thread it leaves behind when NVML hangs),
+/// state files through state_file.hpp, the steady clock.
+class SystemProbe final : public NodeProbe {
+public:
+    SystemProbe(const topology::NodeTopology& node, std::filesystem::path sysfs_root)
+        : node_(node), root_(std::move(sysfs_root)) {}
+    [[nodiscard]] const topology::NodeTopology& node() const override { return node_; }
+    [[nodiscard]] std::string pci_attribute(const std::string& busid,
+                                            const std::string& attribute) override;
+    [[nodiscard]] std::string meminfo() override;
+    [[nodiscard]] Result<FsSpace> filesystem(const std::string& path) override;
+    [[nodiscard]] Result<void> writable(const std::string& dir) override;
+    [[nodiscard]] ProcessRun run(const std::vector<std::string>& argv, double timeout_s) override;
+    [[nodiscard]] NvmlFacts nvml(const std::string& library,
+                                 bool nvlinks,
+                                 double timeout_s) override;
+    [[nodiscard]] Result<std::string> read_state(const std::string& path) override;
+    [[nodiscard]] Result<void> write_state(const std::string& path,
+                                           std::string_view content) override;
+    [[nodiscard]] double seconds() override;
+
+private:
+    const topology::NodeTopology& node_;
+    std::filesystem::path root_;
+};
+
+}  // namespace switchyard::health

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: Apache-2.0
+// The drain and resume decisions and the circuit breaker's arithmetic (no I/O).
+#include "switchyard/health/drain.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <iomanip>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "switchyard/common/strings.hpp"
+
+namespace switchyard::health {
+
+namespace {
+
+/// Whether a node state, as sinfo (idle, drained*, mixed+drain) or scontrol (IDLE+DRAIN,
+/// IDLE+CLOUD+POWERED_DOWN) prints it, holds the node out of service: a part that is DRAIN...,
+/// DOWN or FAIL... (power saving's POWERED_DOWN is not one).
+bool state_held(std::string_view state) {
+    for (auto part : split(state, '+')) {
+        std::string up;
+        for (const char c : part) {
+            up += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        }
+        if (up.starts_with("DRAIN") || up.starts_with("DOWN") || up.starts_with("FAIL")) {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+std::vector<std::string> slurm_nodes_query(const std::string& nodes) {
+    std::vector<std::string> argv{"sinfo", "--all", "--noheader", "--Node", "--format=%N|%w|%T|%E"};
+    if (!nodes.empty()) {
+        argv.push_back("--nodes=" + nodes);
+    }
+    return argv;
+}
+
+Result<std::map<std::string, SlurmNodeState>> parse_slurm_nodes(std::string_view text) {
+    std::map<std::string, SlurmNodeState> out;
+    std::size_t number = 0;
+    for (auto line : split(text, '\n')) {
+        ++number;
+        line = trim(line);
+        if (line.empty() || line.starts_with("sinfo: ")) {
+            continue;  // sinfo's own diagnostics (its stderr comes along): not a node
+        }
+        const auto fields = split(line, '|');
+        std::optional<unsigned> weight;
+        if (fields.size() >= 4) {
+            weight = parse_number<unsigned>(fields[1]);
+        }
+        if (!weight || fields[0].empty()) {
+            return fail(Error::parse({"sinfo output", static_cast<std::uint32_t>(number), 0},
+                                     "'" + std::string(line.substr(0, 120)) +
+                                         "': expected <node>|<weight>|<state>|<reason>"));
+        }
+        SlurmNodeState node{*weight, state_held(fields[2]), {}};
+        if (node.held) {
+            // Everything after the third '|' (a reason may hold one); sinfo prints "none" for
+            // no reason.
+            const auto reason =
+                line.substr(fields[0].size() + fields[1].size() + fields[2].size() + 3);
+            node.reason = reason == "none" ? std::string() : std::string(reason);
+        }
+        out[std::string(fields[0])] = std::move(node);
+    }
+    return out;
+}
+
+bool owned_reason(std::string_view reason) {
+    return reason.starts_with(kOwnedReasonPrefix);
+}
+
+BreakerLimit breaker_limit(const BreakerPolicy& b, unsigned partition_size) {
+    BreakerLimit out{b.max_nodes, "max_nodes " + std::to_string(b.max_nodes)};
+    if (partition_size == 0) {
+        return out;
+    }
+    const auto by_percent = std::max(
+        1U, static_cast<unsigned>(static_cast<double>(partition_size) * b.max_percent / 100.0));
+    if (by_percent < out.nodes) {
+        std::ostringstream why;
+        why << b.max_percent << "% of a " << partition_size << "-node partition";
+        out = {by_percent, why.str()};
+    }
+    return out;
+}
+
+BreakerRecord BreakerRecord::parse(std::string_view text, double now, double window_s) {
+    BreakerRecord r;
+    std::istringstream in{std::string(text)};
+    double when = 0;
+    std::string who;
+    while (in >> when >> who) {
+        if (now - when <= window_s) {
+            r.entries_.push_back({when, who});
+        }
+    }
+    return r;
+}
+
+std::size_t BreakerRecord::recent_nodes() const {
+    std::set<std::string_view> nodes;
+    for (const auto& e : entries_) {
+        nodes.insert(e.node);
+    }
+    return nodes.size();
+}
+
+bool BreakerRecord::has(std::string_view node) const {
+    return std::any_of(entries_.begin(), entries_.end(),
+                       [&](const Entry& e) { return e.node == node; });
+}
+
+bool BreakerRecord::allows(std::string_view node,
+                           unsigned cluster_recent,
+                           unsigned max_nodes) const {
+    return has(node) || std::max<std::size_t>(recent_nodes(), cluster_recent) < max_nodes;
+}
+
+std::string BreakerRecord::text() const {
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(0);
+    for (const auto& e : entries_) {
+        out << e.when << ' ' << e.node << '\n';
+    }
+    return out.str();
+}
+
+DrainDecision decide_drain(const std::string& node,
+                           const HealthReport& report,
+                           const std::string& current_reason) {
+    if (report.verdict != HealthStatus::Fail) {
+        return {DrainDecision::Action::Pass, node, "", ""};
+    }
+    const auto reason = report.reason();
+    if (!current_reason.empty() && !owned_reason(current_reason)) {
+        return {DrainDecision::Action::HeldElsewhere, node, reason,
+                node + " fails (" + reason + ") but is held for another reason ('" +
+                    current_reason + "'); not touching it"};
+    }
+    return {DrainDecision::Action::Drain, node, reason, "drained " + node + ": " + reason};
+}
+
+DrainDecision apply_breaker(DrainDecision d,
+                            bool allowed,
+                            const BreakerLimit& limit,
+                            double window_s) {
+    if (d.action != DrainDecision::Action::Drain || allowed) {
+        return d;
+    }
+    d.action = DrainDecision::Action::BreakerOpen;
+    d.message = "CIRCUIT BREAKER OPEN: " + std::to_string(limit.nodes) +
+                " nodes were drained in the last " + std::to_string(static_cast<int>(window_s)) +
+                " s (limit: " + limit.why + "); not draining " + d.node + " (" + d.reason +
+                ") — check the health policy";
+    return d;
+}
+
+ResumeDecision decide_resume(const std::string& node, const std::string& current_reason) {
+    if (current_reason.empty()) {
+        return {};
+    }
+    if (!owned_reason(current_reason)) {
+        return {false,
+                "not resuming " + node + ": held for another reason ('" + current_reason + "')"};
+    }
+    return {true, "resumed " + node + " (was: " + current_reason + ")"};
+}
+
+}  // namespace switchyard::health

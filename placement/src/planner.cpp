@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: Apache-2.0
+// Pipeline-stage planner: whole stages from each SU, then each group's leftovers, then the
+// stages that must cross groups (the cost model is cost_model.cpp, the report plan_report.cpp).
+//
+// Optimality: a stage lies inside one SU only if all its k nodes come from that SU, so no plan
+// beats Σ_su ⌊c_su/k⌋ such stages; taking whole stages from each SU reaches it. Per group the
+// bound is ⌊n_g/k⌋ = Σ_{su∈g} ⌊c_su/k⌋ + ⌊r_g/k⌋ (r_g = the SUs' leftovers), which chunking each
+// group's leftovers together also reaches — both bounds at once.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "placement_model.hpp"
+
+namespace switchyard::placement {
+
+PlanFacts facts_of(const std::vector<std::vector<std::string>>& stages,
+                   const Locator& loc,
+                   StageScope scope) {
+    PlanFacts f;
+    std::vector<std::set<std::uint32_t>> groups(stages.size());
+    for (std::size_t s = 0; s < stages.size(); ++s) {
+        std::set<std::uint32_t> sus;
+        for (const auto& n : stages[s]) {
+            sus.insert(loc.at(n).su);
+            groups[s].insert(loc.at(n).group);
+        }
+        f.stages_in_one_su += sus.size() == 1 ? 1U : 0U;
+        f.stages_in_one_group += groups[s].size() == 1 ? 1U : 0U;
+        const bool outside = (scope == StageScope::Leaf && sus.size() > 1) ||
+                             (scope == StageScope::Group && groups[s].size() > 1);
+        f.outside_scope += outside ? 1U : 0U;
+    }
+    for (std::size_t s = 0; s + 1 < stages.size(); ++s) {
+        std::set<std::uint32_t> both = groups[s];
+        both.insert(groups[s + 1].begin(), groups[s + 1].end());
+        f.adjacent_in_one_group += both.size() == 1 ? 1U : 0U;
+    }
+    return f;
+}
+
+std::vector<std::vector<std::string>> cut(const std::vector<std::string>& order, unsigned stages) {
+    std::vector<std::vector<std::string>> out(stages);
+    const auto k = order.size() / stages;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        out[i / k].push_back(order[i]);
+    }
+    return out;
+}
+
+PlanFacts order_facts(const std::vector<std::string>& order,
+                      const FabricMap* map,
+                      unsigned stages,
+                      StageScope scope) {
+    return facts_of(cut(order, stages), Locator(map, order), scope);
+}
+
+Result<StagePlan> plan_stages(const std::vector<std::string>& nodes,
+                              const FabricMap* map,
+                              unsigned stages,
+                              StageScope scope,
+                              const CostParams& policy_params) {
+    const auto params = with_map_rails(policy_params, map, nodes);
+    if (stages == 0) {
+        return fail(Error::invalid_argument("--pipeline-stages: expected at least 1 stage"));
+    }
+    if (nodes.empty() || nodes.size() % stages != 0) {
+        return fail(Error::invalid_argument(
+            "--pipeline-stages=" + std::to_string(stages) + ": " + std::to_string(nodes.size()) +
+            " nodes do not split into " + std::to_string(stages) +
+            " equal stages; use a node count that " + std::to_string(stages) + " divides"));
+    }
+    std::vector<std::string> sorted = nodes;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+        return fail(Error::invalid_argument("the node list names a node twice: " +
+                                            *std::adjacent_find(sorted.begin(), sorted.end())));
+    }
+    const Locator loc(map, sorted);
+    const std::size_t k = sorted.size() / stages;
+
+    // SUs in order of (group, first node), nodes by name inside each.
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::string>>
+        by_su;  // (group, su)
+    for (const auto& n : sorted) {
+        by_su[{loc.at(n).group, loc.at(n).su}].push_back(n);
+    }
+    std::vector<std::vector<std::string>> whole;                 // stages inside one SU
+    std::map<std::uint32_t, std::vector<std::string>> leftover;  // per group, SU-ordered
+    for (auto& [key, list] : by_su) {
+        std::size_t i = 0;
+        for (; i + k <= list.size(); i += k) {
+            whole.emplace_back(list.begin() + static_cast<std::ptrdiff_t>(i),
+                               list.begin() + static_cast<std::ptrdiff_t>(i + k));
+        }
+        auto& rest = leftover[key.first];
+        rest.insert(rest.end(), list.begin() + static_cast<std::ptrdiff_t>(i), list.end());
+    }
+    // Group leftovers: whole chunks stay in their group; the remainder crosses groups.
+    std::map<std::uint32_t, std::vector<std::vector<std::string>>> per_group;
+    for (const auto& st : whole) {
+        per_group[loc.at(st.front()).group].push_back(st);
+    }
+    std::vector<std::string> crossing;
+    for (auto& [g, rest] : leftover) {
+        std::size_t i = 0;
+        for (; i + k <= rest.size(); i += k) {
+            per_group[g].emplace_back(rest.begin() + static_cast<std::ptrdiff_t>(i),
+                                      rest.begin() + static_cast<std::ptrdiff_t>(i + k));
+        }
+        crossing.insert(crossing.end(), rest.begin() + static_cast<std::ptrdiff_t>(i), rest.end());
+    }
+    // Stage order: group by group; a crossing stage goes right after the group holding its first
+    // node, so it borders the groups it spans.
+    std::map<std::uint32_t, std::vector<std::vector<std::string>>> crossing_after;
+    for (std::size_t i = 0; i < crossing.size(); i += k) {
+        std::vector<std::string> st(crossing.begin() + static_cast<std::ptrdiff_t>(i),
+                                    crossing.begin() + static_cast<std::ptrdiff_t>(i + k));
+        crossing_after[loc.at(st.front()).group].push_back(std::move(st));
+    }
+    std::set<std::uint32_t> group_ids;
+    for (const auto& [g, v] : per_group) {
+        group_ids.insert(g);
+    }
+    for (const auto& [g, v] : crossing_after) {
+        group_ids.insert(g);
+    }
+    std::vector<std::vector<std::string>> ordered;
+    for (const auto g : group_ids) {
+        for (auto& st : per_group[g]) {
+            ordered.push_back(std::move(st));
+        }
+        for (auto& st : crossing_after[g]) {
+            ordered.push_back(std::move(st));
+        }
+    }
+
+    StagePlan out;
+    out.stages = stages;
+    out.nodes_per_stage = static_cast<unsigned>(k);
+    for (unsigned s = 0; s < ordered.size(); ++s) {
+        PlannedStage ps;
+        ps.index = s;
+        ps.nodes = ordered[s];
+        for (const auto& n : ps.nodes) {
+            out.order.push_back(n);
+            const auto su = loc.su_name(loc.at(n).su);
+            const auto gr = loc.group_name(loc.at(n).group);
+            if (std::find(ps.sus.begin(), ps.sus.end(), su) == ps.sus.end()) {
+                ps.sus.push_back(su);
+            }
+            if (std::find(ps.groups.begin(), ps.groups.end(), gr) == ps.groups.end()) {
+                ps.groups.push_back(gr);
+            }
+        }
+        out.stage_list.push_back(std::move(ps));
+    }
+    out.facts = facts_of(ordered, loc, scope);
+    out.slurm_facts = facts_of(cut(nodes, stages), loc, scope);
+    for (const auto& [key, list] : by_su) {
+        out.bound.stages_in_one_su += static_cast<unsigned>(list.size() / k);
+    }
+    std::map<std::uint32_t, std::size_t> in_group;
+    for (const auto& n : sorted) {
+        ++in_group[loc.at(n).group];
+    }
+    for (const auto& [g, count] : in_group) {
+        out.bound.stages_in_one_group += static_cast<unsigned>(count / k);
+    }
+    out.cost = cost_of(ordered, loc, params);
+    out.slurm_cost = cost_of(cut(nodes, stages), loc, params);
+    out.lower_bound_cost = lower_bound(stages, k, params);
+    if (map == nullptr) {
+        out.warnings.push_back("no fabric map: stages follow node-name order");
+    } else if (!loc.unknown().empty()) {
+        out.warnings.push_back(std::to_string(loc.unknown().size()) +
+                               " node(s) not in the fabric map, e.g. " + loc.unknown().front());
+    }
+    if (out.facts.outside_scope > 0) {
+        out.warnings.push_back(std::to_string(out.facts.outside_scope) +
+                               " stage(s) cannot fit the requested scope (" +
+                               std::string(to_string(scope)) + ") with these nodes");
+    }
+    return out;
+}
+
+}  // namespace switchyard::placement
