@@ -13,6 +13,7 @@
 #include "switchyard/common/strings.hpp"
 #include "switchyard/topology/classify.hpp"
 #include "switchyard/topology/fabric_index.hpp"
+#include "switchyard/topology/lldp.hpp"
 #include "switchyard/topology/slurm_nodes.hpp"
 #include "switchyard/topology/slurm_partitions.hpp"
 #include "switchyard/topology/slurm_writers.hpp"
@@ -24,6 +25,7 @@ namespace topo = switchyard::topology;
 
 struct DiscoverArgs {
     std::string input;
+    std::string lldp;
     std::string guid_map;
     std::string compute_hca;
     std::string expect_hosts;
@@ -208,30 +210,61 @@ void print_summary(const topo::Classification& c, const std::string& source) {
     print_anomalies(m.anomalies);
 }
 
+/// The graph of an --lldp directory: every file read and parsed in name order, one at a time
+/// (only what the graph needs is kept).
+Result<topo::FabricGraph> read_lldp(const std::string& dir,
+                                    const std::map<std::string, std::string, std::less<>>& names,
+                                    const std::vector<std::string>& hosts) {
+    std::vector<topo::LldpFile> files;
+    auto ok = for_each_dir_file(
+        dir, "--lldp", "", "lldpctl outputs (one per host or switch)", topo::kMaxLldpFiles,
+        [&](const std::string& path, std::string&& text) -> Result<void> {
+            auto f = topo::parse_lldp(text, path);
+            if (!f) {
+                return fail(f.error());
+            }
+            files.push_back(std::move(*f));
+            return {};
+        });
+    if (!ok) {
+        return fail(ok.error());
+    }
+    if (files.empty()) {
+        return fail(Error::invalid_argument("--lldp " + dir +
+                                            ": no file; expected lldpctl outputs (one per host "
+                                            "or switch)"));
+    }
+    topo::LldpOptions opt;
+    opt.names = &names;
+    opt.hosts = hosts.empty() ? nullptr : &hosts;
+    return topo::lldp_fabric(files, opt);
+}
+
 int run_discover(const DiscoverArgs& a) {
     auto topologies = hint_topologies(a);
     if (!topologies) {
         std::cerr << "switchyard discover: " << topologies.error().to_string() << "\n";
         return topologies.error().code() == ErrorCode::InvalidArgument ? kExitUsage : kExitProblem;
     }
-    const std::string source = a.input == "-" ? "<stdin>" : a.input;
+    const std::string input = a.lldp.empty() ? a.input : a.lldp;
+    const std::string source = input == "-" ? "<stdin>" : input;
     // Summary and file headers name the input by its file name: the same dump gives the same
     // files wherever it was read from.
-    const std::string label =
-        a.input == "-" ? source : std::filesystem::path(a.input).filename().string();
-    auto graph = [&]() -> Result<topo::FabricGraph> {
-        auto text = InputText::open(a.input, kDumpInput);
-        if (!text) {
-            return fail(text.error());
+    const std::string label = input == "-" ? source
+                                           : std::filesystem::path(input).filename().string() +
+                                                 (a.lldp.empty() ? "" : " (LLDP)");
+    std::vector<std::string> expected;
+    if (!a.expect_hosts.empty()) {
+        auto names = expand_hostlist(a.expect_hosts);
+        if (!names) {
+            std::cerr << "switchyard discover: --expect-hosts: " << names.error().message() << "\n";
+            return kExitUsage;
         }
-        return topo::parse_ibnetdiscover(text->text(), source);
-    }();  // the dump is unmapped (or freed) here: the graph holds copies of what it needs
-    if (!graph) {
-        std::cerr << "switchyard discover: " << graph.error().to_string() << "\n";
-        return kExitProblem;
+        expected = std::move(*names);
     }
     topo::ClassifyOptions opt;
     topo::GuidMap guid_map;
+    std::map<std::string, std::string, std::less<>> lldp_names;
     if (!a.guid_map.empty()) {
         auto gm_text = read_input(a.guid_map, kSmallInput);
         auto gm = gm_text ? topo::parse_guid_map(*gm_text, a.guid_map)
@@ -242,6 +275,30 @@ int run_discover(const DiscoverArgs& a) {
         }
         guid_map = std::move(*gm);
         opt.guid_map = &guid_map;
+        for (const auto& [key, e] : guid_map) {
+            if (key >> 48U == 0) {  // a MAC: an LLDP chassis id
+                std::string mac;
+                for (int shift = 40; shift >= 0; shift -= 8) {
+                    mac += hex_digits((key >> static_cast<unsigned>(shift)) & 0xffU, 2);
+                    mac += shift > 0 ? ":" : "";
+                }
+                lldp_names[mac] = e.host;
+            }
+        }
+    }
+    auto graph = [&]() -> Result<topo::FabricGraph> {
+        if (!a.lldp.empty()) {
+            return read_lldp(a.lldp, lldp_names, expected);
+        }
+        auto text = InputText::open(a.input, kDumpInput);
+        if (!text) {
+            return fail(text.error());
+        }
+        return topo::parse_ibnetdiscover(text->text(), source);
+    }();  // the dump is unmapped (or freed) here: the graph holds copies of what it needs
+    if (!graph) {
+        std::cerr << "switchyard discover: " << graph.error().to_string() << "\n";
+        return kExitProblem;
     }
     topo::ExpectedCabling cabling;
     if (!a.expect_cabling.empty()) {
@@ -267,14 +324,7 @@ int run_discover(const DiscoverArgs& a) {
             return p.matches(hca);
         };
     }
-    std::vector<std::string> expected;
     if (!a.expect_hosts.empty()) {
-        auto names = expand_hostlist(a.expect_hosts);
-        if (!names) {
-            std::cerr << "switchyard discover: --expect-hosts: " << names.error().message() << "\n";
-            return kExitUsage;
-        }
-        expected = std::move(*names);
         opt.expected_hosts = &expected;
     }
     auto c = topo::classify(*graph, opt);
@@ -282,7 +332,8 @@ int run_discover(const DiscoverArgs& a) {
         (void)topo::check_expected_hosts(c.map, expected);
     }
     for (const auto& w : graph->warnings) {
-        c.map.anomalies.push_back({w.kind, w.where.to_string() + ": " + w.message});
+        c.map.anomalies.push_back(
+            {w.kind, w.where.source.empty() ? w.message : w.where.to_string() + ": " + w.message});
     }
     print_summary(c, label);
     if (c.map.hosts.empty()) {
@@ -358,12 +409,19 @@ void setup_discover(CLI::App& cmd, Runner& run) {
         "  switchyard discover --ibnetdiscover fabric.txt --topology-plugin block -o out/\n"
         "  switchyard discover --ibnetdiscover fabric.txt --partition-topology gpu=blocks -o out/\n"
         "  switchyard discover --ibnetdiscover fabric.txt --partition-topology slurm -o out/\n");
-    cmd.add_option("--ibnetdiscover", args->input,
-                   "ibnetdiscover output (default or -p format); - for stdin")
-        ->required();
+    auto* ib = cmd.add_option("--ibnetdiscover", args->input,
+                              "ibnetdiscover output (default or -p format); - for stdin");
+    auto* lldp = cmd.add_option(
+        "--lldp", args->lldp,
+        "an Ethernet (RoCE) fabric instead: a directory of lldpctl outputs, one per host or "
+        "switch ('lldpcli -f json show chassis' then 'lldpctl -f json'; json0 and keyvalue "
+        "read too)");
+    ib->excludes(lldp);
+    lldp->excludes(ib);
     cmd.add_option("--guid-map", args->guid_map,
                    "lines '<guid> <host> [<hca>]', or '<guid> \"<host> [<hca>]\"' as in a "
-                   "--node-name-map file, naming HCAs whose description names no host");
+                   "--node-name-map file, naming HCAs whose description names no host; with "
+                   "--lldp, '<mac> <name>' names a system by its chassis id");
     cmd.add_option(
         "--compute-hca", args->compute_hca,
         "regular expression of compute HCA names, e.g. 'mlx5_[0-7]'; others are left out");
@@ -395,7 +453,12 @@ void setup_discover(CLI::App& cmd, Runner& run) {
     cmd.add_option("--default-partition", args->default_partition,
                    "the partition a job without -p runs in (job_submit.lua asks slurmctld; "
                    "cli_filter.lua reads it from the hints)");
-    cmd.callback([&run, args] { run = [args] { return run_discover(*args); }; });
+    cmd.callback([&run, args] {
+        if (args->input.empty() && args->lldp.empty()) {
+            throw CLI::RequiredError("--ibnetdiscover or --lldp");
+        }
+        run = [args] { return run_discover(*args); };
+    });
 }
 
 }  // namespace switchyard::cli

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -168,24 +169,54 @@ Result<std::map<std::string, health::SlurmNodeState>> slurm_nodes(const std::str
     return parsed;
 }
 
-Result<std::vector<std::pair<std::string, std::string>>> read_json_dir(const std::string& dir,
-                                                                       const std::string& option) {
+Result<void> for_each_dir_file(
+    const std::string& dir,
+    const std::string& option,
+    std::string_view extension,
+    std::string_view what,
+    std::size_t max_files,
+    const std::function<Result<void>(const std::string&, std::string&&)>& fn) {
     std::error_code ec;
     std::filesystem::directory_iterator it(dir, ec);
     if (ec) {
         return fail(Error::io(option + " " + dir + ": " + ec.message() +
-                              "; expected a directory of `switchyard health --json` outputs"));
+                              "; expected a directory of " + std::string(what)));
     }
-    std::vector<std::pair<std::string, std::string>> out;
+    std::vector<std::filesystem::path> paths;
     for (const auto& e : it) {
-        if (e.path().extension() != ".json") {
+        const auto name = e.path().filename().string();
+        if (name.starts_with('.') || (!extension.empty() && e.path().extension() != extension)) {
             continue;
         }
-        auto text = read_input(e.path().string(), kSmallInput);
+        if (paths.size() == max_files) {
+            return fail(Error::invalid_argument(option + " " + dir + ": more than " +
+                                                std::to_string(max_files) + " files"));
+        }
+        paths.push_back(e.path());
+    }
+    std::sort(paths.begin(), paths.end());
+    for (const auto& p : paths) {
+        auto text = read_input(p.string(), kSmallInput);
         if (!text) {
             return fail(text.error());
         }
-        out.emplace_back(e.path().string(), std::move(*text));
+        if (auto ok = fn(p.string(), std::move(*text)); !ok) {
+            return ok;
+        }
+    }
+    return {};
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> read_json_dir(const std::string& dir,
+                                                                       const std::string& option) {
+    std::vector<std::pair<std::string, std::string>> out;
+    auto ok = for_each_dir_file(dir, option, ".json", "`switchyard health --json` outputs",
+                                1'000'000, [&](const std::string& path, std::string&& text) {
+                                    out.emplace_back(path, std::move(text));
+                                    return Result<void>{};
+                                });
+    if (!ok) {
+        return fail(ok.error());
     }
     return out;
 }

@@ -3,6 +3,7 @@
 // name the path.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -66,8 +67,20 @@ void keep_until_exit(T&& value) {
 /// step launch) never see a half-written file.
 [[nodiscard]] Result<void> write_file_atomic(const std::string& path, std::string_view content);
 
-/// The *.json files of `dir` (a directory of `switchyard health --json` outputs): path and
-/// bytes of each, read within kSmallInput. Errors name `option` and the directory or file.
+/// Calls `fn(path, bytes)` for each file of `dir` whose name ends in `extension` (empty: all
+/// but hidden ones), in name order, each read within kSmallInput and dropped after the call; at
+/// most `max_files` of them. Errors (and the first error of `fn`) name `option`, the directory
+/// or file, and `what` the directory should hold.
+[[nodiscard]] Result<void> for_each_dir_file(
+    const std::string& dir,
+    const std::string& option,
+    std::string_view extension,
+    std::string_view what,
+    std::size_t max_files,
+    const std::function<Result<void>(const std::string&, std::string&&)>& fn);
+
+/// The *.json files of `dir` (a directory of `switchyard health --json` outputs), as
+/// read_dir_files reads them.
 [[nodiscard]] Result<std::vector<std::pair<std::string, std::string>>> read_json_dir(
     const std::string& dir, const std::string& option);
 

@@ -2,6 +2,7 @@
 // GUID → host maps (`discover --guid-map`): this project's form and the quoted node-name-map
 // form infiniband-diags and OpenSM read.
 #include "classifier.hpp"
+#include "switchyard/topology/lldp.hpp"
 
 namespace switchyard::topology {
 
@@ -52,9 +53,13 @@ Result<GuidMap> parse_guid_map(std::string_view text, std::string_view source) {
         if (f.empty()) {
             continue;
         }
-        const auto guid = parse_guid(f[0]);
+        // A MAC (an LLDP chassis id or port) stands for its 48-bit value.
+        auto guid = parse_guid(f[0]);
         if (!guid) {
-            return bad("'" + std::string(f[0]) + "' is not a GUID");
+            guid = parse_mac(f[0]);
+        }
+        if (!guid) {
+            return bad("'" + std::string(f[0]) + "' is not a GUID or a MAC");
         }
         if (f.size() < 2 || f.size() > 3) {
             return bad(f.size() < 2 ? (quoted ? "an empty name" : "no host")

@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""LLDP harness test: a generated Ethernet Clos built for real out of network namespaces (one per
+host and per switch, veth pairs as cables, each switch bridging its ports), Debian's lldpd
+running in every namespace under its own system name and control socket, every namespace's
+lldpctl output gathered (JSON, json0 and keyvalue, as the admin guide gathers them), and
+`switchyard discover --lldp` checked against the generator's truth: SUs, each host's leaf per
+rail, tiers, topology.conf, and exactly the anomalies the case planted.
+
+Cases:
+  clos          16 hosts x 2 rails, 4 leaves, 2 spines (rail-optimised), clean
+  clos-variant  the same with one uplink pulled, one host's rail-1 port on its rail-0 leaf, and
+                a management network (one switch, every host's mgmt0) that must be left out
+
+Usage: lldp_capture_test.py CASE SWITCHYARD_BINARY [--keep DIR]   (as root)
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from fabric_capture_test import check, expand_hostlist, failures  # noqa: E402
+
+GEN = ["rail", "--sus", "2", "--hosts-per-su", "8", "--rails", "2", "--spines", "2"]
+PREFIX = f"sy{os.getpid() % 10000}"
+LLDPD = shutil.which("lldpd") or "/usr/sbin/lldpd"
+LLDPCLI = shutil.which("lldpcli") or "/usr/sbin/lldpcli"
+
+
+def run(*argv, check_rc=True, **kw):
+    r = subprocess.run(argv, capture_output=True, text=True, **kw)
+    if check_rc and r.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)}: exit {r.returncode}: {r.stderr.strip()}")
+    return r
+
+
+class Lab:
+    """Namespaces, links and daemons, all made and removed here."""
+
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.ns = {}        # system name -> namespace
+        self.daemons = []
+        self.links = 0
+        self.sees = {}      # system -> {port: the system cabled there}
+
+    def system(self, name, switch):
+        ns = f"{PREFIX}-{len(self.ns)}"
+        run("ip", "netns", "add", ns)
+        run("ip", "-n", ns, "link", "set", "lo", "up")
+        if switch:
+            run("ip", "-n", ns, "link", "add", "br0", "type", "bridge")
+            run("ip", "-n", ns, "link", "set", "br0", "up")
+        self.ns[name] = ns
+        return ns
+
+    def cable(self, a, a_port, b, b_port, switches):
+        """A veth pair from a's a_port to b's b_port; switch ends join the bridge."""
+        self.sees.setdefault(a, {})[a_port] = b
+        self.sees.setdefault(b, {})[b_port] = a
+        self.links += 1
+        tmp_a, tmp_b = f"{PREFIX}a{self.links}", f"{PREFIX}b{self.links}"
+        run("ip", "link", "add", tmp_a, "netns", self.ns[a], "type", "veth", "peer", "name", tmp_b,
+            "netns", self.ns[b])
+        for sysname, tmpname, port in ((a, tmp_a, a_port), (b, tmp_b, b_port)):
+            ns = self.ns[sysname]
+            run("ip", "-n", ns, "link", "set", tmpname, "name", port)
+            if sysname in switches:
+                run("ip", "-n", ns, "link", "set", port, "master", "br0")
+            run("ip", "-n", ns, "link", "set", port, "up")
+
+    def sock(self, name):
+        return os.path.join(self.tmp, f"{self.ns[name]}.sock")
+
+    def start(self, name):
+        # Its own UTS namespace gives lldpd its system name from the first frame on.
+        log = open(os.path.join(self.tmp, f"{self.ns[name]}.log"), "w")
+        p = subprocess.Popen(
+            ["ip", "netns", "exec", self.ns[name], "unshare", "--uts", "sh", "-c",
+             f'hostname "$0" && exec {LLDPD} -d -u "$1" -I "$2"', name, self.sock(name),
+             "eth*,swp*,mgmt*"],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.daemons.append(p)
+
+    def cli(self, name, *args, fmt="json"):
+        return run("ip", "netns", "exec", self.ns[name], LLDPCLI, "-u", self.sock(name), "-f", fmt,
+                   *args, check_rc=False)
+
+    def close(self):
+        for p in self.daemons:
+            try:
+                os.killpg(p.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        for p in self.daemons:
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+        for ns in self.ns.values():
+            run("ip", "netns", "del", ns, check_rc=False)
+
+
+def build(lab, truth, variant):
+    """The truth's cables, with the variant's faults; returns the expected host → {port: leaf}
+    and the planted faults."""
+    switches = {s["name"] for s in truth["switches"]}
+    for s in sorted(switches):
+        lab.system(s, True)
+    for h in sorted(truth["hosts"]):
+        lab.system(h, False)
+    name_of = {}
+    for s in truth["switches"]:
+        name_of["S-" + s["name"]] = s["name"]
+    for h, rec in truth["hosts"].items():
+        for x in rec["hcas"]:
+            name_of[f"H-{h}-{x['hca']}"] = h
+    leaves = sorted(s["name"] for s in truth["switches"] if s["role"] == "leaf")
+    spines = sorted(s["name"] for s in truth["switches"] if s["role"] == "spine")
+    moved_host = sorted(truth["hosts"])[2] if variant else None
+    pulled = (leaves[0], spines[1]) if variant else None
+    expect = {}
+    faults = {"pulled": pulled, "moved": moved_host}
+    for a, pa, b, pb in truth["links"]:
+        na, nb = name_of[a], name_of[b]
+        if (na, nb) == pulled or (nb, na) == pulled:
+            continue
+        ends = []
+        for n, node_id, p in ((na, a, pa), (nb, b, pb)):
+            if n in switches:
+                ends.append((n, f"swp{p}"))
+            else:
+                rail = int(node_id.rsplit("_", 1)[1])  # H-<host>-mlx5_<rail>
+                ends.append((n, f"eth{rail}"))
+        if ends[0][0] in switches and ends[1][0] in switches:
+            lab.cable(*ends[0], *ends[1], switches)
+            continue
+        (h, hp), (s, sp) = ends if ends[0][0] not in switches else ends[::-1]
+        if h == moved_host and hp == "eth1":
+            # Its rail-1 port cabled into its SU's rail-0 leaf (a spare port there).
+            su = truth["hosts"][h]["su"]
+            s, sp = f"{su}-rail0", "swp40"
+        expect.setdefault(h, {})[hp] = s
+        lab.cable(h, hp, s, sp, switches)
+    if variant:
+        lab.system("mgmt-sw1", True)
+        for i, h in enumerate(sorted(truth["hosts"])):
+            lab.cable(h, "mgmt0", "mgmt-sw1", f"swp{i + 1}", switches | {"mgmt-sw1"})
+    return expect, faults
+
+
+def wait_for_neighbours(lab, deadline_s=90):
+    """Until every port of every system sees the system cabled to it."""
+    start = time.time()
+    while True:
+        missing = []
+        for h, ports in lab.sees.items():
+            r = lab.cli(h, "show", "neighbors", fmt="keyvalue")
+            seen = {}
+            for line in r.stdout.splitlines():
+                key, _, value = line.partition("=")
+                parts = key.split(".")
+                if len(parts) == 4 and parts[0] == "lldp" and parts[2:] == ["chassis", "name"]:
+                    seen[parts[1]] = value
+            missing += [(h, p) for p, leaf in ports.items() if seen.get(p) != leaf]
+        if not missing:
+            print(f"ok: every port sees its far end after {time.time() - start:.1f} s")
+            return
+        if time.time() - start > deadline_s:
+            raise SystemExit(f"lldpd: {len(missing)} ports do not see their far end after "
+                             f"{deadline_s} s, e.g. {missing[:3]}")
+        time.sleep(1)
+
+
+def gather(lab, outdir):
+    """Every namespace's output, as the admin guide gathers it: JSON for most, json0 for the
+    spines, keyvalue for every third system (all three of lldpctl's formats, read for real)."""
+    os.makedirs(outdir)
+    for i, name in enumerate(sorted(lab.ns)):
+        fmt = "json0" if name.startswith("spine") else ("keyvalue" if i % 3 == 0 else "json")
+        text = lab.cli(name, "show", "chassis", fmt=fmt).stdout + \
+            lab.cli(name, "show", "neighbors", fmt=fmt).stdout
+        with open(os.path.join(outdir, f"{name}.{fmt}"), "w") as fh:
+            fh.write(text)
+
+
+def discover(binary, lldp_dir, outdir):
+    r = run(binary, "discover", "--lldp", lldp_dir, "-o", outdir, check_rc=False)
+    print(r.stdout, r.stderr)
+    if r.returncode != 0:
+        raise SystemExit(f"switchyard discover --lldp failed with exit {r.returncode}")
+    show = run(binary, "fabric", "show", "--map", os.path.join(outdir, "fabric.map"), "--json")
+    return json.loads(show.stdout)
+
+
+def verify(got, truth, expect, faults, outdir):
+    check(got["kind"] == "fat-tree", f"fabric kind {got['kind']}, expected fat-tree")
+    hosts = {h["host"]: h for h in got["hosts"]}
+    check(set(hosts) == set(truth["hosts"]), f"{len(hosts)} hosts found, {len(truth['hosts'])} in the truth")
+    want_su = {}
+    for h, rec in truth["hosts"].items():
+        want_su.setdefault(rec["su"], set()).add(h)
+    got_su = {}
+    for h, rec in hosts.items():
+        got_su.setdefault(rec["su"], set()).add(h)
+    check({frozenset(v) for v in got_su.values()} == {frozenset(v) for v in want_su.values()},
+          "every host's SU equals the truth")
+    wrong = [h for h in expect if h in hosts and
+             sorted(expect[h].items()) != sorted((x["hca"], x["leaf"]) for x in hosts[h]["leaves"])]
+    check(not wrong, f"every host's leaf per port equals the cabling (wrong: {wrong[:3]})")
+    tiers = {s["name"]: s["tier"] for s in got["switches"]}
+    roles = {s["name"]: s["role"] for s in truth["switches"]}
+    check(tiers == {n: 1 if r == "leaf" else 2 for n, r in roles.items()},
+          f"leaves are tier 1, spines tier 2, and no other switch is in the map ({sorted(tiers)})")
+    kinds = sorted(a["kind"] for a in got["anomalies"])
+    want = []
+    if faults["pulled"]:
+        want += ["lldp-separate-network", "missing-rail", "missing-uplink"]
+    check(kinds == want, f"anomalies {kinds}, expected {want}")
+    details = [a["detail"] for a in got["anomalies"]]
+    if faults["pulled"]:
+        leaf, spine = faults["pulled"]
+        check(any(leaf in d and spine in d for d in details if "uplink" in d or "cable" in d),
+              f"the pulled cable {leaf}-{spine} is named")
+        h = faults["moved"]
+        check(any(d.startswith(h + " ") and truth["hosts"][h]["su"] + "-rail1" in d for d in details),
+              f"{h}, whose rail-1 port is on the rail-0 leaf, misses rail {truth['hosts'][h]['su']}-rail1")
+        check(any("mgmt-sw1" in d and "left out" in d for d in details),
+              "the management switch is reported as a separate network and left out")
+    conf = open(os.path.join(outdir, "topology.conf")).read()
+    levels = [dict(kv.split("=", 1) for kv in line.split()) for line in conf.splitlines()
+              if line.startswith("SwitchName=")]
+    node_sets = {frozenset(expand_hostlist(l["Nodes"])) for l in levels if "Nodes" in l}
+    check(node_sets == {frozenset(v) for v in want_su.values()}, "topology.conf SU level equals the truth")
+
+
+def main(argv):
+    if len(argv) < 2 or argv[0] not in ("clos", "clos-variant"):
+        print(__doc__)
+        return 2
+    case, binary = argv[0], argv[1]
+    keep = argv[3] if len(argv) > 3 and argv[2] == "--keep" else None
+    if os.geteuid() != 0:
+        print("lldp_capture_test: needs root (network namespaces)")
+        return 2
+    with tempfile.TemporaryDirectory(prefix="switchyard-lldp-") as tmp:
+        # lldpd and lldpcli reach the control sockets as the _lldpd group (lldpcli is setgid).
+        os.chmod(tmp, 0o755)
+        base = os.path.join(tmp, case)
+        run(sys.executable, os.path.join(HERE, "gen_fabric.py"), *GEN, "-o", base)
+        truth = json.load(open(base + ".truth.json"))
+        lab = Lab(tmp)
+        try:
+            expect, faults = build(lab, truth, case == "clos-variant")
+            print(f"ok: {len(lab.ns)} namespaces, {lab.links} cables")
+            for name in sorted(lab.ns):
+                lab.start(name)
+            time.sleep(1)
+            # lldpd sends every 30 s; every second here, so that no daemon waits long for a
+            # neighbour whose first frame came before it listened, and each neighbour held for
+            # 60 s (tx-hold), so that none expires on a busy machine before it is gathered.
+            for name in sorted(lab.ns):
+                for setting in (("tx-hold", "60"), ("tx-interval", "1")):
+                    for _ in range(20):
+                        if lab.cli(name, "configure", "lldp", *setting).returncode == 0:
+                            break
+                        time.sleep(0.2)
+            wait_for_neighbours(lab)
+            gather(lab, base + "-lldp")
+        finally:
+            lab.close()
+        if keep:
+            shutil.copytree(base + "-lldp", keep, dirs_exist_ok=True)
+        got = discover(binary, base + "-lldp", base + "-map")
+        verify(got, truth, expect, faults, base + "-map")
+    if failures:
+        print(f"{len(failures)} check(s) failed")
+        return 1
+    print("all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+// Ethernet (RoCE) fabrics from LLDP: what lldpd's `lldpctl` says on each host and switch, read
+// from its JSON, JSON0 or keyvalue output, and the FabricGraph the same classifier reads as it
+// reads an InfiniBand one.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "switchyard/common/result.hpp"
+#include "switchyard/topology/fabric_graph.hpp"
+
+namespace switchyard::topology {
+
+/// A system as LLDP describes it (its own `show chassis`, or a neighbour's view of it).
+struct LldpChassis {
+    std::string name;     ///< system name; empty when none was sent
+    std::string id;       ///< chassis id (most often a MAC)
+    std::string id_type;  ///< "mac", "local", "ifname", "ip", ...
+    bool caps_known = false;
+    bool bridge = false;  ///< capabilities enabled
+    bool router = false;
+    bool station = false;
+};
+
+/// One neighbour seen on one local port.
+struct LldpNeighbor {
+    std::string local_port;  ///< the interface of the system that ran lldpctl
+    LldpChassis chassis;
+    std::string port_id;       ///< the neighbour's port id
+    std::string port_id_type;  ///< "mac", "ifname", "local", ...
+    std::string port_descr;
+    std::uint32_t line = 0;  ///< where the record starts
+};
+
+/// One gathered file: `lldpcli -f json show chassis` followed by `lldpctl -f json` (or the
+/// json0 or keyvalue form of both), as the admin guide gathers them. Without the first part the
+/// file's own system is not known and is found from the other files.
+struct LldpFile {
+    std::string source;
+    std::optional<LldpChassis> local;
+    std::vector<LldpNeighbor> neighbors;
+};
+
+/// Largest file, neighbours per file and JSON nesting read; beyond, the file is refused.
+inline constexpr std::size_t kMaxLldpFileBytes = std::size_t{64} << 20U;
+inline constexpr std::size_t kMaxLldpNeighbors = 65536;
+inline constexpr std::size_t kMaxLldpDepth = 32;
+/// Largest number of files in one --lldp directory.
+inline constexpr std::size_t kMaxLldpFiles = 1'000'000;
+
+/// Reads one lldpctl output: one or more JSON documents (the `json` or `json0` format), or
+/// keyvalue lines. Never throws; an error names the source, line and column, what was expected
+/// and what was found.
+[[nodiscard]] Result<LldpFile> parse_lldp(std::string_view text, std::string_view source);
+
+/// How the systems of the files are told apart and named.
+struct LldpOptions {
+    /// Chassis ids or MACs (lowercase "aa:bb:cc:dd:ee:ff") → system name, for systems that send
+    /// none or a useless one ("localhost"). Optional.
+    const std::map<std::string, std::string, std::less<>>* names = nullptr;
+    /// Systems that are hosts whatever their capabilities say (a host that routes announces
+    /// Router). Optional.
+    const std::vector<std::string>* hosts = nullptr;
+};
+
+/// The fabric the files describe: a Switch node per switch, a Ca node per host port cabled to a
+/// switch (NodeDescription "<host> <port>", so the classifier reads host and rail as it reads
+/// an InfiniBand HCA), and a cable per port pair, from either end. A system is a switch when
+/// its capabilities enable Bridge or Router, unless `hosts` names it. Dirty data becomes
+/// warnings (kind, source:line, message): lldp-unnamed-chassis, lldp-duplicate-name,
+/// lldp-no-file, lldp-unseen-host, lldp-port-mismatch, lldp-separate-network,
+/// lldp-unknown-system. Only the network with the most host ports is kept.
+[[nodiscard]] FabricGraph lldp_fabric(const std::vector<LldpFile>& files,
+                                      const LldpOptions& opt = {});
+
+/// "aa:bb:cc:dd:ee:ff" → its 48-bit value; nullopt when `s` is not a MAC.
+[[nodiscard]] std::optional<std::uint64_t> parse_mac(std::string_view s);
+
+}  // namespace switchyard::topology
