@@ -216,16 +216,16 @@ Result<topo::FabricGraph> read_lldp(const std::string& dir,
                                     const std::map<std::string, std::string, std::less<>>& names,
                                     const std::vector<std::string>& hosts) {
     std::vector<topo::LldpFile> files;
-    auto ok = for_each_dir_file(
-        dir, "--lldp", "", "lldpctl outputs (one per host or switch)", topo::kMaxLldpFiles,
-        [&](const std::string& path, std::string&& text) -> Result<void> {
-            auto f = topo::parse_lldp(text, path);
-            if (!f) {
-                return fail(f.error());
-            }
-            files.push_back(std::move(*f));
-            return {};
-        });
+    auto ok = for_each_dir_file(dir, "--lldp", "", "lldpctl outputs (one per host or switch)",
+                                topo::kMaxLldpFiles,
+                                [&](const std::string& path, std::string&& text) -> Result<void> {
+                                    auto f = topo::parse_lldp(text, path);
+                                    if (!f) {
+                                        return fail(f.error());
+                                    }
+                                    files.push_back(std::move(*f));
+                                    return {};
+                                });
     if (!ok) {
         return fail(ok.error());
     }

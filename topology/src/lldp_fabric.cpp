@@ -83,7 +83,8 @@ std::string list_names(const std::vector<std::string>& names) {
 
 class Builder {
 public:
-    Builder(const std::vector<LldpFile>& files, const LldpOptions& opt) : files_(files), opt_(opt) {}
+    Builder(const std::vector<LldpFile>& files, const LldpOptions& opt)
+        : files_(files), opt_(opt) {}
 
     FabricGraph run() {
         name_files();
@@ -122,9 +123,9 @@ private:
         }
         if (reported_.insert("unnamed " + c.id).second) {
             warn("lldp-unnamed-chassis", where,
-                 "chassis " + (c.id.empty() ? std::string("without an id") : c.id_type + " " + c.id) +
-                     (c.name.empty() ? " sends no system name"
-                                     : " calls itself '" + c.name + "'") +
+                 "chassis " +
+                     (c.id.empty() ? std::string("without an id") : c.id_type + " " + c.id) +
+                     (c.name.empty() ? " sends no system name" : " calls itself '" + c.name + "'") +
                      ": left out (name it in a --guid-map line '" + c.id + " <name>')");
         }
         return std::nullopt;
@@ -299,8 +300,8 @@ private:
                 continue;
             }
             bool next_to_host = false;
-            for (auto it = cables_.lower_bound({s, ""}); it != cables_.end() && it->first.system == s;
-                 ++it) {
+            for (auto it = cables_.lower_bound({s, ""});
+                 it != cables_.end() && it->first.system == s; ++it) {
                 const auto far = it->second.far.system;
                 next_to_host = next_to_host || (known[far] && systems_[far].host);
             }
@@ -384,10 +385,11 @@ private:
             const auto& sys = systems_[s];
             const bool cabled = cables_.lower_bound({s, ""}) != cables_.end() &&
                                 cables_.lower_bound({s, ""})->first.system == s;
-            if (sys.file != kNoSystem && !cabled) {
+            if (sys.file != kNoSystem && files_[sys.file].neighbors.empty() && !cabled) {
                 warn("lldp-unseen-host", {files_[sys.file].source, 0, 0},
-                     "'" + sys.name + "' sees no neighbour and no file sees it (lldpd not "
-                     "running on its links, or LLDP off on the switch ports): left out");
+                     "'" + sys.name +
+                         "' sees no neighbour and no file sees it (lldpd not "
+                         "running on its links, or LLDP off on the switch ports): left out");
             }
             if (sys.file == kNoSystem && (sys.host ? host_files : switch_files) &&
                 (sys.host || in_fabric(s))) {
@@ -472,8 +474,8 @@ private:
         }
         // One CA per host port cabled into the fabric, and the switch side of every cable.
         for (const auto s : switches) {
-            for (auto it = cables_.lower_bound({s, ""}); it != cables_.end() && it->first.system == s;
-                 ++it) {
+            for (auto it = cables_.lower_bound({s, ""});
+                 it != cables_.end() && it->first.system == s; ++it) {
                 const auto& far = it->second.far;
                 const auto me = numbers[s].at(it->first.port);
                 if (!systems_[far.system].host) {

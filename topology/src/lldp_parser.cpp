@@ -37,24 +37,35 @@ std::string unescape(std::string_view s) {
         }
         const char c = s[++i];
         switch (c) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'u': {
-            unsigned v = 0;
-            const auto hex = s.substr(i + 1, 4);
-            if (hex.size() == 4 &&
-                std::from_chars(hex.data(), hex.data() + 4, v, 16).ptr == hex.data() + 4) {
-                i += 4;
-                // Names are ASCII in practice; anything else becomes '?' rather than be
-                // encoded (a system name with it is reported under its chassis id anyway).
-                out += v < 0x80 ? static_cast<char>(v) : '?';
+            case 'n':
+                out += '\n';
+                break;
+            case 't':
+                out += '\t';
+                break;
+            case 'r':
+                out += '\r';
+                break;
+            case 'b':
+                out += '\b';
+                break;
+            case 'f':
+                out += '\f';
+                break;
+            case 'u': {
+                unsigned v = 0;
+                const auto hex = s.substr(i + 1, 4);
+                if (hex.size() == 4 &&
+                    std::from_chars(hex.data(), hex.data() + 4, v, 16).ptr == hex.data() + 4) {
+                    i += 4;
+                    // Names are ASCII in practice; anything else becomes '?' rather than be
+                    // encoded (a system name with it is reported under its chassis id anyway).
+                    out += v < 0x80 ? static_cast<char>(v) : '?';
+                }
+                break;
             }
-            break;
-        }
-        default: out += c;  // \" \\ \/
+            default:
+                out += c;  // \" \\ \/
         }
     }
     return out;
@@ -175,9 +186,9 @@ private:
         }
         if (c == '-' || (c >= '0' && c <= '9')) {
             const std::size_t start = p_;
-            while (p_ < t_.size() && (std::isdigit(static_cast<unsigned char>(t_[p_])) != 0 ||
-                                      t_[p_] == '-' || t_[p_] == '+' || t_[p_] == '.' ||
-                                      t_[p_] == 'e' || t_[p_] == 'E')) {
+            while (p_ < t_.size() &&
+                   (std::isdigit(static_cast<unsigned char>(t_[p_])) != 0 || t_[p_] == '-' ||
+                    t_[p_] == '+' || t_[p_] == '.' || t_[p_] == 'e' || t_[p_] == 'E')) {
                 ++p_;
             }
             n.kind = JNode::Number;
@@ -221,8 +232,8 @@ private:
             std::string_view key;
             if (object) {
                 if (p_ >= t_.size() || t_[p_] != '"') {
-                    return fail(bad(p_, top.last == kNone ? "a member name or '}'"
-                                                          : "a member name"));
+                    return fail(
+                        bad(p_, top.last == kNone ? "a member name or '}'" : "a member name"));
                 }
                 bool esc = false;
                 auto k = string_body(esc);
@@ -251,8 +262,7 @@ private:
             if (nodes[*child].kind == JNode::Object || nodes[*child].kind == JNode::Array) {
                 if (stack.size() >= kMaxLldpDepth) {
                     return fail(Error::parse(where(nodes[*child].offset),
-                                             "nested deeper than " +
-                                                 std::to_string(kMaxLldpDepth) +
+                                             "nested deeper than " + std::to_string(kMaxLldpDepth) +
                                                  " levels; lldpctl's output nests about 8"));
                 }
                 stack.push_back({*child});
@@ -441,9 +451,9 @@ Result<LldpFile> parse_json(std::string_view text, std::string_view source) {
             j.interfaces(lldp);
         }
         if (out.neighbors.size() > kMaxLldpNeighbors) {
-            return fail(Error::parse(r.where(r.nodes[root].offset),
-                                     "more than " + std::to_string(kMaxLldpNeighbors) +
-                                         " neighbours in one file"));
+            return fail(Error::parse(
+                r.where(r.nodes[root].offset),
+                "more than " + std::to_string(kMaxLldpNeighbors) + " neighbours in one file"));
         }
     }
     return out;
@@ -452,7 +462,7 @@ Result<LldpFile> parse_json(std::string_view text, std::string_view source) {
 /// "lldp.<port>.<rest>" → port and rest; the port name may hold dots ("eth0.100").
 bool split_keyvalue_port(std::string_view key, std::string_view& port, std::string_view& rest) {
     static constexpr std::string_view kAfter[] = {
-        ".via",  ".rid",  ".age",       ".chassis.",      ".port.", ".vlan",
+        ".via",   ".rid", ".age",       ".chassis.",      ".port.", ".vlan",
         ".ppvid", ".pi.", ".lldp-med.", ".unknown-tlvs.", ".ttl"};
     std::size_t cut = std::string_view::npos;
     for (const auto a : kAfter) {
@@ -515,11 +525,11 @@ Result<LldpFile> parse_keyvalue(std::string_view text, std::string_view source) 
         const auto key = line.substr(0, eq);
         const auto value = eq == std::string_view::npos ? std::string_view() : line.substr(eq + 1);
         auto bad = [&] {
-            return fail(Error::parse(
-                SourceLoc{std::string(source), line_no, 1},
-                "expected lldpctl keyvalue lines 'lldp.<port>.<key>=<value>' or "
-                "'local-chassis.chassis.<key>=<value>' (lldpctl -f keyvalue), got '" +
-                    std::string(line.substr(0, 120)) + "'"));
+            return fail(
+                Error::parse(SourceLoc{std::string(source), line_no, 1},
+                             "expected lldpctl keyvalue lines 'lldp.<port>.<key>=<value>' or "
+                             "'local-chassis.chassis.<key>=<value>' (lldpctl -f keyvalue), got '" +
+                                 std::string(line.substr(0, 120)) + "'"));
         };
         if (eq == std::string_view::npos) {
             return bad();
@@ -539,9 +549,9 @@ Result<LldpFile> parse_keyvalue(std::string_view text, std::string_view source) 
         // A new record: another port, or the same port's "via" again (a second neighbour).
         if (out.neighbors.empty() || port != current || rest == "via") {
             if (out.neighbors.size() >= kMaxLldpNeighbors) {
-                return fail(Error::parse(SourceLoc{std::string(source), line_no, 1},
-                                         "more than " + std::to_string(kMaxLldpNeighbors) +
-                                             " neighbours in one file"));
+                return fail(Error::parse(
+                    SourceLoc{std::string(source), line_no, 1},
+                    "more than " + std::to_string(kMaxLldpNeighbors) + " neighbours in one file"));
             }
             out.neighbors.emplace_back();
             out.neighbors.back().local_port = std::string(port);

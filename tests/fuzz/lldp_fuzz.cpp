@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// libFuzzer harness: lldpctl outputs (discover --lldp reads a directory of them, gathered from
+// every host and switch). The reader never fails but with a message; a file it accepts builds
+// a fabric, alone and beside a copy of itself that claims to be its first neighbour (so that
+// names, cables from both ends, disagreements and separate networks are reached), whose every
+// cable points at a node of the graph and whose every host port has exactly one cable.
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "switchyard/topology/lldp.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    namespace topo = switchyard::topology;
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    auto file = topo::parse_lldp(text, "fuzz.json");
+    if (!file) {
+        if (file.error().message().empty()) {
+            std::abort();
+        }
+        return 0;
+    }
+    std::vector<topo::LldpFile> files = {*file};
+    if (!file->neighbors.empty()) {
+        auto other = *file;
+        other.source = "other.json";
+        other.local = file->neighbors.front().chassis;
+        files.push_back(std::move(other));
+    }
+    for (std::size_t n = 1; n <= files.size(); ++n) {
+        const auto g = topo::lldp_fabric({files.begin(), files.begin() + static_cast<long>(n)});
+        for (const auto& node : g.nodes) {
+            if (node.kind == topo::NodeKind::Ca && node.ports.size() != 1) {
+                std::abort();
+            }
+            for (const auto& p : node.ports) {
+                if (p.remote >= g.nodes.size()) {
+                    std::abort();
+                }
+            }
+        }
+    }
+    return 0;
+}

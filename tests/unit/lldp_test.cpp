@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tests of the LLDP reader: real lldpd output in its three formats, the errors a file that is
+// not lldpctl output gets, and the fabric built from the files with its dirty data reported.
+#include "switchyard/topology/lldp.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "catch.hpp"
+
+using namespace switchyard;
+using namespace switchyard::topology;
+
+namespace {
+
+std::string capture(const std::string& name) {
+    std::ifstream in(std::string(SWITCHYARD_SOURCE_DIR) + "/tests/data/lldp/clos-variant/" + name);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+const LldpNeighbor* on_port(const LldpFile& f, std::string_view port) {
+    for (const auto& n : f.neighbors) {
+        if (n.local_port == port) {
+            return &n;
+        }
+    }
+    return nullptr;
+}
+
+std::string error_of(std::string_view text) {
+    auto r = parse_lldp(text, "x.json");
+    return r ? std::string("parsed") : r.error().to_string();
+}
+
+LldpChassis chassis(std::string name, std::string mac, bool bridge) {
+    LldpChassis c;
+    c.name = std::move(name);
+    c.id = std::move(mac);
+    c.id_type = "mac";
+    c.caps_known = true;
+    c.bridge = bridge;
+    c.station = !bridge;
+    return c;
+}
+
+/// A file of `self` whose ports see (port, far system, far port) — far systems are switches
+/// when their name starts with "leaf" or "spine".
+LldpFile file(const std::string& self,
+              std::vector<std::tuple<std::string, std::string, std::string>> sees,
+              bool with_local = true) {
+    auto is_switch = [](const std::string& n) {
+        return n.starts_with("leaf") || n.starts_with("spine") || n.starts_with("mgmt");
+    };
+    auto mac = [](const std::string& n) {
+        char buf[18];
+        std::snprintf(buf, sizeof buf, "02:00:00:00:%02x:%02x",
+                      static_cast<unsigned>(std::hash<std::string>{}(n)&0xffU),
+                      static_cast<unsigned>(n.size()));
+        return std::string(buf);
+    };
+    LldpFile f;
+    f.source = self + ".json";
+    if (with_local) {
+        f.local = chassis(self, mac(self), is_switch(self));
+    }
+    std::uint32_t line = 10;
+    for (auto& [port, far, far_port] : sees) {
+        LldpNeighbor n;
+        n.local_port = port;
+        n.chassis = chassis(far, mac(far), is_switch(far));
+        n.port_id = far_port;
+        n.port_id_type = "ifname";
+        n.line = line += 10;
+        f.neighbors.push_back(n);
+    }
+    return f;
+}
+
+std::vector<std::string> kinds(const FabricGraph& g) {
+    std::vector<std::string> k;
+    for (const auto& w : g.warnings) {
+        k.push_back(w.kind);
+    }
+    return k;
+}
+
+std::string message(const FabricGraph& g, std::string_view kind) {
+    for (const auto& w : g.warnings) {
+        if (w.kind == kind) {
+            return w.where.to_string() + ": " + w.message;
+        }
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("lldp: lldpd's json, json0 and keyvalue outputs read alike", "[lldp]") {
+    for (const auto* name : {"gpu0002.json", "gpu0001.keyvalue"}) {
+        INFO(name);
+        auto f = parse_lldp(capture(name), name);
+        REQUIRE(f);
+        REQUIRE(f->local);
+        CHECK(f->local->name == std::string(name).substr(0, 7));
+        CHECK(f->local->station);
+        CHECK_FALSE(f->local->bridge);
+        REQUIRE(f->neighbors.size() == 3);  // eth0, eth1, mgmt0
+        const auto* eth0 = on_port(*f, "eth0");
+        REQUIRE(eth0);
+        CHECK(eth0->chassis.name == "su01-rail0");
+        CHECK(eth0->chassis.bridge);
+        CHECK(eth0->chassis.id_type == "mac");
+        CHECK(eth0->port_descr.starts_with("swp"));
+        CHECK(on_port(*f, "mgmt0")->chassis.name == "mgmt-sw1");
+    }
+    auto spine = parse_lldp(capture("spine01.json0"), "spine01.json0");
+    REQUIRE(spine);
+    CHECK(spine->local->name == "spine01");
+    CHECK(spine->local->bridge);
+    CHECK(spine->neighbors.size() == 4);  // the pulled cable was su01-rail0's to spine02
+    CHECK(on_port(*spine, "swp1")->chassis.name.starts_with("su0"));
+    // A record of lldpctl json with one interface is an object, with several a list.
+    auto one = parse_lldp(R"({"lldp": {"interface": {"eth0": {"chassis": {"leaf1": {"id":
+        {"type": "mac", "value": "aa:bb:cc:dd:ee:ff"}, "capability": {"type": "Bridge",
+        "enabled": true}}}, "port": {"id": {"type": "ifname", "value": "swp\/7"}}}}}})",
+                          "one.json");
+    REQUIRE(one);
+    REQUIRE(one->neighbors.size() == 1);
+    CHECK(one->neighbors[0].chassis.name == "leaf1");
+    CHECK(one->neighbors[0].chassis.bridge);
+    CHECK(one->neighbors[0].port_id == "swp/7");
+    CHECK_FALSE(one->local);
+    // An unnamed chassis (json: no key of its name).
+    auto unnamed = parse_lldp(R"({"lldp": {"interface": {"eth0": {"chassis": {"id": {"type":
+        "mac", "value": "aa:bb:cc:dd:ee:01"}}, "port": {"id": {"type": "mac", "value":
+        "aa:bb:cc:dd:ee:02"}, "descr": "Ethernet8"}}}}})",
+                              "unnamed.json");
+    REQUIRE(unnamed);
+    CHECK(unnamed->neighbors[0].chassis.name.empty());
+    CHECK(unnamed->neighbors[0].chassis.id == "aa:bb:cc:dd:ee:01");
+    CHECK(unnamed->neighbors[0].port_descr == "Ethernet8");
+}
+
+TEST_CASE("lldp: a file that is not lldpctl output is refused with file, line and column",
+          "[lldp]") {
+    CHECK(error_of("") ==
+          "x.json:1:1: empty; expected lldpctl's output (-f json, json0 or "
+          "keyvalue)");
+    CHECK(error_of("hello world\n") ==
+          "x.json:1:1: expected lldpctl keyvalue lines 'lldp.<port>.<key>=<value>' or "
+          "'local-chassis.chassis.<key>=<value>' (lldpctl -f keyvalue), got 'hello world'");
+    CHECK(error_of("lldp.eth0.via=LLDP\nport=1\n")
+              .starts_with("x.json:2:1: expected lldpctl "
+                           "keyvalue lines"));
+    CHECK(error_of("{\"lldp\": {\n  \"interface\": [1,\n") ==
+          "x.json:3:1: expected a JSON value, got the end of the file");
+    CHECK(error_of("{\"lldp\" {}}") == "x.json:1:9: expected ':' after the member name, got '{'");
+    CHECK(error_of("{\"a\": 1 \"b\": 2}") == "x.json:1:9: expected ',' or '}', got '\"'");
+    CHECK(error_of("{\"health\": {}}") ==
+          "x.json:1:1: expected an lldpctl document: an object holding \"lldp\" (lldpctl -f "
+          "json) or \"local-chassis\" (lldpcli -f json show chassis)");
+    CHECK(error_of("{\"lldp\": \"x\ny\"}") ==
+          "x.json:1:12: expected the rest of a string, got a "
+          "control character");
+    std::string deep = "{\"lldp\": ";
+    for (int i = 0; i < 40; ++i) {
+        deep += "[";
+    }
+    CHECK(error_of(deep) ==
+          "x.json:1:41: nested deeper than 32 levels; lldpctl's output nests "
+          "about 8");
+    CHECK(error_of(std::string(kMaxLldpFileBytes + 1, ' ')).find("larger than 64 MiB") !=
+          std::string::npos);
+}
+
+TEST_CASE("lldp: the fabric of the files, with hosts, switches and cables from either end",
+          "[lldp]") {
+    const std::vector<LldpFile> files = {
+        file("h1", {{"eth0", "leaf1", "swp1"}, {"eth1", "leaf2", "swp1"}}),
+        file("h2", {{"eth0", "leaf1", "swp2"}}),  // its eth1 is seen from leaf2 only
+        file("leaf1", {{"swp1", "h1", "eth0"}, {"swp2", "h2", "eth0"}, {"swp9", "spine1", "swp1"}}),
+        file("leaf2", {{"swp1", "h1", "eth1"}, {"swp2", "h2", "eth1"}, {"swp9", "spine1", "swp2"}}),
+        file("spine1", {{"swp1", "leaf1", "swp9"}, {"swp2", "leaf2", "swp9"}}),
+    };
+    const auto g = lldp_fabric(files);
+    CHECK(kinds(g).empty());
+    std::vector<std::string> cas;
+    std::size_t switches = 0;
+    for (const auto& n : g.nodes) {
+        if (n.kind == NodeKind::Ca) {
+            cas.push_back(n.desc);
+            REQUIRE(n.ports.size() == 1);
+            CHECK(g.nodes[n.ports[0].remote].desc.starts_with("leaf"));
+        } else {
+            ++switches;
+        }
+    }
+    std::sort(cas.begin(), cas.end());
+    CHECK(cas == std::vector<std::string>{"h1 eth0", "h1 eth1", "h2 eth0", "h2 eth1"});
+    CHECK(switches == 3);
+    for (const auto& n : g.nodes) {
+        if (n.desc == "leaf1") {
+            REQUIRE(n.ports.size() == 3);
+            CHECK(n.ports[2].port == 9);  // "swp9" keeps its number
+            CHECK(g.nodes[n.ports[2].remote].desc == "spine1");
+            CHECK(n.ports[2].remote_port == 1);
+        }
+    }
+}
+
+TEST_CASE("lldp: dirty data is reported, named and left out", "[lldp]") {
+    SECTION("two ends that disagree: the first view is kept") {
+        const auto g = lldp_fabric({
+            file("h1", {{"eth0", "leaf1", "swp1"}}),
+            file("leaf1", {{"swp1", "h2", "eth0"}}),
+            file("h2", {{"eth0", "leaf1", "swp2"}}),
+        });
+        CHECK(kinds(g) == std::vector<std::string>{"lldp-port-mismatch"});
+        CHECK(message(g, "lldp-port-mismatch") ==
+              "leaf1.json:20: 'leaf1' port swp1 sees 'h2' port eth0, but 'leaf1' port swp1 was "
+              "seen with 'h1' port eth0 (h1.json:20): the two ends disagree (a stale neighbour "
+              "or a moved cable); the first is kept");
+    }
+    SECTION("two chassis with one name") {
+        auto other = file("leaf1", {{"swp1", "h1", "eth0"}});
+        other.local->id = "02:00:00:00:ff:ff";
+        other.source = "leaf1-again.json";
+        const auto g = lldp_fabric({file("h1", {{"eth0", "leaf1", "swp1"}}),
+                                    file("leaf1", {{"swp1", "h1", "eth0"}}), other});
+        CHECK(kinds(g) == std::vector<std::string>{"lldp-duplicate-name"});
+        CHECK(message(g, "lldp-duplicate-name").find("two chassis call themselves 'leaf1'") !=
+              std::string::npos);
+    }
+    SECTION("an unnamed chassis, then named by its MAC") {
+        auto h = file("h1", {{"eth0", "leaf1", "swp1"}});
+        h.neighbors[0].chassis.name.clear();
+        h.neighbors[0].chassis.id = "02:00:00:00:AA:01";
+        auto g = lldp_fabric({h});
+        CHECK(kinds(g) == std::vector<std::string>{"lldp-unnamed-chassis"});
+        CHECK(message(g, "lldp-unnamed-chassis") ==
+              "h1.json:20: chassis mac 02:00:00:00:AA:01 sends no system name: left out (name it "
+              "in a --guid-map line '02:00:00:00:AA:01 <name>')");
+        const std::map<std::string, std::string, std::less<>> names = {
+            {"02:00:00:00:aa:01", "leaf1"}};
+        LldpOptions opt;
+        opt.names = &names;
+        g = lldp_fabric({h}, opt);
+        CHECK(kinds(g).empty());
+        CHECK(g.nodes.size() == 2);
+    }
+    SECTION("a file without its own chassis is named by the far ends' files") {
+        const auto g = lldp_fabric({file("h1", {{"eth0", "leaf1", "swp1"}}, false),
+                                    file("leaf1", {{"swp1", "h1", "eth0"}})});
+        CHECK(kinds(g).empty());
+        CHECK(g.nodes.size() == 2);
+        const auto lone = lldp_fabric({file("h1", {{"eth0", "leaf1", "swp1"}}, false)});
+        CHECK(kinds(lone) == std::vector<std::string>{"lldp-unknown-system"});
+    }
+    SECTION("a host nobody sees, a switch without its file, a separate network") {
+        const auto g = lldp_fabric({
+            file("h1", {{"eth0", "leaf1", "swp1"}, {"mgmt0", "mgmt1", "swp1"}}),
+            file("h2", {}),
+            file("leaf1", {{"swp1", "h1", "eth0"}, {"swp9", "spine1", "swp1"}}),
+        });
+        CHECK(kinds(g) == std::vector<std::string>{"lldp-separate-network", "lldp-unseen-host",
+                                                   "lldp-no-file"});
+        CHECK(message(g, "lldp-unseen-host") ==
+              "h2.json: 'h2' sees no neighbour and no file sees it (lldpd not running on its "
+              "links, or LLDP off on the switch ports): left out");
+        CHECK(message(g, "lldp-no-file") ==
+              ": 1 switch(es) named by neighbours have no file of their own (their side of each "
+              "cable is not checked): 'spine1'");
+        CHECK(message(g, "lldp-separate-network").find("'mgmt1'; left out") != std::string::npos);
+        for (const auto& n : g.nodes) {
+            CHECK(n.desc != "mgmt1");
+            CHECK(n.desc != "h1 mgmt0");
+        }
+    }
+    SECTION("a host that routes is a host when --expect-hosts names it") {
+        auto h = file("h1", {{"eth0", "leaf1", "swp1"}});
+        h.local->router = true;
+        h.local->station = false;
+        auto leaf = file("leaf1", {{"swp1", "h1", "eth0"}});
+        leaf.neighbors[0].chassis.router = true;
+        const std::vector<std::string> hosts = {"h1"};
+        LldpOptions opt;
+        opt.hosts = &hosts;
+        const auto g = lldp_fabric({h, leaf}, opt);
+        REQUIRE(g.nodes.size() == 2);
+        CHECK(std::count_if(g.nodes.begin(), g.nodes.end(),
+                            [](const auto& n) { return n.kind == NodeKind::Ca; }) == 1);
+    }
+}
+
+TEST_CASE("lldp: MACs", "[lldp]") {
+    CHECK(parse_mac("aa:bb:cc:dd:ee:ff") == 0xaabbccddeeffULL);
+    CHECK(parse_mac("AA-BB-CC-DD-EE-01") == 0xaabbccddee01ULL);
+    CHECK_FALSE(parse_mac("aa:bb:cc:dd:ee"));
+    CHECK_FALSE(parse_mac("aa:bb:cc:dd:ee:fg"));
+    CHECK_FALSE(parse_mac("aabbccddeeff00000"));
+}
