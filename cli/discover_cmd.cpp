@@ -210,12 +210,16 @@ void print_summary(const topo::Classification& c, const std::string& source) {
     print_anomalies(m.anomalies);
 }
 
-/// The graph of an --lldp directory: every file read and parsed in name order, one at a time
-/// (only what the graph needs is kept).
+/// The graph of an --lldp directory: every file read, parsed and added in name order, one at a
+/// time (a file keeps only its cables once added).
 Result<topo::FabricGraph> read_lldp(const std::string& dir,
                                     const std::map<std::string, std::string, std::less<>>& names,
                                     const std::vector<std::string>& hosts) {
-    std::vector<topo::LldpFile> files;
+    topo::LldpOptions opt;
+    opt.names = &names;
+    opt.hosts = hosts.empty() ? nullptr : &hosts;
+    topo::LldpFabric fabric(opt);
+    std::size_t files = 0;
     auto ok = for_each_dir_file(dir, "--lldp", "", "lldpctl outputs (one per host or switch)",
                                 topo::kMaxLldpFiles,
                                 [&](const std::string& path, std::string&& text) -> Result<void> {
@@ -223,21 +227,19 @@ Result<topo::FabricGraph> read_lldp(const std::string& dir,
                                     if (!f) {
                                         return fail(f.error());
                                     }
-                                    files.push_back(std::move(*f));
+                                    fabric.add(std::move(*f));
+                                    ++files;
                                     return {};
                                 });
     if (!ok) {
         return fail(ok.error());
     }
-    if (files.empty()) {
+    if (files == 0) {
         return fail(Error::invalid_argument("--lldp " + dir +
                                             ": no file; expected lldpctl outputs (one per host "
                                             "or switch)"));
     }
-    topo::LldpOptions opt;
-    opt.names = &names;
-    opt.hosts = hosts.empty() ? nullptr : &hosts;
-    return topo::lldp_fabric(files, opt);
+    return fabric.finish();
 }
 
 int run_discover(const DiscoverArgs& a) {
@@ -408,7 +410,8 @@ void setup_discover(CLI::App& cmd, Runner& run) {
         "--compute-hca 'mlx5_[0-7]' -o /etc/slurm/switchyard\n"
         "  switchyard discover --ibnetdiscover fabric.txt --topology-plugin block -o out/\n"
         "  switchyard discover --ibnetdiscover fabric.txt --partition-topology gpu=blocks -o out/\n"
-        "  switchyard discover --ibnetdiscover fabric.txt --partition-topology slurm -o out/\n");
+        "  switchyard discover --ibnetdiscover fabric.txt --partition-topology slurm -o out/\n"
+        "  switchyard discover --lldp lldp/ -o out/    (RoCE: one lldpctl output per system)\n");
     auto* ib = cmd.add_option("--ibnetdiscover", args->input,
                               "ibnetdiscover output (default or -p format); - for stdin");
     auto* lldp = cmd.add_option(

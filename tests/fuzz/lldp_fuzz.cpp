@@ -28,7 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         files.push_back(std::move(other));
     }
     for (std::size_t n = 1; n <= files.size(); ++n) {
-        const auto g = topo::lldp_fabric({files.begin(), files.begin() + static_cast<long>(n)});
+        const auto g = topo::lldp_fabric(
+            std::vector<topo::LldpFile>(files.begin(), files.begin() + static_cast<long>(n)));
         for (const auto& node : g.nodes) {
             if (node.kind == topo::NodeKind::Ca && node.ports.size() != 1) {
                 std::abort();

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <memory>
 #include <numeric>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "switchyard/common/strings.hpp"
 #include "switchyard/topology/lldp.hpp"
@@ -15,31 +17,36 @@
 namespace switchyard::topology {
 namespace {
 
-constexpr std::size_t kNoSystem = static_cast<std::size_t>(-1);
+constexpr std::uint32_t kNoSystem = 0xffffffffU;
 constexpr std::size_t kListed = 10;  ///< names listed in one warning
 
 struct System {
     std::string name;
     std::string id;  ///< chassis id as first seen
     LldpChassis caps;
-    std::size_t file = kNoSystem;  ///< the file that describes it, if any
+    std::uint32_t file = kNoSystem;  ///< the file that describes it, if any
+    bool sees = false;               ///< its file lists a neighbour
     bool host = false;
-    std::size_t network = 0;
+    std::uint32_t network = 0;
 };
 
-struct End {
-    std::size_t system = kNoSystem;
-    std::string port;
-    bool operator<(const End& o) const {
-        return system != o.system ? system < o.system : port < o.port;
-    }
-    bool operator==(const End& o) const = default;
-};
+/// One end of a cable: a system and one of its ports (interned), as one number.
+using End = std::uint64_t;
+constexpr End end_of(std::uint32_t system, std::uint32_t port) {
+    return (std::uint64_t{system} << 32U) | port;
+}
+constexpr std::uint32_t system_of(End e) {
+    return static_cast<std::uint32_t>(e >> 32U);
+}
+constexpr std::uint32_t port_of(End e) {
+    return static_cast<std::uint32_t>(e & 0xffffffffU);
+}
 
 struct Cable {
-    End far;
-    std::string port_mac;  ///< the far end's port MAC when its view of it gave one
-    SourceLoc seen;
+    End far = 0;
+    std::uint64_t far_mac = 0;  ///< the far end's port MAC when a view of it gave one
+    std::uint32_t file = 0;     ///< where it was read
+    std::uint32_t line = 0;
 };
 
 bool useless_name(std::string_view n) {
@@ -81,14 +88,40 @@ std::string list_names(const std::vector<std::string>& names) {
     return s;
 }
 
-class Builder {
-public:
-    Builder(const std::vector<LldpFile>& files, const LldpOptions& opt)
-        : files_(files), opt_(opt) {}
+}  // namespace
 
-    FabricGraph run() {
-        name_files();
-        read_cables();
+/// LldpFabric's state: systems, interned ports, cables.
+class LldpFabricBuilder {
+public:
+    explicit LldpFabricBuilder(const LldpOptions& opt) : opt_(opt) {}
+
+    void add(LldpFile&& file) {
+        const auto f = static_cast<std::uint32_t>(sources_.size());
+        sources_.push_back(std::move(file.source));
+        if (!file.local) {
+            pending_.emplace_back(f, std::move(file));  // named by the far ends, at the end
+            return;
+        }
+        const auto name = name_of(*file.local, {sources_[f], 0, 0});
+        if (!name) {
+            return;
+        }
+        const auto s = system(*name, *file.local, {sources_[f], 0, 0});
+        if (s == kNoSystem) {
+            return;
+        }
+        if (systems_[s].file != kNoSystem) {
+            warn("lldp-duplicate-name", {sources_[f], 0, 0},
+                 "'" + *name + "' is described by " + sources_[systems_[s].file] +
+                     " too; this file is left out");
+            return;
+        }
+        read_cables(s, f, file);
+    }
+
+    FabricGraph finish() {
+        name_pending();
+        index_cables();
         decide_roles();
         keep_largest_network();
         report_unseen();
@@ -97,22 +130,42 @@ public:
     }
 
 private:
-    const std::vector<LldpFile>& files_;
-    const LldpOptions& opt_;
+    LldpOptions opt_;
     FabricGraph g_;
+    std::vector<std::string> sources_;
+    std::vector<std::pair<std::uint32_t, LldpFile>> pending_;  ///< files without their chassis
     std::vector<System> systems_;
-    std::unordered_map<std::string, std::size_t> by_name_;
-    std::vector<std::size_t> file_system_;  ///< file → system (kNoSystem: left out)
-    std::map<End, Cable> cables_;           ///< both directions
+    std::unordered_map<std::string, std::uint32_t> by_name_;
+    std::vector<std::string> ports_;  ///< interned port names
+    std::unordered_map<std::string, std::uint32_t> port_ids_;
+    std::unordered_map<End, Cable> cables_;  ///< both directions
+    std::vector<End> ends_;                  ///< the keys of cables_, sorted (by system)
     std::set<std::string> reported_;
+    std::uint32_t main_ = kNoSystem;
 
     void warn(std::string kind, SourceLoc where, std::string message) {
         g_.warnings.push_back({std::move(kind), std::move(where), std::move(message)});
     }
 
-    /// The name of a chassis: its own, the map's for its id, or none (reported once).
+    std::uint32_t port(const std::string& name) {
+        auto [it, fresh] = port_ids_.try_emplace(name, static_cast<std::uint32_t>(ports_.size()));
+        if (fresh) {
+            ports_.push_back(name);
+        }
+        return it->second;
+    }
+
+    /// The cables of system `s`: [first, last) of ends_.
+    [[nodiscard]] std::pair<std::size_t, std::size_t> range(std::uint32_t s) const {
+        const auto lo = std::lower_bound(ends_.begin(), ends_.end(), end_of(s, 0));
+        const auto hi = std::lower_bound(lo, ends_.end(), end_of(s + 1, 0));
+        return {static_cast<std::size_t>(lo - ends_.begin()),
+                static_cast<std::size_t>(hi - ends_.begin())};
+    }
+
+    /// The name of a chassis: the map's for its id, else its own, or none (reported once).
     std::optional<std::string> name_of(const LldpChassis& c, const SourceLoc& where) {
-        if (opt_.names != nullptr) {
+        if (opt_.names != nullptr && !c.id.empty()) {
             const auto it = opt_.names->find(lower(c.id));
             if (it != opt_.names->end()) {
                 return it->second;
@@ -131,12 +184,12 @@ private:
         return std::nullopt;
     }
 
-    /// The system named `name` with chassis id `id`; kNoSystem when another chassis already
+    /// The system named `name` with chassis id `c.id`; kNoSystem when another chassis already
     /// holds the name (reported once per name).
-    std::size_t system(const std::string& name, const LldpChassis& c, const SourceLoc& where) {
-        auto [it, fresh] = by_name_.try_emplace(name, systems_.size());
+    std::uint32_t system(const std::string& name, const LldpChassis& c, const SourceLoc& where) {
+        auto [it, fresh] = by_name_.try_emplace(name, static_cast<std::uint32_t>(systems_.size()));
         if (fresh) {
-            systems_.push_back({name, c.id, c, kNoSystem});
+            systems_.push_back({name, c.id, c});
             return it->second;
         }
         auto& s = systems_[it->second];
@@ -160,121 +213,90 @@ private:
         return it->second;
     }
 
-    /// Each file's own system: its local chassis, else the one its neighbours' files say
-    /// is cabled to its ports.
-    void name_files() {
-        file_system_.assign(files_.size(), kNoSystem);
-        for (std::size_t f = 0; f < files_.size(); ++f) {
-            const auto& file = files_[f];
-            if (!file.local) {
-                continue;
-            }
-            const SourceLoc where{file.source, 0, 0};
-            const auto name = name_of(*file.local, where);
+    /// File `f` is system `self`'s: its cables, from its side.
+    void read_cables(std::uint32_t self, std::uint32_t f, const LldpFile& file) {
+        systems_[self].file = f;
+        systems_[self].sees = !file.neighbors.empty();
+        for (const auto& nb : file.neighbors) {
+            const SourceLoc where{sources_[f], nb.line, 0};
+            const auto name = name_of(nb.chassis, where);
             if (!name) {
                 continue;
             }
-            const auto s = system(*name, *file.local, where);
-            if (s == kNoSystem) {
+            const auto far = system(*name, nb.chassis, where);
+            if (far == kNoSystem) {
                 continue;
             }
-            if (systems_[s].file != kNoSystem) {
-                warn("lldp-duplicate-name", where,
-                     "'" + *name + "' is described by " + files_[systems_[s].file].source +
-                         " too; this file is left out");
-                continue;
-            }
-            systems_[s].file = f;
-            file_system_[f] = s;
+            const auto mac = nb.port_id_type == "mac" ? parse_mac(nb.port_id) : std::nullopt;
+            cable(end_of(self, port(nb.local_port)), end_of(far, port(port_name(nb))),
+                  mac.value_or(0), f, nb.line);
         }
-        // Files without their own chassis: the far ends' files name them.
-        std::map<End, std::string> seen_from;  // (system, port) → who it sees there
-        for (std::size_t f = 0; f < files_.size(); ++f) {
-            if (file_system_[f] == kNoSystem) {
-                continue;
-            }
-            for (const auto& nb : files_[f].neighbors) {
-                seen_from[{file_system_[f], nb.local_port}] = nb.chassis.name;
-            }
-        }
-        for (std::size_t f = 0; f < files_.size(); ++f) {
-            if (file_system_[f] != kNoSystem || files_[f].local) {
-                continue;
-            }
+    }
+
+    /// Files without their own chassis: named by what the far ends' files see on those ports.
+    void name_pending() {
+        for (auto& [f, file] : pending_) {
             std::string found;
-            for (const auto& nb : files_[f].neighbors) {
+            for (const auto& nb : file.neighbors) {
                 const auto it = by_name_.find(nb.chassis.name);
-                if (it == by_name_.end()) {
+                const auto p = port_ids_.find(port_name(nb));
+                if (it == by_name_.end() || p == port_ids_.end()) {
                     continue;
                 }
-                const auto far = seen_from.find({it->second, port_name(nb)});
-                if (far != seen_from.end() && !useless_name(far->second)) {
-                    found = far->second;
+                const auto far = cables_.find(end_of(it->second, p->second));
+                if (far != cables_.end()) {
+                    found = systems_[system_of(far->second.far)].name;
                     break;
                 }
             }
-            if (found.empty()) {
-                warn("lldp-unknown-system", {files_[f].source, 0, 0},
+            const SourceLoc where{sources_[f], 0, 0};
+            const auto s = found.empty() ? kNoSystem : system(found, LldpChassis{}, where);
+            if (s == kNoSystem || systems_[s].file != kNoSystem) {
+                warn("lldp-unknown-system", where,
                      "the file does not say which system it is from (gather 'lldpcli -f json "
                      "show chassis' with 'lldpctl -f json') and no other file sees its ports: "
                      "left out");
                 continue;
             }
-            const auto s = system(found, LldpChassis{}, {files_[f].source, 0, 0});
-            if (s != kNoSystem && systems_[s].file == kNoSystem) {
-                systems_[s].file = f;
-                file_system_[f] = s;
-            }
+            read_cables(s, f, file);
         }
+        pending_.clear();
     }
 
-    void read_cables() {
-        for (std::size_t f = 0; f < files_.size(); ++f) {
-            const auto self = file_system_[f];
-            if (self == kNoSystem) {
-                continue;
-            }
-            for (const auto& nb : files_[f].neighbors) {
-                const SourceLoc where{files_[f].source, nb.line, 0};
-                const auto name = name_of(nb.chassis, where);
-                if (!name) {
-                    continue;
-                }
-                const auto far = system(*name, nb.chassis, where);
-                if (far == kNoSystem) {
-                    continue;
-                }
-                cable({self, nb.local_port}, {far, port_name(nb)},
-                      nb.port_id_type == "mac" ? lower(nb.port_id) : std::string(), where);
-            }
-        }
+    std::string describe(End e) const {
+        return "'" + systems_[system_of(e)].name + "' port " + ports_[port_of(e)];
     }
 
-    std::string describe(const End& e) const {
-        return "'" + systems_[e.system].name + "' port " + e.port;
-    }
-
-    void cable(const End& a, const End& b, const std::string& b_mac, const SourceLoc& where) {
+    void cable(End a, End b, std::uint64_t b_mac, std::uint32_t file, std::uint32_t line) {
         const auto at_a = cables_.find(a);
         const auto at_b = cables_.find(b);
         if (at_a != cables_.end() && at_a->second.far == b) {
-            if (!b_mac.empty()) {
-                at_a->second.port_mac = b_mac;
+            if (b_mac != 0) {
+                at_a->second.far_mac = b_mac;
             }
             return;  // the other end said it first
         }
         if (at_a != cables_.end() || at_b != cables_.end()) {
             const auto& other = at_a != cables_.end() ? at_a->second : at_b->second;
-            const auto& mine = at_a != cables_.end() ? a : b;
-            warn("lldp-port-mismatch", where,
+            const auto mine = at_a != cables_.end() ? a : b;
+            warn("lldp-port-mismatch", {sources_[file], line, 0},
                  describe(a) + " sees " + describe(b) + ", but " + describe(mine) +
-                     " was seen with " + describe(other.far) + " (" + other.seen.to_string() +
+                     " was seen with " + describe(other.far) + " (" +
+                     SourceLoc{sources_[other.file], other.line, 0}.to_string() +
                      "): the two ends disagree (a stale neighbour or a moved cable); the first "
                      "is kept");
             return;
         }
-        cables_[a] = {b, b_mac, where};
-        cables_[b] = {a, std::string(), where};
+        cables_[a] = {b, b_mac, file, line};
+        cables_[b] = {a, 0, file, line};
+    }
+
+    void index_cables() {
+        ends_.reserve(cables_.size());
+        for (const auto& [e, c] : cables_) {
+            ends_.push_back(e);
+        }
+        std::sort(ends_.begin(), ends_.end());
     }
 
     [[nodiscard]] bool named_host(const std::string& name) const {
@@ -295,21 +317,21 @@ private:
             }
         }
         // No capability anywhere: a switch when it is cabled to a known host, else a host.
-        for (std::size_t s = 0; s < systems_.size(); ++s) {
+        for (std::uint32_t s = 0; s < systems_.size(); ++s) {
             if (known[s]) {
                 continue;
             }
             bool next_to_host = false;
-            for (auto it = cables_.lower_bound({s, ""});
-                 it != cables_.end() && it->first.system == s; ++it) {
-                const auto far = it->second.far.system;
+            const auto [lo, hi] = range(s);
+            for (auto i = lo; i < hi; ++i) {
+                const auto far = system_of(cables_.at(ends_[i]).far);
                 next_to_host = next_to_host || (known[far] && systems_[far].host);
             }
             systems_[s].host = !next_to_host;
         }
     }
 
-    std::size_t find(std::vector<std::size_t>& up, std::size_t x) {
+    static std::uint32_t find(std::vector<std::uint32_t>& up, std::uint32_t x) {
         while (up[x] != x) {
             up[x] = up[up[x]];
             x = up[x];
@@ -320,16 +342,16 @@ private:
     /// Switches joined by switch-to-switch cables are one network; the one with the most host
     /// ports is the fabric, the others (management, storage) are reported and left out.
     void keep_largest_network() {
-        std::vector<std::size_t> up(systems_.size());
-        std::iota(up.begin(), up.end(), 0);
+        std::vector<std::uint32_t> up(systems_.size());
+        std::iota(up.begin(), up.end(), 0U);
         for (const auto& [a, c] : cables_) {
-            if (!systems_[a.system].host && !systems_[c.far.system].host) {
-                up[find(up, a.system)] = find(up, c.far.system);
+            if (!systems_[system_of(a)].host && !systems_[system_of(c.far)].host) {
+                up[find(up, system_of(a))] = find(up, system_of(c.far));
             }
         }
-        std::map<std::size_t, std::size_t> host_ports;  // network root → host ports
-        std::map<std::size_t, std::vector<std::string>> members;
-        for (std::size_t s = 0; s < systems_.size(); ++s) {
+        std::map<std::uint32_t, std::size_t> host_ports;  // network root → host ports
+        std::map<std::uint32_t, std::vector<std::string>> members;
+        for (std::uint32_t s = 0; s < systems_.size(); ++s) {
             if (!systems_[s].host) {
                 systems_[s].network = find(up, s);
                 members[systems_[s].network].push_back(systems_[s].name);
@@ -337,22 +359,21 @@ private:
             }
         }
         for (const auto& [a, c] : cables_) {
-            if (systems_[a.system].host && !systems_[c.far.system].host) {
-                ++host_ports[systems_[c.far.system].network];
+            if (systems_[system_of(a)].host && !systems_[system_of(c.far)].host) {
+                ++host_ports[systems_[system_of(c.far)].network];
             }
         }
         if (members.empty()) {
             return;
         }
-        const auto main = std::max_element(host_ports.begin(), host_ports.end(),
-                                           [&](const auto& x, const auto& y) {
-                                               return std::pair(x.second, members[x.first].size()) <
-                                                      std::pair(y.second, members[y.first].size());
-                                           })
-                              ->first;
-        main_ = main;
+        main_ = std::max_element(host_ports.begin(), host_ports.end(),
+                                 [&](const auto& x, const auto& y) {
+                                     return std::pair(x.second, members[x.first].size()) <
+                                            std::pair(y.second, members[y.first].size());
+                                 })
+                    ->first;
         for (auto& [root, names] : members) {
-            if (root == main) {
+            if (root == main_) {
                 continue;
             }
             std::sort(names.begin(), names.end());
@@ -365,9 +386,7 @@ private:
         }
     }
 
-    std::size_t main_ = kNoSystem;
-
-    [[nodiscard]] bool in_fabric(std::size_t s) const {
+    [[nodiscard]] bool in_fabric(std::uint32_t s) const {
         return !systems_[s].host && systems_[s].network == main_;
     }
 
@@ -381,15 +400,14 @@ private:
                 (s.host ? host_files : switch_files) = true;
             }
         }
-        for (std::size_t s = 0; s < systems_.size(); ++s) {
+        for (std::uint32_t s = 0; s < systems_.size(); ++s) {
             const auto& sys = systems_[s];
-            const bool cabled = cables_.lower_bound({s, ""}) != cables_.end() &&
-                                cables_.lower_bound({s, ""})->first.system == s;
-            if (sys.file != kNoSystem && files_[sys.file].neighbors.empty() && !cabled) {
-                warn("lldp-unseen-host", {files_[sys.file].source, 0, 0},
+            const auto [lo, hi] = range(s);
+            if (sys.file != kNoSystem && !sys.sees && lo == hi) {
+                warn("lldp-unseen-host", {sources_[sys.file], 0, 0},
                      "'" + sys.name +
-                         "' sees no neighbour and no file sees it (lldpd not "
-                         "running on its links, or LLDP off on the switch ports): left out");
+                         "' sees no neighbour and no file sees it (lldpd not running on its "
+                         "links, or LLDP off on the switch ports): left out");
             }
             if (sys.file == kNoSystem && (sys.host ? host_files : switch_files) &&
                 (sys.host || in_fabric(s))) {
@@ -409,39 +427,43 @@ private:
         }
     }
 
-    /// Port numbers: the name's trailing number where those are unique on the switch
-    /// ("swp12" → 12, "Ethernet48" → 48), else the rank of the name.
-    std::map<std::string, std::uint32_t> port_numbers(std::size_t s) const {
-        std::map<std::string, std::uint32_t> out;
+    /// Port numbers of switch `s`, by interned port: the name's trailing number where those are
+    /// unique on the switch ("swp12" → 12, "Ethernet48" → 48), else the rank of the name.
+    std::unordered_map<std::uint32_t, std::uint32_t> port_numbers(std::uint32_t s) const {
+        std::vector<std::pair<std::string_view, std::uint32_t>> names;  // name, interned port
+        const auto [lo, hi] = range(s);
+        for (auto i = lo; i < hi; ++i) {
+            names.emplace_back(ports_[port_of(ends_[i])], port_of(ends_[i]));
+        }
+        std::unordered_map<std::uint32_t, std::uint32_t> out;
         std::set<std::uint32_t> used;
         bool unique = true;
-        for (auto it = cables_.lower_bound({s, ""}); it != cables_.end() && it->first.system == s;
-             ++it) {
-            const auto& name = it->first.port;
+        for (const auto& [name, id] : names) {
             std::size_t d = name.size();
             while (d > 0 && std::isdigit(static_cast<unsigned char>(name[d - 1])) != 0) {
                 --d;
             }
             std::uint32_t n = 0;
-            const auto digits = std::string_view(name).substr(d);
+            const auto digits = name.substr(d);
             const bool ok = !digits.empty() && digits.size() < 7 &&
                             std::from_chars(digits.data(), digits.data() + digits.size(), n).ec ==
                                 std::errc() &&
                             n > 0;
             unique = unique && ok && used.insert(n).second;
-            out[name] = n;
+            out[id] = n;
         }
         if (!unique) {
+            std::sort(names.begin(), names.end());
             std::uint32_t k = 0;
-            for (auto& [name, n] : out) {
-                n = ++k;
+            for (const auto& [name, id] : names) {
+                out[id] = ++k;
             }
         }
         return out;
     }
 
     void build() {
-        std::set<std::uint64_t> guids;
+        std::unordered_set<std::uint64_t> guids;
         auto unique_guid = [&](std::uint64_t want, std::string_view salt) {
             for (std::uint64_t g = want == 0 ? fnv1a(salt) : want;; g = fnv1a(std::to_string(g))) {
                 if (g != 0 && guids.insert(g).second) {
@@ -450,15 +472,16 @@ private:
             }
         };
         std::vector<NodeIndex> index(systems_.size(), kNoNode);
-        std::vector<std::map<std::string, std::uint32_t>> numbers(systems_.size());
-        std::vector<std::size_t> switches;
-        for (std::size_t s = 0; s < systems_.size(); ++s) {
+        std::vector<std::unordered_map<std::uint32_t, std::uint32_t>> numbers(systems_.size());
+        std::vector<std::uint32_t> switches;
+        for (std::uint32_t s = 0; s < systems_.size(); ++s) {
             if (in_fabric(s)) {
                 switches.push_back(s);
             }
         }
         std::sort(switches.begin(), switches.end(),
                   [&](auto a, auto b) { return systems_[a].name < systems_[b].name; });
+        g_.nodes.reserve(switches.size() + cables_.size() / 2);
         for (const auto s : switches) {
             FabricNode n;
             n.kind = NodeKind::Switch;
@@ -466,7 +489,7 @@ private:
             n.id = "S-" + hex_digits(n.guid, 16);
             n.desc = systems_[s].name;
             numbers[s] = port_numbers(s);
-            for (const auto& [name, num] : numbers[s]) {
+            for (const auto& [id, num] : numbers[s]) {
                 n.nports = std::max(n.nports, num);
             }
             index[s] = static_cast<NodeIndex>(g_.nodes.size());
@@ -474,24 +497,25 @@ private:
         }
         // One CA per host port cabled into the fabric, and the switch side of every cable.
         for (const auto s : switches) {
-            for (auto it = cables_.lower_bound({s, ""});
-                 it != cables_.end() && it->first.system == s; ++it) {
-                const auto& far = it->second.far;
-                const auto me = numbers[s].at(it->first.port);
-                if (!systems_[far.system].host) {
-                    if (in_fabric(far.system)) {
+            const auto [lo, hi] = range(s);
+            for (auto i = lo; i < hi; ++i) {
+                const auto& c = cables_.at(ends_[i]);
+                const auto me = numbers[s].at(port_of(ends_[i]));
+                const auto far = system_of(c.far);
+                if (!systems_[far].host) {
+                    if (in_fabric(far)) {
                         g_.nodes[index[s]].ports.push_back(
-                            {me, index[far.system], numbers[far.system].at(far.port), 0, 0});
+                            {me, index[far], numbers[far].at(port_of(c.far)), 0, 0});
                     }
                     continue;
                 }
+                const auto& far_port = ports_[port_of(c.far)];
                 FabricNode ca;
                 ca.kind = NodeKind::Ca;
                 ca.nports = 1;
-                ca.guid = unique_guid(parse_mac(it->second.port_mac).value_or(0),
-                                      systems_[far.system].name + "/" + far.port);
+                ca.guid = unique_guid(c.far_mac, systems_[far].name + "/" + far_port);
                 ca.id = "H-" + hex_digits(ca.guid, 16);
-                ca.desc = systems_[far.system].name + " " + far.port;
+                ca.desc = systems_[far].name + " " + far_port;
                 const auto ca_index = static_cast<NodeIndex>(g_.nodes.size());
                 ca.ports.push_back({1, index[s], me, 0, ca.guid});
                 g_.nodes[index[s]].ports.push_back({me, ca_index, 1, 0, 0});
@@ -500,15 +524,28 @@ private:
         }
         for (auto& n : g_.nodes) {
             std::sort(n.ports.begin(), n.ports.end(),
-                      [](const auto& a, const auto& b) { return a.port < b.port; });
+                      [](const auto& x, const auto& y) { return x.port < y.port; });
         }
     }
 };
 
-}  // namespace
+LldpFabric::LldpFabric(const LldpOptions& opt) : impl_(std::make_unique<LldpFabricBuilder>(opt)) {}
+LldpFabric::~LldpFabric() = default;
 
-FabricGraph lldp_fabric(const std::vector<LldpFile>& files, const LldpOptions& opt) {
-    return Builder(files, opt).run();
+void LldpFabric::add(LldpFile file) {
+    impl_->add(std::move(file));
+}
+
+FabricGraph LldpFabric::finish() {
+    return impl_->finish();
+}
+
+FabricGraph lldp_fabric(std::vector<LldpFile> files, const LldpOptions& opt) {
+    LldpFabric fabric(opt);
+    for (auto& f : files) {
+        fabric.add(std::move(f));
+    }
+    return fabric.finish();
 }
 
 }  // namespace switchyard::topology

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -75,8 +76,24 @@ struct LldpOptions {
 /// warnings (kind, source:line, message): lldp-unnamed-chassis, lldp-duplicate-name,
 /// lldp-no-file, lldp-unseen-host, lldp-port-mismatch, lldp-separate-network,
 /// lldp-unknown-system. Only the network with the most host ports is kept.
-[[nodiscard]] FabricGraph lldp_fabric(const std::vector<LldpFile>& files,
-                                      const LldpOptions& opt = {});
+/// Files are added one at a time (discover: in name order) and dropped once read: a file keeps
+/// only its cables, as system and port numbers.
+class LldpFabric {
+public:
+    explicit LldpFabric(const LldpOptions& opt = {});
+    ~LldpFabric();
+    LldpFabric(const LldpFabric&) = delete;
+    LldpFabric& operator=(const LldpFabric&) = delete;
+
+    void add(LldpFile file);
+    [[nodiscard]] FabricGraph finish();
+
+private:
+    std::unique_ptr<class LldpFabricBuilder> impl_;
+};
+
+/// All of `files`, in their order, through LldpFabric.
+[[nodiscard]] FabricGraph lldp_fabric(std::vector<LldpFile> files, const LldpOptions& opt = {});
 
 /// "aa:bb:cc:dd:ee:ff" → its 48-bit value; nullopt when `s` is not a MAC.
 [[nodiscard]] std::optional<std::uint64_t> parse_mac(std::string_view s);
