@@ -12,7 +12,6 @@ Shape: SUs of --hosts-per-su hosts, one leaf per SU and rail (host ports swp1..)
 Usage: gen_lldp.py OUTDIR [--hosts 100000] [--rails 8] [--host-files]
 """
 import argparse
-import json
 import os
 import zlib
 
@@ -22,36 +21,88 @@ def mac(kind, n):
                                                (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff)
 
 
-CAPS_SWITCH = [{"type": "Bridge", "enabled": True}, {"type": "Router", "enabled": True}]
-CAPS_HOST = [{"type": "Bridge", "enabled": False}, {"type": "Router", "enabled": False},
-             {"type": "Wlan", "enabled": False}, {"type": "Station", "enabled": True}]
+CAPS = {True: ("Bridge", "Router"), False: ("Bridge", "Router", "Wlan", "Station")}
+DESCR = {True: "SONiC Software Version: SONiC.202311 - HwSku: Mellanox-SN5600",
+         False: "Ubuntu 22.04.4 LTS Linux 5.15.0-105-generic"}
 
 
-def chassis(name, chassis_mac, switch):
-    return {name: {"id": {"type": "mac", "value": chassis_mac},
-                   "descr": ("SONiC Software Version: SONiC.202311 - HwSku: Mellanox-SN5600"
-                             if switch else "Ubuntu 22.04.4 LTS Linux 5.15.0-105-generic"),
-                   "mgmt-ip": "10.%d.%d.%d" % tuple(zlib.crc32(name.encode()).to_bytes(4, "big")[1:]),
-                   "mgmt-iface": "2",
-                   "capability": CAPS_SWITCH if switch else CAPS_HOST}}
+def caps(switch, indent):
+    """lldpctl's capability list, at `indent` spaces."""
+    pad = " " * indent
+    items = [f'{pad}  {{\n{pad}    "type": "{t}",\n{pad}    "enabled": '
+             f'{"true" if switch or t == "Station" else "false"}\n{pad}  }}' for t in CAPS[switch]]
+    return "[\n" + ",\n".join(items) + f"\n{pad}]"
+
+
+CAPS_TEXT = {(sw, ind): caps(sw, ind) for sw in (True, False) for ind in (8, 12)}
+
+# lldpctl -f json's layout, two spaces per level, as it prints a neighbour.
+RECORD = """    {
+      "%(port)s": {
+        "via": "LLDP",
+        "rid": "1",
+        "age": "12 days, 03:14:07",
+        "chassis": {
+          "%(name)s": {
+            "id": {
+              "type": "mac",
+              "value": "%(mac)s"
+            },
+            "descr": "%(descr)s",
+            "mgmt-ip": "%(ip)s",
+            "mgmt-iface": "2",
+            "capability": %(caps)s
+          }
+        },
+        "port": {
+          "id": {
+            "type": "%(pid_type)s",
+            "value": "%(pid)s"
+          },
+          "descr": "%(far_port)s",
+          "ttl": "120",
+          "mfs": "9216"
+        }
+      }
+    }"""
+
+LOCAL = """{
+  "local-chassis": {
+    "chassis": {
+      "%(name)s": {
+        "id": {
+          "type": "mac",
+          "value": "%(mac)s"
+        },
+        "descr": "%(descr)s",
+        "mgmt-ip": "%(ip)s",
+        "mgmt-iface": "2",
+        "capability": %(caps)s
+      }
+    }
+  }
+}
+"""
+
+
+def ip(name):
+    return "10.%d.%d.%d" % tuple(zlib.crc32(name.encode()).to_bytes(4, "big")[1:])
 
 
 def record(port, far, far_mac, far_switch, far_port, far_port_mac):
-    pid = ({"type": "ifname", "value": far_port} if far_switch
-           else {"type": "mac", "value": far_port_mac})
-    return {port: {"via": "LLDP", "rid": "1", "age": "12 days, 03:14:07",
-                   "chassis": chassis(far, far_mac, far_switch),
-                   "port": {"id": pid, "descr": far_port, "ttl": "120",
-                            "mfs": "9216"}}}
+    return RECORD % {"port": port, "name": far, "mac": far_mac, "descr": DESCR[far_switch],
+                     "ip": ip(far), "caps": CAPS_TEXT[(far_switch, 12)],
+                     "pid_type": "ifname" if far_switch else "mac",
+                     "pid": far_port if far_switch else far_port_mac, "far_port": far_port}
 
 
 def write(outdir, name, name_mac, switch, records):
     with open(os.path.join(outdir, name + ".json"), "w") as fh:
-        fh.write(json.dumps({"local-chassis": {"chassis": chassis(name, name_mac, switch)}},
-                            indent=2))
-        fh.write("\n")
-        fh.write(json.dumps({"lldp": {"interface": records}}, indent=2))
-        fh.write("\n")
+        fh.write(LOCAL % {"name": name, "mac": name_mac, "descr": DESCR[switch], "ip": ip(name),
+                          "caps": CAPS_TEXT[(switch, 8)]})
+        fh.write('{\n  "lldp": {\n    "interface": [\n')
+        fh.write(",\n".join(records))
+        fh.write("\n    ]\n  }\n}\n")
 
 
 def main():

@@ -23,6 +23,7 @@ struct JNode {
     std::uint32_t first = kNone;
     std::uint32_t next = kNone;
     std::uint32_t offset = 0;  ///< where the value starts
+    std::uint32_t line = 0;
     std::string_view key;      ///< raw member name (objects' members only)
     std::string_view raw;      ///< string contents without quotes, or the literal
 };
@@ -117,10 +118,12 @@ private:
     std::string_view t_;
     std::string_view source_;
     std::size_t p_ = 0;
+    std::uint32_t line_ = 1;  ///< of p_ (a newline is whitespace: strings hold none)
 
     void skip_ws() {
         while (p_ < t_.size() &&
                (t_[p_] == ' ' || t_[p_] == '\n' || t_[p_] == '\t' || t_[p_] == '\r')) {
+            line_ += t_[p_] == '\n' ? 1U : 0U;
             ++p_;
         }
     }
@@ -157,6 +160,7 @@ private:
         }
         JNode n;
         n.offset = static_cast<std::uint32_t>(p_);
+        n.line = line_;
         const char c = t_[p_];
         if (c == '{' || c == '[') {
             n.kind = c == '{' ? JNode::Object : JNode::Array;
@@ -392,7 +396,7 @@ public:
     void neighbor(std::string name, std::uint32_t rec) {
         LldpNeighbor nb;
         nb.local_port = std::move(name);
-        nb.line = r_.where(at(rec).offset).line;
+        nb.line = at(rec).line;
         nb.chassis = chassis(member(rec, "chassis"));
         const auto port = first_item(member(rec, "port"));
         read_id(member(port, "id"), nb.port_id_type, nb.port_id);
