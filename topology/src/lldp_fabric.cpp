@@ -3,6 +3,7 @@
 // data reported, and only the network that holds the most host ports kept, in the shape
 // parse_ibnetdiscover gives, so the classifier reads an Ethernet fabric as an InfiniBand one.
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <charconv>
 #include <memory>
@@ -47,6 +48,78 @@ struct Cable {
     std::uint64_t far_mac = 0;  ///< the far end's port MAC when a view of it gave one
     std::uint32_t file = 0;     ///< where it was read
     std::uint32_t line = 0;
+};
+
+/// Cables by end: open addressing over End keys (linear probing, a power-of-two table grown at
+/// half full), no allocation per entry: a million cables are two million ends.
+class CableTable {
+public:
+    [[nodiscard]] Cable* find(End e) {
+        if (keys_.empty()) {
+            return nullptr;
+        }
+        for (auto i = slot(e);; i = (i + 1) & (keys_.size() - 1)) {
+            if (keys_[i] == e) {
+                return &values_[i];
+            }
+            if (keys_[i] == kEmpty) {
+                return nullptr;
+            }
+        }
+    }
+    [[nodiscard]] const Cable* find(End e) const { return const_cast<CableTable*>(this)->find(e); }
+    [[nodiscard]] const Cable& at(End e) const { return *find(e); }
+
+    void put(End e, const Cable& c) {
+        if (2 * (size_ + 1) > keys_.size()) {
+            grow();
+        }
+        for (auto i = slot(e);; i = (i + 1) & (keys_.size() - 1)) {
+            if (keys_[i] == kEmpty || keys_[i] == e) {
+                size_ += keys_[i] == kEmpty ? 1U : 0U;
+                keys_[i] = e;
+                values_[i] = c;
+                return;
+            }
+        }
+    }
+
+    [[nodiscard]] std::size_t size() const { return size_; }
+
+    template <typename F>
+    void each(F&& f) const {
+        for (std::size_t i = 0; i < keys_.size(); ++i) {
+            if (keys_[i] != kEmpty) {
+                f(keys_[i], values_[i]);
+            }
+        }
+    }
+
+private:
+    static constexpr End kEmpty = ~End{0};  ///< no system has number 2^32-1
+    std::vector<End> keys_;
+    std::vector<Cable> values_;
+    std::size_t size_ = 0;
+    unsigned shift_ = 64;
+
+    [[nodiscard]] std::size_t slot(End e) const {
+        return static_cast<std::size_t>((e * 0x9E3779B97F4A7C15ULL) >> shift_);
+    }
+
+    void grow() {
+        auto keys = std::move(keys_);
+        auto values = std::move(values_);
+        const std::size_t n = keys.empty() ? 1024 : 2 * keys.size();
+        keys_.assign(n, kEmpty);
+        values_.assign(n, Cable{});
+        shift_ = 64U - static_cast<unsigned>(std::countr_zero(n));
+        size_ = 0;
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            if (keys[i] != kEmpty) {
+                put(keys[i], values[i]);
+            }
+        }
+    }
 };
 
 bool useless_name(std::string_view n) {
@@ -138,8 +211,8 @@ private:
     std::unordered_map<std::string, std::uint32_t> by_name_;
     std::vector<std::string> ports_;  ///< interned port names
     std::unordered_map<std::string, std::uint32_t> port_ids_;
-    std::unordered_map<End, Cable> cables_;  ///< both directions
-    std::vector<End> ends_;                  ///< the keys of cables_, sorted (by system)
+    CableTable cables_;      ///< both directions
+    std::vector<End> ends_;  ///< the keys of cables_, sorted (by system)
     std::set<std::string> reported_;
     std::uint32_t main_ = kNoSystem;
 
@@ -243,9 +316,9 @@ private:
                 if (it == by_name_.end() || p == port_ids_.end()) {
                     continue;
                 }
-                const auto far = cables_.find(end_of(it->second, p->second));
-                if (far != cables_.end()) {
-                    found = systems_[system_of(far->second.far)].name;
+                const auto* far = cables_.find(end_of(it->second, p->second));
+                if (far != nullptr) {
+                    found = systems_[system_of(far->far)].name;
                     break;
                 }
             }
@@ -268,17 +341,17 @@ private:
     }
 
     void cable(End a, End b, std::uint64_t b_mac, std::uint32_t file, std::uint32_t line) {
-        const auto at_a = cables_.find(a);
-        const auto at_b = cables_.find(b);
-        if (at_a != cables_.end() && at_a->second.far == b) {
+        auto* at_a = cables_.find(a);
+        const auto* at_b = cables_.find(b);
+        if (at_a != nullptr && at_a->far == b) {
             if (b_mac != 0) {
-                at_a->second.far_mac = b_mac;
+                at_a->far_mac = b_mac;
             }
             return;  // the other end said it first
         }
-        if (at_a != cables_.end() || at_b != cables_.end()) {
-            const auto& other = at_a != cables_.end() ? at_a->second : at_b->second;
-            const auto mine = at_a != cables_.end() ? a : b;
+        if (at_a != nullptr || at_b != nullptr) {
+            const auto& other = at_a != nullptr ? *at_a : *at_b;
+            const auto mine = at_a != nullptr ? a : b;
             warn("lldp-port-mismatch", {sources_[file], line, 0},
                  describe(a) + " sees " + describe(b) + ", but " + describe(mine) +
                      " was seen with " + describe(other.far) + " (" +
@@ -287,15 +360,13 @@ private:
                      "is kept");
             return;
         }
-        cables_[a] = {b, b_mac, file, line};
-        cables_[b] = {a, 0, file, line};
+        cables_.put(a, {b, b_mac, file, line});
+        cables_.put(b, {a, 0, file, line});
     }
 
     void index_cables() {
         ends_.reserve(cables_.size());
-        for (const auto& [e, c] : cables_) {
-            ends_.push_back(e);
-        }
+        cables_.each([&](End e, const Cable&) { ends_.push_back(e); });
         std::sort(ends_.begin(), ends_.end());
     }
 
@@ -344,11 +415,11 @@ private:
     void keep_largest_network() {
         std::vector<std::uint32_t> up(systems_.size());
         std::iota(up.begin(), up.end(), 0U);
-        for (const auto& [a, c] : cables_) {
+        cables_.each([&](End a, const Cable& c) {
             if (!systems_[system_of(a)].host && !systems_[system_of(c.far)].host) {
                 up[find(up, system_of(a))] = find(up, system_of(c.far));
             }
-        }
+        });
         std::map<std::uint32_t, std::size_t> host_ports;  // network root → host ports
         std::map<std::uint32_t, std::vector<std::string>> members;
         for (std::uint32_t s = 0; s < systems_.size(); ++s) {
@@ -358,9 +429,15 @@ private:
                 host_ports.try_emplace(systems_[s].network, 0);
             }
         }
-        for (const auto& [a, c] : cables_) {
+        std::vector<std::size_t> ports_of(systems_.size(), 0);  // host ports per switch
+        cables_.each([&](End a, const Cable& c) {
             if (systems_[system_of(a)].host && !systems_[system_of(c.far)].host) {
-                ++host_ports[systems_[system_of(c.far)].network];
+                ++ports_of[system_of(c.far)];
+            }
+        });
+        for (std::uint32_t s = 0; s < systems_.size(); ++s) {
+            if (ports_of[s] != 0) {
+                host_ports[systems_[s].network] += ports_of[s];
             }
         }
         if (members.empty()) {

@@ -24,8 +24,8 @@ struct JNode {
     std::uint32_t next = kNone;
     std::uint32_t offset = 0;  ///< where the value starts
     std::uint32_t line = 0;
-    std::string_view key;      ///< raw member name (objects' members only)
-    std::string_view raw;      ///< string contents without quotes, or the literal
+    std::string_view key;  ///< raw member name (objects' members only)
+    std::string_view raw;  ///< string contents without quotes, or the literal
 };
 
 std::string unescape(std::string_view s) {
