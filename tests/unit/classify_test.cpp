@@ -784,13 +784,18 @@ TEST_CASE("classify: GUID map parsing", "[classify]") {
     auto bad = parse_guid_map("0x1 a\nzz b\n", "g.txt");
     REQUIRE_FALSE(bad);
     CHECK(bad.error().to_string() ==
-          "g.txt:2: 'zz' is not a GUID; expected '<guid> <host> [<hca>]' or, as infiniband-diags "
+          "g.txt:2: 'zz' is not a GUID or a MAC; expected '<guid> <host> [<hca>]' or, as "
+          "infiniband-diags "
           "and OpenSM read it, '<guid> \"<host> [<hca>]\"', got 'zz b'");
     auto twice = parse_guid_map("0x1 a\n0x1 b\n", "g.txt");
     REQUIRE_FALSE(twice);
     CHECK_THAT(twice.error().to_string(),
                Catch::Contains("g.txt:2: GUID 0x0000000000000001 was already given to host 'a'"));
     CHECK_FALSE(parse_guid_map("0x1\n", "g.txt"));
+    // A MAC (an LLDP chassis id, discover --lldp) stands for its 48-bit value.
+    auto mac = parse_guid_map("aa:bb:cc:dd:ee:0f leaf1\n", "g.txt");
+    REQUIRE(mac);
+    CHECK(mac->at(0xaabbccddee0fULL).host == "leaf1");
 }
 
 TEST_CASE("classify: GUID maps in the --node-name-map format infiniband-diags and OpenSM read",
