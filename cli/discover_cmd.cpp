@@ -276,7 +276,9 @@ int run_discover(const DiscoverArgs& a) {
             return kExitProblem;
         }
         guid_map = std::move(*gm);
-        opt.guid_map = &guid_map;
+        // With --lldp the map names chassis (below), before the classifier sees the hosts: a
+        // host port's MAC, one off another chassis' MAC, must not be renamed by it.
+        opt.guid_map = a.lldp.empty() ? &guid_map : nullptr;
         for (const auto& [key, e] : guid_map) {
             if (key >> 48U == 0) {  // a MAC: an LLDP chassis id
                 std::string mac;
