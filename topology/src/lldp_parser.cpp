@@ -106,8 +106,8 @@ public:
     }
 
     Error bad(std::size_t offset, const std::string& expected) const {
-        std::string got = p_ < t_.size() ? "'" + std::string(t_.substr(offset, 1)) + "'"
-                                         : std::string("the end of the file");
+        std::string got = offset < t_.size() ? "'" + std::string(t_.substr(offset, 1)) + "'"
+                                             : std::string("the end of the file");
         if (offset < t_.size() && static_cast<unsigned char>(t_[offset]) < 0x20) {
             got = "a control character";
         }
