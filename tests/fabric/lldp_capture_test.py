@@ -11,6 +11,9 @@ Cases:
   clos          16 hosts x 2 rails, 4 leaves, 2 spines (rail-optimised), clean
   clos-variant  the same with one uplink pulled, one host's rail-1 port on its rail-0 leaf, and
                 a management network (one switch, every host's mgmt0) that must be left out
+  fabric16      the integration cluster's Dragonfly+ (tests/integration/make-fabric16: 2 groups
+                x 2 leaves x 4 hosts node001..node016, numbered in shuffled order), clean; its
+                capture, kept with --keep, is tests/data/lldp/fabric16 (the Ethernet cluster)
 
 Usage: lldp_capture_test.py CASE SWITCHYARD_BINARY [--keep DIR]   (as root)
 """
@@ -27,7 +30,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from fabric_capture_test import check, expand_hostlist, failures  # noqa: E402
 
-GEN = ["rail", "--sus", "2", "--hosts-per-su", "8", "--rails", "2", "--spines", "2"]
+# case -> (gen_fabric.py arguments, the fabric kind discover must find)
+CASES = {
+    "clos": (["rail", "--sus", "2", "--hosts-per-su", "8", "--rails", "2", "--spines", "2"], "fat-tree"),
+    "fabric16": (["dfp", "--groups", "2", "--leaves", "2", "--spines", "2", "--hosts-per-leaf", "4",
+                  "--global-links", "2", "--host-prefix", "node", "--host-digits", "3", "--shuffle", "11"],
+                 "dragonfly+"),
+}
+CASES["clos-variant"] = CASES["clos"]
 PREFIX = f"sy{os.getpid() % 10000}"
 LLDPD = shutil.which("lldpd") or "/usr/sbin/lldpd"
 LLDPCLI = shutil.which("lldpcli") or "/usr/sbin/lldpcli"
@@ -183,7 +193,7 @@ def gather(lab, outdir):
     spines, keyvalue for every third system (all three of lldpctl's formats, read for real)."""
     os.makedirs(outdir)
     for i, name in enumerate(sorted(lab.ns)):
-        fmt = "json0" if name.startswith("spine") else ("keyvalue" if i % 3 == 0 else "json")
+        fmt = "json0" if "spine" in name else ("keyvalue" if i % 3 == 0 else "json")
         text = lab.cli(name, "show", "chassis", fmt=fmt).stdout + \
             lab.cli(name, "show", "neighbors", fmt=fmt).stdout
         with open(os.path.join(outdir, f"{name}.{fmt}"), "w") as fh:
@@ -199,8 +209,8 @@ def discover(binary, lldp_dir, outdir):
     return json.loads(show.stdout)
 
 
-def verify(got, truth, expect, faults, outdir):
-    check(got["kind"] == "fat-tree", f"fabric kind {got['kind']}, expected fat-tree")
+def verify(got, truth, expect, faults, outdir, kind):
+    check(got["kind"] == kind, f"fabric kind {got['kind']}, expected {kind}")
     hosts = {h["host"]: h for h in got["hosts"]}
     check(set(hosts) == set(truth["hosts"]), f"{len(hosts)} hosts found, {len(truth['hosts'])} in the truth")
     want_su = {}
@@ -241,7 +251,7 @@ def verify(got, truth, expect, faults, outdir):
 
 
 def main(argv):
-    if len(argv) < 2 or argv[0] not in ("clos", "clos-variant"):
+    if len(argv) < 2 or argv[0] not in CASES:
         print(__doc__)
         return 2
     case, binary = argv[0], argv[1]
@@ -253,7 +263,8 @@ def main(argv):
         # lldpd and lldpcli reach the control sockets as the _lldpd group (lldpcli is setgid).
         os.chmod(tmp, 0o755)
         base = os.path.join(tmp, case)
-        run(sys.executable, os.path.join(HERE, "gen_fabric.py"), *GEN, "-o", base)
+        gen, kind = CASES[case]
+        run(sys.executable, os.path.join(HERE, "gen_fabric.py"), *gen, "-o", base)
         truth = json.load(open(base + ".truth.json"))
         lab = Lab(tmp)
         try:
@@ -278,7 +289,7 @@ def main(argv):
         if keep:
             shutil.copytree(base + "-lldp", keep, dirs_exist_ok=True)
         got = discover(binary, base + "-lldp", base + "-map")
-        verify(got, truth, expect, faults, base + "-map")
+        verify(got, truth, expect, faults, base + "-map", kind)
     if failures:
         print(f"{len(failures)} check(s) failed")
         return 1

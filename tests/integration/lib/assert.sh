@@ -4,14 +4,37 @@
 
 _sy_failures=0
 
-# run_capture CMD... — runs CMD, sets $out, $err and $rc (never aborts the script).
+# run_capture CMD... — runs CMD, sets $out, $err and $rc (never aborts the script). CMD gets
+# SWITCHYARD_CMD_DEADLINE seconds (100), then is killed (rc 124): a hung srun fails its check
+# with the cluster's state shown, before CTest's own timeout would kill the script silently.
 run_capture() {
   local o e
   o=$(mktemp); e=$(mktemp)
   rc=0
-  "$@" >"$o" 2>"$e" || rc=$?
+  timeout -k 5 "${SWITCHYARD_CMD_DEADLINE:-100}" "$@" >"$o" 2>"$e" || rc=$?
   out=$(cat "$o"); err=$(cat "$e")
   rm -f "$o" "$e"
+  [ "$rc" = 124 ] && echo "run_capture: $1 ran out of its ${SWITCHYARD_CMD_DEADLINE:-100} s and was killed"
+  return 0
+}
+
+# cluster_state — once per script, after the first failure in a cluster: the nodes that are not
+# idle, the queue, sanitizer reports and the last errors in the daemons' logs.
+_sy_state_shown=0
+cluster_state() {
+  [ -n "${SLURM_CONF:-}" ] && [ "$_sy_state_shown" = 0 ] || return 0
+  _sy_state_shown=1
+  local logdir
+  logdir=$(dirname "$(dirname "$SLURM_CONF")")/log
+  echo "--- cluster state after the first failure ($SLURM_CONF)"
+  timeout 10 sinfo -N -h -o '%N %T %E' 2>&1 | grep -vw idle | head -20
+  timeout 10 squeue -h -o '%i %T %R %N %j' 2>&1 | head -20
+  grep -l -e 'ERROR: AddressSanitizer' -e 'runtime error:' -e 'Segmentation fault' "$logdir"/* 2>/dev/null |
+    while read -r f; do echo "sanitizer or crash report in $f:"; grep -m5 -A8 -e 'AddressSanitizer' -e 'runtime error:' "$f"; done
+  for f in "$logdir"/slurmctld.log "$logdir"/slurmd-node00[1-4].log; do
+    [ -f "$f" ] && grep -E 'error|fatal' "$f" | tail -5 | sed "s|^|$(basename "$f"): |"
+  done
+  echo "---"
 }
 
 fail_check() {
@@ -19,6 +42,7 @@ fail_check() {
   echo "  stdout: ${out:-}" | head -20
   echo "  stderr: ${err:-}" | head -20
   _sy_failures=$((_sy_failures + 1))
+  cluster_state
 }
 
 expect_rc() {  # expect_rc WANT "what"
