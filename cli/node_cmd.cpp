@@ -4,9 +4,12 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "commands.hpp"
 #include "io.hpp"
+#include "switchyard/common/process.hpp"
+#include "switchyard/topology/lldp.hpp"
 #include "switchyard/topology/node_readers.hpp"
 
 namespace switchyard::cli {
@@ -17,8 +20,75 @@ namespace topo = switchyard::topology;
 struct NodeArgs {
     std::string hwloc_xml;
     std::string sysfs_root;
+    std::string lldp;  ///< a file of lldpctl output, "lldpcli", "off" or "" (lldpcli when live)
+    std::string lldpd_socket;
     bool json = false;
 };
+
+/// lldpd's client, run by absolute path with a clean environment and a deadline: switchyard
+/// node runs as root in the prolog's checks too.
+constexpr const char* kLldpcli = "/usr/sbin/lldpcli";
+constexpr double kLldpcliSeconds = 5.0;
+
+/// What lldpd sees on this node's RDMA ports, or why nothing is known (a note, never an
+/// error: a node without lldpd is an ordinary node).
+struct LldpView {
+    std::vector<topo::PortNeighbor> ports;
+    std::string note;  ///< "" when read; why not otherwise
+    bool asked = false;
+    bool bad_file = false;  ///< a file named with --lldp that could not be read: an error
+};
+
+LldpView read_lldp_view(const NodeArgs& a, const topo::NodeTopology& node) {
+    LldpView v;
+    const bool live = a.hwloc_xml.empty() && a.sysfs_root.empty();
+    std::string source = a.lldp.empty() ? (live || !a.lldpd_socket.empty() ? "lldpcli" : "off")
+                                        : a.lldp;
+    if (source == "off") {
+        return v;
+    }
+    v.asked = true;
+    Result<topo::LldpFile> file = fail(Error::internal("unset"));
+    if (source == "lldpcli") {
+        if (::access(kLldpcli, X_OK) != 0) {
+            v.note = std::string(kLldpcli) + " is not installed (Debian: apt install lldpd)";
+            return v;
+        }
+        std::vector<std::string> argv{kLldpcli, "-f", "json"};
+        if (!a.lldpd_socket.empty()) {
+            argv.insert(argv.end(), {"-u", a.lldpd_socket});
+        }
+        argv.insert(argv.end(), {"show", "neighbors"});
+        auto r = run_process(argv, kLldpcliSeconds, &clean_environment(), topo::kMaxLldpFileBytes);
+        if (r.timed_out || r.exit_code != 0 || r.truncated) {
+            auto first = r.output.substr(0, r.output.find('\n'));
+            v.note = std::string(kLldpcli) + " show neighbors: " +
+                     (r.timed_out ? "no answer within 5 s"
+                      : r.truncated
+                          ? "more output than an lldpctl file may hold"
+                          : "exit " + std::to_string(r.exit_code) + (first.empty() ? "" : ": " + first)) +
+                     " (is lldpd running?)";
+            return v;
+        }
+        file = topo::parse_lldp(r.output, "lldpcli show neighbors");
+    } else {
+        auto text = read_input(source, ReadRules{topo::kMaxLldpFileBytes, true});
+        file = text ? topo::parse_lldp(*text, source) : Result<topo::LldpFile>(fail(text.error()));
+    }
+    if (!file) {
+        v.note = file.error().to_string();
+        v.bad_file = source != "lldpcli";
+        return v;
+    }
+    v.ports = topo::rdma_port_neighbors(node, *file);
+    return v;
+}
+
+/// "su01-rail0 swp12" (the neighbour's name and port, its chassis id when it sent no name).
+std::string describe(const topo::LldpNeighbor& n) {
+    std::string who = n.chassis.name.empty() ? n.chassis.id : n.chassis.name;
+    return who + " " + (n.port_id_type == "ifname" || n.port_descr.empty() ? n.port_id : n.port_descr);
+}
 
 /// The PCIe ancestry, root port first, as "busid [vendor:device]".
 nlohmann::json pcie(const topo::PciPlace& p) {
@@ -31,7 +101,7 @@ nlohmann::json pcie(const topo::PciPlace& p) {
     return out;
 }
 
-nlohmann::json to_json(const topo::NodeTopology& n, const std::string& verbs) {
+nlohmann::json to_json(const topo::NodeTopology& n, const std::string& verbs, const LldpView& lldp) {
     using nlohmann::json;
     json out{{"shape", n.shape}, {"verbs", verbs}};
     auto& numa = out["numa"] = json::array();
@@ -59,6 +129,16 @@ nlohmann::json to_json(const topo::NodeTopology& n, const std::string& verbs) {
                 gids.push_back(
                     {{"index", g.index}, {"gid", g.gid}, {"type", g.type}, {"ndev", g.ndev}});
             }
+            json seen = json::array();
+            for (const auto& pn : lldp.ports) {
+                if (pn.nic == c.name && pn.port == p.port) {
+                    seen.push_back({{"netdev", pn.netdev},
+                                    {"system", pn.seen.chassis.name},
+                                    {"chassis_id", pn.seen.chassis.id},
+                                    {"port_id", pn.seen.port_id},
+                                    {"port_descr", pn.seen.port_descr}});
+                }
+            }
             ports.push_back({{"port", p.port},
                              {"state", p.state},
                              {"phys_state", p.phys_state},
@@ -67,6 +147,9 @@ nlohmann::json to_json(const topo::NodeTopology& n, const std::string& verbs) {
                              {"lid", p.lid},
                              {"gids", std::move(gids)},
                              {"counters", p.counters}});
+            if (lldp.asked) {
+                ports.back()["lldp"] = std::move(seen);
+            }
         }
         nics.push_back({{"name", c.name},
                         {"kind", c.kind},
@@ -83,6 +166,9 @@ nlohmann::json to_json(const topo::NodeTopology& n, const std::string& verbs) {
                          {"type", topo::to_string(p.type)},
                          {"nccl", topo::nccl_name(p.type)}});
     }
+    if (lldp.asked) {
+        out["lldp_note"] = lldp.note;
+    }
     auto& warnings = out["warnings"] = json::array();
     for (const auto& w : n.warnings) {
         warnings.push_back({{"kind", w.kind}, {"path", w.where.source}, {"detail", w.message}});
@@ -90,7 +176,7 @@ nlohmann::json to_json(const topo::NodeTopology& n, const std::string& verbs) {
     return out;
 }
 
-void print_text(const topo::NodeTopology& n, const std::string& verbs) {
+void print_text(const topo::NodeTopology& n, const std::string& verbs, const LldpView& lldp) {
     std::cout << "shape: " << n.shape << "\n";
     for (const auto& m : n.numa) {
         std::cout << "numa " << m.os_index << ": cpus " << m.cpus << "\n";
@@ -123,6 +209,11 @@ void print_text(const topo::NodeTopology& n, const std::string& verbs) {
                 std::cout << " " << p.link_layer;
             }
             std::cout << " lid " << p.lid << ", " << p.gids.size() << " GIDs\n";
+            for (const auto& pn : lldp.ports) {
+                if (pn.nic == c.name && pn.port == p.port) {
+                    std::cout << "    lldp " << pn.netdev << ": " << describe(pn.seen) << "\n";
+                }
+            }
         }
     }
     if (!n.gpus.empty() && !n.nics.empty()) {
@@ -143,6 +234,9 @@ void print_text(const topo::NodeTopology& n, const std::string& verbs) {
     }
     if (!verbs.empty()) {
         std::cout << verbs << "\n";
+    }
+    if (!lldp.note.empty()) {
+        std::cout << "lldp: " << lldp.note << "\n";
     }
     for (const auto& w : n.warnings) {
         std::cout << "warning: " << w.kind << ": "
@@ -173,10 +267,15 @@ int run_node(const NodeArgs& a) {
         std::cerr << "switchyard node: " << node.error().to_string() << "\n";
         return kExitProblem;
     }
+    const LldpView lldp = read_lldp_view(a, *node);
+    if (lldp.bad_file) {
+        std::cerr << "switchyard node: --lldp: " << lldp.note << "\n";
+        return kExitProblem;
+    }
     if (a.json) {
-        std::cout << to_json(*node, verbs).dump(1) << "\n";
+        std::cout << to_json(*node, verbs, lldp).dump(1) << "\n";
     } else {
-        print_text(*node, verbs);
+        print_text(*node, verbs, lldp);
     }
     return kExitOk;
 }
@@ -189,12 +288,19 @@ void setup_node(CLI::App& cmd, Runner& run) {
         "\nWithout options: this machine (hwloc + /sys, cross-checked with libibverbs when "
         "present).\n"
         "Examples:\n  switchyard node\n  switchyard node --hwloc-xml node.xml --json\n"
-        "  switchyard node --sysfs-root /tmp/fake-sys   # a node described only by a sysfs tree\n");
+        "  switchyard node --sysfs-root /tmp/fake-sys   # a node described only by a sysfs tree\n"
+        "  switchyard node --lldp off                   # without asking lldpd for neighbours\n");
     cmd.add_option("--hwloc-xml", args->hwloc_xml,
                    "hwloc XML export (lstopo --of xml) instead of this machine");
     cmd.add_option("--sysfs-root", args->sysfs_root,
                    "directory that stands for /sys (RDMA ports; alone: GPUs and NICs too)");
-    cmd.add_flag("--json", args->json, "JSON: gpus, nics with ports, paths, shape, warnings");
+    cmd.add_option("--lldp", args->lldp,
+                   "each RDMA port's LLDP neighbour from: lldpcli (ask lldpd; the default for this "
+                   "machine), off, or a file of lldpctl output (json, json0 or keyvalue)");
+    cmd.add_option("--lldpd-socket", args->lldpd_socket,
+                   "lldpd's control socket, when not the default (lldpcli -u)");
+    cmd.add_flag("--json", args->json,
+                 "JSON: gpus, nics with ports (and their lldp neighbours), paths, shape, warnings");
     cmd.callback([&run, args] { run = [args] { return run_node(*args); }; });
 }
 

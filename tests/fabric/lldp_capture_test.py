@@ -188,6 +188,31 @@ def wait_for_neighbours(lab, deadline_s=90):
         time.sleep(1)
 
 
+def node_neighbours(lab, binary, tmp):
+    """`switchyard node` inside the first host's namespace, asking its lldpd: the fake node's
+    RoCE HCA (mlx5_4, net device eth1; make-node-trees) names the leaf cabled to eth1, and its
+    InfiniBand HCAs name nothing."""
+    host = next((h for h in sorted(lab.sees) if "eth1" in lab.sees[h]), None)  # switches: swpN
+    if host is None:
+        return
+    trees = os.path.join(tmp, "node-trees")
+    run(sys.executable, os.path.join(HERE, "..", "integration", "make-node-trees"), trees, host)
+    r = run("ip", "netns", "exec", lab.ns[host], binary, "node", "--sysfs-root",
+            os.path.join(trees, host, "sys"), "--lldpd-socket", lab.sock(host), "--json", check_rc=False)
+    check(r.returncode == 0, f"switchyard node in {host}'s namespace: exit {r.returncode} {r.stderr.strip()}")
+    if r.returncode != 0:
+        return
+    got = json.loads(r.stdout)
+    seen = {(n["name"], p["port"]): [x["system"] for x in p.get("lldp", [])]
+            for n in got["nics"] for p in n["ports"]}
+    check(got.get("lldp_note") == "", f"lldpd answered switchyard node ({got.get('lldp_note')})")
+    check(seen.get(("mlx5_4", 1)) == [lab.sees[host]["eth1"]],
+          f"switchyard node: {host}'s mlx5_4 (eth1) sees {seen.get(('mlx5_4', 1))}, "
+          f"cabled to {lab.sees[host]['eth1']}")
+    check(all(not v for k, v in seen.items() if k[0] != "mlx5_4"),
+          "its InfiniBand HCAs see no LLDP neighbour")
+
+
 def gather(lab, outdir):
     """Every namespace's output, as the admin guide gathers it: JSON for most, json0 for the
     spines, keyvalue for every third system (all three of lldpctl's formats, read for real)."""
@@ -284,6 +309,7 @@ def main(argv):
                         time.sleep(0.2)
             wait_for_neighbours(lab)
             gather(lab, base + "-lldp")
+            node_neighbours(lab, binary, tmp)
         finally:
             lab.close()
         if keep:

@@ -301,3 +301,43 @@ TEST_CASE("lldp: MACs", "[lldp]") {
     CHECK_FALSE(parse_mac("aa:bb:cc:dd:ee:fg"));
     CHECK_FALSE(parse_mac("aabbccddeeff00000"));
 }
+
+TEST_CASE("lldp: each RDMA port's neighbour, through its GIDs' net devices or its NIC's own",
+          "[lldp]") {
+    // gpu0001 of the namespace Clos: eth0 on su01-rail0, eth1 on su01-rail1, mgmt0 on mgmt-sw1.
+    auto f = parse_lldp(capture("gpu0001.keyvalue"), "gpu0001.keyvalue");
+    REQUIRE(f);
+    NodeTopology node;
+    auto nic = [&](std::string name, std::vector<std::string> netdevs, std::size_t ports) {
+        Nic c;
+        c.name = std::move(name);
+        c.kind = "roce";
+        c.netdevs = std::move(netdevs);
+        for (std::uint32_t p = 1; p <= ports; ++p) {
+            RdmaPort rp;
+            rp.port = p;
+            c.ports.push_back(rp);
+        }
+        node.nics.push_back(c);
+        return &node.nics.back();
+    };
+    nic("mlx5_0", {"eth0"}, 1);                              // one port: the NIC's netdev
+    nic("mlx5_1", {"ib1"}, 1);                               // InfiniBand: no LLDP there
+    auto* two = nic("mlx5_2", {"eth1", "mgmt0"}, 2);         // two ports: only GIDs count
+    two->ports[0].gids.push_back({1, "fe80::1", "RoCE v2", "eth1"});
+    auto seen = rdma_port_neighbors(node, *f);
+    REQUIRE(seen.size() == 2);
+    CHECK(seen[0].nic == "mlx5_0");
+    CHECK(seen[0].port == 1);
+    CHECK(seen[0].netdev == "eth0");
+    CHECK(seen[0].seen.chassis.name == "su01-rail0");
+    CHECK(seen[0].seen.port_descr.starts_with("swp"));  // lldpd's port id is the MAC
+    CHECK(seen[1].nic == "mlx5_2");
+    CHECK(seen[1].port == 1);
+    CHECK(seen[1].netdev == "eth1");
+    CHECK(seen[1].seen.chassis.name == "su01-rail1");
+    // mgmt0 is gpu0001's too, but no RDMA port's: not reported.
+    for (const auto& s : seen) {
+        CHECK(s.seen.chassis.name != "mgmt-sw1");
+    }
+}

@@ -625,4 +625,29 @@ FabricGraph lldp_fabric(std::vector<LldpFile> files, const LldpOptions& opt) {
     return fabric.finish();
 }
 
+std::vector<PortNeighbor> rdma_port_neighbors(const NodeTopology& node, const LldpFile& lldp) {
+    std::vector<PortNeighbor> out;
+    for (const auto& nic : node.nics) {
+        for (const auto& port : nic.ports) {
+            std::set<std::string, std::less<>> netdevs;
+            for (const auto& g : port.gids) {
+                if (!g.ndev.empty()) {
+                    netdevs.insert(g.ndev);
+                }
+            }
+            if (netdevs.empty() && nic.ports.size() == 1) {
+                netdevs.insert(nic.netdevs.begin(), nic.netdevs.end());
+            }
+            for (const auto& dev : netdevs) {
+                for (const auto& n : lldp.neighbors) {
+                    if (n.local_port == dev) {
+                        out.push_back({nic.name, port.port, dev, n});
+                    }
+                }
+            }
+        }
+    }
+    return out;
+}
+
 }  // namespace switchyard::topology

@@ -14,6 +14,7 @@
 
 #include "switchyard/common/result.hpp"
 #include "switchyard/topology/fabric_graph.hpp"
+#include "switchyard/topology/node_topology.hpp"
 
 namespace switchyard::topology {
 
@@ -94,6 +95,22 @@ private:
 
 /// All of `files`, in their order, through LldpFabric.
 [[nodiscard]] FabricGraph lldp_fabric(std::vector<LldpFile> files, const LldpOptions& opt = {});
+
+/// What lldpd sees on one RDMA port of this node: the port's net device and the neighbour
+/// there (most often the leaf switch and its port).
+struct PortNeighbor {
+    std::string nic;  ///< "mlx5_0"
+    std::uint32_t port = 0;
+    std::string netdev;  ///< "eth0"
+    LldpNeighbor seen;
+};
+
+/// Each RDMA port's LLDP neighbours, in the node's NIC and port order. A port's net devices are
+/// those of its RoCE GIDs, or its NIC's own when the NIC has one port (an InfiniBand port's
+/// ipoib device sends no LLDP and finds nothing). Neighbours on other interfaces (management,
+/// storage without RDMA) are not reported.
+[[nodiscard]] std::vector<PortNeighbor> rdma_port_neighbors(const NodeTopology& node,
+                                                            const LldpFile& lldp);
 
 /// "aa:bb:cc:dd:ee:ff" → its 48-bit value; nullopt when `s` is not a MAC.
 [[nodiscard]] std::optional<std::uint64_t> parse_mac(std::string_view s);
