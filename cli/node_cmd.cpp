@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // `switchyard node`: this node's GPUs, NICs, ports and GPU×NIC paths, from hwloc and sysfs.
+#include <unistd.h>
+
 #include <iomanip>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 #include "commands.hpp"
 #include "io.hpp"
@@ -42,8 +43,8 @@ struct LldpView {
 LldpView read_lldp_view(const NodeArgs& a, const topo::NodeTopology& node) {
     LldpView v;
     const bool live = a.hwloc_xml.empty() && a.sysfs_root.empty();
-    std::string source = a.lldp.empty() ? (live || !a.lldpd_socket.empty() ? "lldpcli" : "off")
-                                        : a.lldp;
+    std::string source =
+        a.lldp.empty() ? (live || !a.lldpd_socket.empty() ? "lldpcli" : "off") : a.lldp;
     if (source == "off") {
         return v;
     }
@@ -63,10 +64,10 @@ LldpView read_lldp_view(const NodeArgs& a, const topo::NodeTopology& node) {
         if (r.timed_out || r.exit_code != 0 || r.truncated) {
             auto first = r.output.substr(0, r.output.find('\n'));
             v.note = std::string(kLldpcli) + " show neighbors: " +
-                     (r.timed_out ? "no answer within 5 s"
-                      : r.truncated
-                          ? "more output than an lldpctl file may hold"
-                          : "exit " + std::to_string(r.exit_code) + (first.empty() ? "" : ": " + first)) +
+                     (r.timed_out   ? "no answer within 5 s"
+                      : r.truncated ? "more output than an lldpctl file may hold"
+                                    : "exit " + std::to_string(r.exit_code) +
+                                          (first.empty() ? "" : ": " + first)) +
                      " (is lldpd running?)";
             return v;
         }
@@ -87,7 +88,8 @@ LldpView read_lldp_view(const NodeArgs& a, const topo::NodeTopology& node) {
 /// "su01-rail0 swp12" (the neighbour's name and port, its chassis id when it sent no name).
 std::string describe(const topo::LldpNeighbor& n) {
     std::string who = n.chassis.name.empty() ? n.chassis.id : n.chassis.name;
-    return who + " " + (n.port_id_type == "ifname" || n.port_descr.empty() ? n.port_id : n.port_descr);
+    return who + " " +
+           (n.port_id_type == "ifname" || n.port_descr.empty() ? n.port_id : n.port_descr);
 }
 
 /// The PCIe ancestry, root port first, as "busid [vendor:device]".
@@ -101,7 +103,9 @@ nlohmann::json pcie(const topo::PciPlace& p) {
     return out;
 }
 
-nlohmann::json to_json(const topo::NodeTopology& n, const std::string& verbs, const LldpView& lldp) {
+nlohmann::json to_json(const topo::NodeTopology& n,
+                       const std::string& verbs,
+                       const LldpView& lldp) {
     using nlohmann::json;
     json out{{"shape", n.shape}, {"verbs", verbs}};
     auto& numa = out["numa"] = json::array();

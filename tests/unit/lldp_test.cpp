@@ -321,9 +321,9 @@ TEST_CASE("lldp: each RDMA port's neighbour, through its GIDs' net devices or it
         node.nics.push_back(c);
         return &node.nics.back();
     };
-    nic("mlx5_0", {"eth0"}, 1);                              // one port: the NIC's netdev
-    nic("mlx5_1", {"ib1"}, 1);                               // InfiniBand: no LLDP there
-    auto* two = nic("mlx5_2", {"eth1", "mgmt0"}, 2);         // two ports: only GIDs count
+    nic("mlx5_0", {"eth0"}, 1);                       // one port: the NIC's netdev
+    nic("mlx5_1", {"ib1"}, 1);                        // InfiniBand: no LLDP there
+    auto* two = nic("mlx5_2", {"eth1", "mgmt0"}, 2);  // two ports: only GIDs count
     two->ports[0].gids.push_back({1, "fe80::1", "RoCE v2", "eth1"});
     auto seen = rdma_port_neighbors(node, *f);
     REQUIRE(seen.size() == 2);
