@@ -51,7 +51,8 @@ struct Cable {
 };
 
 /// Cables by end: open addressing over End keys (linear probing, a power-of-two table grown at
-/// half full), no allocation per entry: a million cables are two million ends.
+/// 70 % full, or sized once by reserve), no allocation per entry: a million cables are two
+/// million ends.
 class CableTable {
 public:
     [[nodiscard]] Cable* find(End e) {
@@ -71,8 +72,8 @@ public:
     [[nodiscard]] const Cable& at(End e) const { return *find(e); }
 
     void put(End e, const Cable& c) {
-        if (2 * (size_ + 1) > keys_.size()) {
-            grow();
+        if (10 * (size_ + 1) > 7 * keys_.size()) {
+            grow(2 * keys_.size());
         }
         for (auto i = slot(e);; i = (i + 1) & (keys_.size() - 1)) {
             if (keys_[i] == kEmpty || keys_[i] == e) {
@@ -85,6 +86,17 @@ public:
     }
 
     [[nodiscard]] std::size_t size() const { return size_; }
+
+    /// Room for `n` ends without growing (one allocation instead of a doubling chain).
+    void reserve(std::size_t n) {
+        std::size_t want = 1024;
+        while (10 * n > 7 * want) {
+            want *= 2;
+        }
+        if (want > keys_.size()) {
+            grow(want);
+        }
+    }
 
     template <typename F>
     void each(F&& f) const {
@@ -106,10 +118,11 @@ private:
         return static_cast<std::size_t>((e * 0x9E3779B97F4A7C15ULL) >> shift_);
     }
 
-    void grow() {
+    /// To `n` slots (a power of two, at least 1024), filled at most 70 %.
+    void grow(std::size_t n) {
         auto keys = std::move(keys_);
         auto values = std::move(values_);
-        const std::size_t n = keys.empty() ? 1024 : 2 * keys.size();
+        n = std::max<std::size_t>(n, 1024);
         keys_.assign(n, kEmpty);
         values_.assign(n, Cable{});
         shift_ = 64U - static_cast<unsigned>(std::countr_zero(n));
@@ -193,6 +206,12 @@ public:
     }
 
     FabricGraph finish() {
+        cables_.reserve(2 * views_.size());
+        for (const auto& v : views_) {
+            cable(v.a, v.b, v.b_mac, v.file, v.line);
+        }
+        views_ = {};
+        deferred_ = false;
         name_pending();
         index_cables();
         decide_roles();
@@ -211,6 +230,17 @@ private:
     std::unordered_map<std::string, std::uint32_t> by_name_;
     std::vector<std::string> ports_;  ///< interned port names
     std::unordered_map<std::string, std::uint32_t> port_ids_;
+    /// Each view of a cable as read (one per neighbour record), in file order, until finish
+    /// puts them in cables_ in that order: the table is then sized once.
+    struct View {
+        End a;
+        End b;
+        std::uint64_t b_mac;
+        std::uint32_t file;
+        std::uint32_t line;
+    };
+    std::vector<View> views_;
+    bool deferred_ = true;   ///< add() keeps views; finish() puts them in cables_
     CableTable cables_;      ///< both directions
     std::vector<End> ends_;  ///< the keys of cables_, sorted (by system)
     std::set<std::string> reported_;
@@ -301,8 +331,13 @@ private:
                 continue;
             }
             const auto mac = nb.port_id_type == "mac" ? parse_mac(nb.port_id) : std::nullopt;
-            cable(end_of(self, port(nb.local_port)), end_of(far, port(port_name(nb))),
-                  mac.value_or(0), f, nb.line);
+            const View v{end_of(self, port(nb.local_port)), end_of(far, port(port_name(nb))),
+                         mac.value_or(0), f, nb.line};
+            if (deferred_) {
+                views_.push_back(v);
+            } else {
+                cable(v.a, v.b, v.b_mac, v.file, v.line);
+            }
         }
     }
 
