@@ -4,6 +4,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "io.hpp"
@@ -29,6 +30,7 @@ struct DiscoverArgs {
     std::string guid_map;
     std::string compute_hca;
     std::string expect_hosts;
+    std::string node_facts;
     std::string expect_cabling;
     std::string out_dir;
     std::string topology_plugin = "tree";
@@ -210,14 +212,77 @@ void print_summary(const topo::Classification& c, const std::string& source) {
     print_anomalies(m.anomalies);
 }
 
+using RdmaDevices =
+    std::map<std::string, std::map<std::string, std::string, std::less<>>, std::less<>>;
+
+/// --node-facts: `switchyard node --json` of each host, in <host>.json, read into host → net
+/// device → RDMA device (a port's RoCE GIDs' devices, or its NIC's own when it has one port).
+Result<RdmaDevices> read_node_facts(const std::string& dir) {
+    RdmaDevices out;
+    auto ok = for_each_dir_file(
+        dir, "--node-facts", ".json", "`switchyard node --json` outputs, one per host",
+        topo::kMaxLldpFiles, [&](const std::string& path, std::string&& text) -> Result<void> {
+            auto bad = [&](const std::string& what) {
+                return fail(Error::parse(SourceLoc{path, 0, 0},
+                                         what + "; expected `switchyard node --json` output"));
+            };
+            const auto j = nlohmann::json::parse(text, nullptr, false);
+            if (j.is_discarded() || !j.is_object()) {
+                return bad("not a JSON object");
+            }
+            const auto nics = j.find("nics");
+            if (nics == j.end() || !nics->is_array()) {
+                return bad("no \"nics\" list");
+            }
+            auto& host = out[std::filesystem::path(path).stem().string()];
+            for (const auto& nic : *nics) {
+                if (!nic.is_object() || !nic.contains("name") || !nic["name"].is_string()) {
+                    return bad("a NIC without a \"name\"");
+                }
+                const auto name = nic["name"].get<std::string>();
+                const auto ports = nic.value("ports", nlohmann::json::array());
+                std::vector<std::string> devs;
+                for (const auto& p : ports.is_array() ? ports : nlohmann::json::array()) {
+                    if (!p.is_object()) {
+                        continue;
+                    }
+                    for (const auto& g : p.value("gids", nlohmann::json::array())) {
+                        if (g.is_object() && g.value("ndev", nlohmann::json()).is_string() &&
+                            !g["ndev"].get<std::string>().empty()) {
+                            devs.push_back(g["ndev"].get<std::string>());
+                        }
+                    }
+                }
+                const auto netdevs = nic.value("netdevs", nlohmann::json::array());
+                if (devs.empty() && ports.is_array() && ports.size() == 1 && netdevs.is_array()) {
+                    for (const auto& d : netdevs) {
+                        if (d.is_string()) {
+                            devs.push_back(d.get<std::string>());
+                        }
+                    }
+                }
+                for (const auto& d : devs) {
+                    host.try_emplace(d, name);
+                }
+            }
+            return {};
+        });
+    if (!ok) {
+        return fail(ok.error());
+    }
+    return out;
+}
+
 /// The graph of an --lldp directory: every file read, parsed and added in name order, one at a
 /// time (a file keeps only its cables once added).
 Result<topo::FabricGraph> read_lldp(const std::string& dir,
                                     const std::map<std::string, std::string, std::less<>>& names,
-                                    const std::vector<std::string>& hosts) {
+                                    const std::vector<std::string>& hosts,
+                                    const RdmaDevices* rdma_devices) {
     topo::LldpOptions opt;
     opt.names = &names;
     opt.hosts = hosts.empty() ? nullptr : &hosts;
+    opt.rdma_devices = rdma_devices;
     topo::LldpFabric fabric(opt);
     std::size_t files = 0;
     auto ok = for_each_dir_file(dir, "--lldp", "", "lldpctl outputs (one per host or switch)",
@@ -292,7 +357,16 @@ int run_discover(const DiscoverArgs& a) {
     }
     auto graph = [&]() -> Result<topo::FabricGraph> {
         if (!a.lldp.empty()) {
-            return read_lldp(a.lldp, lldp_names, expected);
+            RdmaDevices devices;
+            if (!a.node_facts.empty()) {
+                auto d = read_node_facts(a.node_facts);
+                if (!d) {
+                    return fail(d.error());
+                }
+                devices = std::move(*d);
+            }
+            return read_lldp(a.lldp, lldp_names, expected,
+                             a.node_facts.empty() ? nullptr : &devices);
         }
         auto text = InputText::open(a.input, kDumpInput);
         if (!text) {
@@ -423,6 +497,11 @@ void setup_discover(CLI::App& cmd, Runner& run) {
         "read too)");
     ib->excludes(lldp);
     lldp->excludes(ib);
+    cmd.add_option("--node-facts", args->node_facts,
+                   "with --lldp: a directory of `switchyard node --json` outputs, <host>.json, "
+                   "that name each host port by its RDMA device (mlx5_0) instead of its net "
+                   "device (eth0)")
+        ->needs(lldp);
     cmd.add_option("--guid-map", args->guid_map,
                    "lines '<guid> <host> [<hca>]', or '<guid> \"<host> [<hca>]\"' as in a "
                    "--node-name-map file, naming HCAs whose description names no host; with "

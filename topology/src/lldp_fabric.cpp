@@ -574,6 +574,21 @@ private:
         return out;
     }
 
+    /// The RDMA device on a host's net device, where the node's facts say; else the net device.
+    [[nodiscard]] const std::string& rdma_device(const std::string& host,
+                                                 const std::string& netdev) const {
+        if (opt_.rdma_devices != nullptr) {
+            const auto h = opt_.rdma_devices->find(host);
+            if (h != opt_.rdma_devices->end()) {
+                const auto d = h->second.find(netdev);
+                if (d != h->second.end()) {
+                    return d->second;
+                }
+            }
+        }
+        return netdev;
+    }
+
     void build() {
         std::unordered_set<std::uint64_t> guids;
         auto unique_guid = [&](std::uint64_t want, std::string_view salt) {
@@ -627,7 +642,7 @@ private:
                 ca.nports = 1;
                 ca.guid = unique_guid(c.far_mac, systems_[far].name + "/" + far_port);
                 ca.id = "H-" + hex_digits(ca.guid, 16);
-                ca.desc = systems_[far].name + " " + far_port;
+                ca.desc = systems_[far].name + " " + rdma_device(systems_[far].name, far_port);
                 const auto ca_index = static_cast<NodeIndex>(g_.nodes.size());
                 ca.ports.push_back({1, index[s], me, 0, ca.guid});
                 g_.nodes[index[s]].ports.push_back({me, ca_index, 1, 0, 0});

@@ -68,6 +68,11 @@ struct LldpOptions {
     /// Systems that are hosts whatever their capabilities say (a host that routes announces
     /// Router). Optional.
     const std::vector<std::string>* hosts = nullptr;
+    /// Host → its net device → the RDMA device on it ("eth0" → "mlx5_0"), from the nodes' own
+    /// facts: a host port's CA is named by its RDMA device where known, by its net device
+    /// otherwise. Optional.
+    const std::map<std::string, std::map<std::string, std::string, std::less<>>, std::less<>>*
+        rdma_devices = nullptr;
 };
 
 /// The fabric the files describe: a Switch node per switch, a Ca node per host port cabled to a
