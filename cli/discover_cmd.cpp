@@ -241,17 +241,23 @@ Result<RdmaDevices> read_node_facts(const std::string& dir) {
                 }
                 const auto name = nic["name"].get<std::string>();
                 const auto ports = nic.value("ports", nlohmann::json::array());
+                // A port's net devices: its RoCE GIDs' (VLANs included), or the NIC's own
+                // when it has one port. A NIC with several ports holding net devices keeps
+                // their names: one CA per port, and one RDMA device name for two would collide.
                 std::vector<std::string> devs;
+                std::size_t ports_with_devs = 0;
                 for (const auto& p : ports.is_array() ? ports : nlohmann::json::array()) {
                     if (!p.is_object()) {
                         continue;
                     }
+                    const auto before = devs.size();
                     for (const auto& g : p.value("gids", nlohmann::json::array())) {
                         if (g.is_object() && g.value("ndev", nlohmann::json()).is_string() &&
                             !g["ndev"].get<std::string>().empty()) {
                             devs.push_back(g["ndev"].get<std::string>());
                         }
                     }
+                    ports_with_devs += devs.size() > before ? 1U : 0U;
                 }
                 const auto netdevs = nic.value("netdevs", nlohmann::json::array());
                 if (devs.empty() && ports.is_array() && ports.size() == 1 && netdevs.is_array()) {
@@ -260,6 +266,10 @@ Result<RdmaDevices> read_node_facts(const std::string& dir) {
                             devs.push_back(d.get<std::string>());
                         }
                     }
+                    ports_with_devs = devs.empty() ? 0U : 1U;
+                }
+                if (ports_with_devs != 1) {
+                    continue;
                 }
                 for (const auto& d : devs) {
                     host.try_emplace(d, name);

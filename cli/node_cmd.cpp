@@ -26,8 +26,8 @@ struct NodeArgs {
     bool json = false;
 };
 
-/// lldpd's client, run by absolute path with a clean environment and a deadline: switchyard
-/// node runs as root in the prolog's checks too.
+/// lldpd's client, run by absolute path with a clean environment and a deadline: root runs
+/// switchyard node too, and must not run whatever a PATH names or wait on a stuck daemon.
 constexpr const char* kLldpcli = "/usr/sbin/lldpcli";
 constexpr double kLldpcliSeconds = 5.0;
 
@@ -73,7 +73,8 @@ LldpView read_lldp_view(const NodeArgs& a, const topo::NodeTopology& node) {
         }
         file = topo::parse_lldp(r.output, "lldpcli show neighbors");
     } else {
-        auto text = read_input(source, ReadRules{topo::kMaxLldpFileBytes, true});
+        // Shown, never acted on: any owner's file will do.
+        auto text = read_input(source, ReadRules{topo::kMaxLldpFileBytes, false});
         file = text ? topo::parse_lldp(*text, source) : Result<topo::LldpFile>(fail(text.error()));
     }
     if (!file) {
