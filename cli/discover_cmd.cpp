@@ -239,40 +239,35 @@ Result<RdmaDevices> read_node_facts(const std::string& dir) {
                 if (!nic.is_object() || !nic.contains("name") || !nic["name"].is_string()) {
                     return bad("a NIC without a \"name\"");
                 }
-                const auto name = nic["name"].get<std::string>();
-                const auto ports = nic.value("ports", nlohmann::json::array());
-                // A port's net devices: its RoCE GIDs' (VLANs included), or the NIC's own
-                // when it has one port. A NIC with several ports holding net devices keeps
-                // their names: one CA per port, and one RDMA device name for two would collide.
-                std::vector<std::string> devs;
-                std::size_t ports_with_devs = 0;
-                for (const auto& p : ports.is_array() ? ports : nlohmann::json::array()) {
-                    if (!p.is_object()) {
-                        continue;
+                // The NIC as node_topology reads it: its net devices, its ports' GIDs' ones.
+                topo::Nic n;
+                n.name = nic["name"].get<std::string>();
+                for (const auto& d : nic.value("netdevs", nlohmann::json::array())) {
+                    if (d.is_string()) {
+                        n.netdevs.push_back(d.get<std::string>());
                     }
-                    const auto before = devs.size();
-                    for (const auto& g : p.value("gids", nlohmann::json::array())) {
-                        if (g.is_object() && g.value("ndev", nlohmann::json()).is_string() &&
-                            !g["ndev"].get<std::string>().empty()) {
-                            devs.push_back(g["ndev"].get<std::string>());
+                }
+                for (const auto& p : nic.value("ports", nlohmann::json::array())) {
+                    auto& port = n.ports.emplace_back();
+                    for (const auto& g : p.is_object() ? p.value("gids", nlohmann::json::array())
+                                                       : nlohmann::json::array()) {
+                        if (g.is_object() && g.value("ndev", nlohmann::json()).is_string()) {
+                            port.gids.push_back({0, "", "", g["ndev"].get<std::string>()});
                         }
                     }
-                    ports_with_devs += devs.size() > before ? 1U : 0U;
                 }
-                const auto netdevs = nic.value("netdevs", nlohmann::json::array());
-                if (devs.empty() && ports.is_array() && ports.size() == 1 && netdevs.is_array()) {
-                    for (const auto& d : netdevs) {
-                        if (d.is_string()) {
-                            devs.push_back(d.get<std::string>());
-                        }
+                // A NIC with net devices on several ports keeps their names: one CA per port,
+                // and one RDMA device name for two would collide.
+                std::vector<std::vector<std::string>> per_port;
+                for (const auto& port : n.ports) {
+                    if (auto devs = topo::port_netdevs(n, port); !devs.empty()) {
+                        per_port.push_back(std::move(devs));
                     }
-                    ports_with_devs = devs.empty() ? 0U : 1U;
                 }
-                if (ports_with_devs != 1) {
-                    continue;
-                }
-                for (const auto& d : devs) {
-                    host.try_emplace(d, name);
+                if (per_port.size() == 1) {
+                    for (const auto& d : per_port.front()) {
+                        host.try_emplace(d, n.name);
+                    }
                 }
             }
             return {};

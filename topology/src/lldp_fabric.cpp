@@ -206,12 +206,7 @@ public:
     }
 
     FabricGraph finish() {
-        cables_.reserve(2 * views_.size());
-        for (const auto& v : views_) {
-            cable(v.a, v.b, v.b_mac, v.file, v.line);
-        }
-        views_ = {};
-        deferred_ = false;
+        put_views();
         name_pending();
         index_cables();
         decide_roles();
@@ -230,8 +225,8 @@ private:
     std::unordered_map<std::string, std::uint32_t> by_name_;
     std::vector<std::string> ports_;  ///< interned port names
     std::unordered_map<std::string, std::uint32_t> port_ids_;
-    /// Each view of a cable as read (one per neighbour record), in file order, until finish
-    /// puts them in cables_ in that order: the table is then sized once.
+    /// Each view of a cable as read (one per neighbour record), in file order, until put_views
+    /// puts them in cables_ in that order: the table grows once for all of them.
     struct View {
         End a;
         End b;
@@ -240,7 +235,6 @@ private:
         std::uint32_t line;
     };
     std::vector<View> views_;
-    bool deferred_ = true;   ///< add() keeps views; finish() puts them in cables_
     CableTable cables_;      ///< both directions
     std::vector<End> ends_;  ///< the keys of cables_, sorted (by system)
     std::set<std::string> reported_;
@@ -331,13 +325,8 @@ private:
                 continue;
             }
             const auto mac = nb.port_id_type == "mac" ? parse_mac(nb.port_id) : std::nullopt;
-            const View v{end_of(self, port(nb.local_port)), end_of(far, port(port_name(nb))),
-                         mac.value_or(0), f, nb.line};
-            if (deferred_) {
-                views_.push_back(v);
-            } else {
-                cable(v.a, v.b, v.b_mac, v.file, v.line);
-            }
+            views_.push_back({end_of(self, port(nb.local_port)), end_of(far, port(port_name(nb))),
+                              mac.value_or(0), f, nb.line});
         }
     }
 
@@ -367,12 +356,22 @@ private:
                 continue;
             }
             read_cables(s, f, file);
+            put_views();  // the next pending file may be named through these cables
         }
         pending_.clear();
     }
 
     std::string describe(End e) const {
         return "'" + systems_[system_of(e)].name + "' port " + ports_[port_of(e)];
+    }
+
+    /// The views read so far into cables_, in their order, the table grown once for them.
+    void put_views() {
+        cables_.reserve(cables_.size() + 2 * views_.size());
+        for (const auto& v : views_) {
+            cable(v.a, v.b, v.b_mac, v.file, v.line);
+        }
+        views_ = {};
     }
 
     void cable(End a, End b, std::uint64_t b_mac, std::uint32_t file, std::uint32_t line) {
@@ -679,16 +678,7 @@ std::vector<PortNeighbor> rdma_port_neighbors(const NodeTopology& node, const Ll
     std::vector<PortNeighbor> out;
     for (const auto& nic : node.nics) {
         for (const auto& port : nic.ports) {
-            std::set<std::string, std::less<>> netdevs;
-            for (const auto& g : port.gids) {
-                if (!g.ndev.empty()) {
-                    netdevs.insert(g.ndev);
-                }
-            }
-            if (netdevs.empty() && nic.ports.size() == 1) {
-                netdevs.insert(nic.netdevs.begin(), nic.netdevs.end());
-            }
-            for (const auto& dev : netdevs) {
+            for (const auto& dev : port_netdevs(nic, port)) {
                 for (const auto& n : lldp.neighbors) {
                     if (n.local_port == dev) {
                         out.push_back({nic.name, port.port, dev, n});

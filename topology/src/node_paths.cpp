@@ -175,4 +175,19 @@ Nic* NodeTopology::find_nic(std::string_view name) {
     return nullptr;
 }
 
+std::vector<std::string> port_netdevs(const Nic& nic, const RdmaPort& port) {
+    std::vector<std::string> out;
+    for (const auto& g : port.gids) {
+        if (!g.ndev.empty()) {
+            out.push_back(g.ndev);
+        }
+    }
+    if (out.empty() && nic.ports.size() == 1) {
+        out = nic.netdevs;
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
 }  // namespace switchyard::topology

@@ -123,4 +123,9 @@ void derive_paths(NodeTopology& node);
 /// The NICs closest to GPU `index` (all NICs sharing its best path class).
 [[nodiscard]] std::vector<std::string> nearest_nics(const NodeTopology& node, int index);
 
+/// The net devices of one port of `nic`: its RoCE GIDs' devices (VLANs included), or the NIC's
+/// own when the NIC has one port; sorted, each once. An InfiniBand port's are its NIC's ipoib
+/// devices.
+[[nodiscard]] std::vector<std::string> port_netdevs(const Nic& nic, const RdmaPort& port);
+
 }  // namespace switchyard::topology
