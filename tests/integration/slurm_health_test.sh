@@ -70,14 +70,20 @@ case $case_name in
     # What slurmd's HealthCheckProgram does with `switchyard health --resume`.
     rc=0; wait_for 30 drained node005 || rc=$?
     expect_rc 0 "node005 is drained from the first case"
+    # The repair happens in a private copy of node005's tree, read through a private copy of the
+    # policy: the shared trees are read meanwhile by tests running beside this one (cli-explain
+    # expects node005's port down), and a run killed half-way must leave nothing repaired.
     trees=$(sed -n 's|^ *sysfs_root: \(.*\)/%n/sys$|\1|p' "$policy")
-    port=$trees/node005/sys/class/infiniband/mlx5_2/ports/1
-    run_capture env SLURMD_NODENAME=node005 "$cli" health --policy "$policy"
+    priv=$(mktemp -d /tmp/switchyard-repair.XXXXXX)
+    trap 'rm -rf "$priv"' EXIT
+    mkdir "$priv/node005" && cp -a "$trees/node005/sys" "$priv/node005/"
+    sed "s|^\( *sysfs_root: \).*|\1$priv/%n/sys|" "$policy" > "$priv/policy.yaml"
+    port=$priv/node005/sys/class/infiniband/mlx5_2/ports/1
+    run_capture env SLURMD_NODENAME=node005 "$cli" health --policy "$priv/policy.yaml"
     expect_rc 1 "still broken: no resume"
     expect_contains "$out" "ERROR: switchyard: rdma-ports:" "NHC-style line"
-    cp "$port/state" "$port/state.orig"; cp "$port/phys_state" "$port/phys_state.orig"
     echo "4: ACTIVE" > "$port/state"; echo "5: LinkUp" > "$port/phys_state"
-    run_capture env SLURMD_NODENAME=node005 "$cli" health --policy "$policy" --resume
+    run_capture env SLURMD_NODENAME=node005 "$cli" health --policy "$priv/policy.yaml" --resume
     expect_rc 0 "the repaired node passes"
     expect_contains "$err" "resumed node005 (was: switchyard: rdma-ports: 3 of 4 compute ports usable" \
       "and is resumed, naming the reason it had"
@@ -93,7 +99,6 @@ case $case_name in
     run_capture env PATH=/nonexistent "$cli" health --policy "$policy" --host node011 --resume
     expect_rc 1 "without scontrol, --resume fails"
     expect_contains "$err" "cannot run sinfo (install slurm-client, or put it on PATH)" "and says what to change"
-    mv "$port/state.orig" "$port/state"; mv "$port/phys_state.orig" "$port/phys_state"
     ;;
   breaker-and-hang)
     cp "$policy" "$policy.orig"
