@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // `switchyard discover`: ibnetdiscover output → fabric map, Slurm topology files, summary.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <thread>
 
 #include "commands.hpp"
 #include "io.hpp"
@@ -278,36 +281,50 @@ Result<RdmaDevices> read_node_facts(const std::string& dir) {
     return out;
 }
 
-/// The graph of an --lldp directory: every file read, parsed and added in name order, one at a
-/// time (a file keeps only its cables once added).
+/// The graph of an --lldp directory: every file read and parsed on up to four threads, and
+/// added on this one in name order (a file keeps only its cables once added). At most
+/// kLldpWindow parsed files wait for their turn.
 Result<topo::FabricGraph> read_lldp(const std::string& dir,
                                     const std::map<std::string, std::string, std::less<>>& names,
                                     const std::vector<std::string>& hosts,
                                     const RdmaDevices* rdma_devices) {
+    constexpr std::size_t kLldpWindow = 64;
     topo::LldpOptions opt;
     opt.names = &names;
     opt.hosts = hosts.empty() ? nullptr : &hosts;
     opt.rdma_devices = rdma_devices;
-    topo::LldpFabric fabric(opt);
-    std::size_t files = 0;
-    auto ok = for_each_dir_file(dir, "--lldp", "", "lldpctl outputs (one per host or switch)",
-                                topo::kMaxLldpFiles,
-                                [&](const std::string& path, std::string&& text) -> Result<void> {
-                                    auto f = topo::parse_lldp(text, path);
-                                    if (!f) {
-                                        return fail(f.error());
-                                    }
-                                    fabric.add(std::move(*f));
-                                    ++files;
-                                    return {};
-                                });
-    if (!ok) {
-        return fail(ok.error());
+    const auto paths = list_dir_files(dir, "--lldp", "", "lldpctl outputs (one per host or switch)",
+                                      topo::kMaxLldpFiles);
+    if (!paths) {
+        return fail(paths.error());
     }
-    if (files == 0) {
+    if (paths->empty()) {
         return fail(Error::invalid_argument("--lldp " + dir +
                                             ": no file; expected lldpctl outputs (one per host "
                                             "or switch)"));
+    }
+    topo::LldpFabric fabric(opt);
+    std::vector<std::optional<Result<topo::LldpFile>>> parsed(kLldpWindow);
+    const auto threads = std::clamp(std::thread::hardware_concurrency(), 1U, 4U);
+    auto ok = ordered_pipeline(
+        paths->size(), threads, kLldpWindow,
+        [&](std::size_t i) {
+            const auto& path = (*paths)[i];
+            auto text = read_input(path, kSmallInput);
+            parsed[i % kLldpWindow] =
+                text ? topo::parse_lldp(*text, path) : Result<topo::LldpFile>(fail(text.error()));
+        },
+        [&](std::size_t i) -> Result<void> {
+            auto& f = *parsed[i % kLldpWindow];
+            if (!f) {
+                return fail(f.error());
+            }
+            fabric.add(std::move(*f));
+            parsed[i % kLldpWindow].reset();
+            return {};
+        });
+    if (!ok) {
+        return fail(ok.error());
     }
     return fabric.finish();
 }

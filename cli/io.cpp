@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -15,7 +16,10 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <mutex>
 #include <sstream>
+#include <system_error>
+#include <thread>
 
 #include "commands.hpp"
 #include "switchyard/common/file.hpp"
@@ -169,20 +173,18 @@ Result<std::map<std::string, health::SlurmNodeState>> slurm_nodes(const std::str
     return parsed;
 }
 
-Result<void> for_each_dir_file(
-    const std::string& dir,
-    const std::string& option,
-    std::string_view extension,
-    std::string_view what,
-    std::size_t max_files,
-    const std::function<Result<void>(const std::string&, std::string&&)>& fn) {
+Result<std::vector<std::string>> list_dir_files(const std::string& dir,
+                                                const std::string& option,
+                                                std::string_view extension,
+                                                std::string_view what,
+                                                std::size_t max_files) {
     std::error_code ec;
     std::filesystem::directory_iterator it(dir, ec);
     if (ec) {
         return fail(Error::io(option + " " + dir + ": " + ec.message() +
                               "; expected a directory of " + std::string(what)));
     }
-    std::vector<std::filesystem::path> paths;
+    std::vector<std::string> paths;
     for (const auto& e : it) {
         const auto name = e.path().filename().string();
         if (name.starts_with('.') || (!extension.empty() && e.path().extension() != extension)) {
@@ -192,19 +194,130 @@ Result<void> for_each_dir_file(
             return fail(Error::invalid_argument(option + " " + dir + ": more than " +
                                                 std::to_string(max_files) + " files"));
         }
-        paths.push_back(e.path());
+        paths.push_back(e.path().string());
     }
     std::sort(paths.begin(), paths.end());
-    for (const auto& p : paths) {
-        auto text = read_input(p.string(), kSmallInput);
+    return paths;
+}
+
+Result<void> for_each_dir_file(
+    const std::string& dir,
+    const std::string& option,
+    std::string_view extension,
+    std::string_view what,
+    std::size_t max_files,
+    const std::function<Result<void>(const std::string&, std::string&&)>& fn) {
+    auto paths = list_dir_files(dir, option, extension, what, max_files);
+    if (!paths) {
+        return fail(paths.error());
+    }
+    for (const auto& p : *paths) {
+        auto text = read_input(p, kSmallInput);
         if (!text) {
             return fail(text.error());
         }
-        if (auto ok = fn(p.string(), std::move(*text)); !ok) {
+        if (auto ok = fn(p, std::move(*text)); !ok) {
             return ok;
         }
     }
     return {};
+}
+
+Result<void> ordered_pipeline(std::size_t n,
+                              unsigned threads,
+                              std::size_t window,
+                              const std::function<void(std::size_t)>& work,
+                              const std::function<Result<void>(std::size_t)>& then) {
+    window = std::max<std::size_t>(window, 1);
+    std::mutex m;
+    std::condition_variable cv;
+    std::vector<bool> done(window, false);  // work(i) returned, for i % window
+    std::size_t next = 0;                   // the next index to work
+    std::size_t consumed = 0;               // indexes through `then`
+    bool stop = false;
+    std::exception_ptr thrown;
+    // Claims the next index to work, if the window has room; under the lock.
+    auto claim = [&](std::size_t& i) {
+        if (stop || next == n || next >= consumed + window) {
+            return false;
+        }
+        i = next++;
+        return true;
+    };
+    auto run = [&](std::unique_lock<std::mutex>& lock, std::size_t i) {
+        lock.unlock();
+        std::exception_ptr e;
+        try {
+            work(i);
+        } catch (...) {
+            e = std::current_exception();
+        }
+        lock.lock();
+        done[i % window] = true;
+        if (e && !thrown) {
+            thrown = e;
+            stop = true;
+        }
+        cv.notify_all();
+    };
+    std::vector<std::thread> pool;
+    const auto helpers = std::min<std::size_t>(threads > 1 ? threads - 1 : 0, n);
+    for (std::size_t t = 0; t < helpers; ++t) {
+        try {
+            pool.emplace_back([&] {
+                std::unique_lock lock(m);
+                for (;;) {
+                    cv.wait(lock, [&] { return stop || next == n || next < consumed + window; });
+                    std::size_t i = 0;
+                    if (!claim(i)) {
+                        return;  // stopped, or every index taken
+                    }
+                    run(lock, i);
+                }
+            });
+        } catch (const std::system_error&) {
+            break;  // no more threads to be had: the caller's does the rest
+        }
+    }
+    Result<void> out;
+    {
+        std::unique_lock lock(m);
+        while (!stop && consumed < n) {
+            if (done[consumed % window]) {
+                done[consumed % window] = false;
+                lock.unlock();
+                std::exception_ptr e;
+                try {
+                    out = then(consumed);
+                } catch (...) {
+                    e = std::current_exception();  // thrown again once the helpers stopped
+                }
+                lock.lock();
+                ++consumed;
+                if (e && !thrown) {
+                    thrown = e;
+                }
+                stop = !out || thrown;
+                cv.notify_all();
+                continue;
+            }
+            std::size_t i = 0;
+            if (claim(i)) {  // its own turn at the work while the next result is not there
+                run(lock, i);
+            } else {
+                cv.wait(lock);
+            }
+        }
+        stop = true;
+        cv.notify_all();
+    }
+    for (auto& t : pool) {
+        t.join();
+    }
+    if (thrown) {
+        std::rethrow_exception(thrown);
+    }
+    return out;
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> read_json_dir(const std::string& dir,

@@ -79,6 +79,25 @@ void keep_until_exit(T&& value) {
     std::size_t max_files,
     const std::function<Result<void>(const std::string&, std::string&&)>& fn);
 
+/// The files of `dir` for_each_dir_file reads, in name order (paths), without reading them.
+[[nodiscard]] Result<std::vector<std::string>> list_dir_files(const std::string& dir,
+                                                              const std::string& option,
+                                                              std::string_view extension,
+                                                              std::string_view what,
+                                                              std::size_t max_files);
+
+/// Runs `work(i)` for each i in [0, n) on up to `threads` threads, the caller's among them (1:
+/// all on the caller's), and `then(i)` on the caller's thread in order of i, each after its
+/// work(i) returned. At most `window` indexes are worked ahead of the next `then`, so a caller
+/// keeps work(i)'s result in slot i % window. The first `then` that fails ends it: no later
+/// work starts, and its error is returned once the running ones are done. An exception out of
+/// `work` is thrown again on the caller's thread, after every thread has stopped.
+[[nodiscard]] Result<void> ordered_pipeline(std::size_t n,
+                                            unsigned threads,
+                                            std::size_t window,
+                                            const std::function<void(std::size_t)>& work,
+                                            const std::function<Result<void>(std::size_t)>& then);
+
 /// The *.json files of `dir` (a directory of `switchyard health --json` outputs), as
 /// read_dir_files reads them.
 [[nodiscard]] Result<std::vector<std::pair<std::string, std::string>>> read_json_dir(

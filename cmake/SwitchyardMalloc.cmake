@@ -13,5 +13,7 @@ function(switchyard_fast_malloc target)
         # --no-as-needed: nothing names jemalloc; it replaces malloc by being linked.
         target_link_libraries(${target} PRIVATE
             -Wl,--push-state,--no-as-needed PkgConfig::JEMALLOC -Wl,--pop-state)
+        # Its options (huge pages), read by jemalloc from the symbol malloc_conf.
+        target_sources(${target} PRIVATE ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/jemalloc_conf.cpp)
     endif()
 endfunction()

@@ -5,9 +5,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "catch.hpp"
 #include "io.hpp"
@@ -74,4 +79,84 @@ TEST_CASE("cli: a file shrunk while mapped ends the command with a message, not 
     CHECK(message == "switchyard: '" + path +
                          "' shrank while it was read (another program truncated or rewrote it "
                          "in place); nothing written\n");
+}
+
+TEST_CASE("cli: ordered_pipeline hands results over in order, whatever the threads", "[cli]") {
+    using switchyard::cli::ordered_pipeline;
+    for (const unsigned threads : {1U, 2U, 4U}) {
+        constexpr std::size_t kWindow = 8;
+        std::vector<std::size_t> slot(kWindow);
+        std::vector<std::size_t> seen;
+        std::atomic<std::size_t> on_caller{0};
+        const auto caller = std::this_thread::get_id();
+        auto ok = ordered_pipeline(
+            1000, threads, kWindow,
+            [&](std::size_t i) {
+                if (std::this_thread::get_id() == caller) {
+                    ++on_caller;
+                }
+                if (i % 7 == 0) {  // some work slower than the rest: results arrive out of order
+                    std::this_thread::sleep_for(std::chrono::microseconds(50));
+                }
+                slot[i % kWindow] = i * i;
+            },
+            [&](std::size_t i) -> switchyard::Result<void> {
+                CHECK(slot[i % kWindow] == i * i);
+                seen.push_back(i);
+                return {};
+            });
+        REQUIRE(ok);
+        REQUIRE(seen.size() == 1000);
+        for (std::size_t i = 0; i < seen.size(); ++i) {
+            REQUIRE(seen[i] == i);
+        }
+        if (threads == 1) {
+            CHECK(on_caller == 1000);  // no thread of its own
+        }
+    }
+    auto none = ordered_pipeline(
+        0, 4, 8, [](std::size_t) { FAIL("no work"); },
+        [](std::size_t) -> switchyard::Result<void> {
+            FAIL("nothing to hand over");
+            return {};
+        });
+    CHECK(none);
+}
+
+TEST_CASE("cli: ordered_pipeline stops at the first failure and passes exceptions on", "[cli]") {
+    using switchyard::cli::ordered_pipeline;
+    constexpr std::size_t kWindow = 4;
+    std::atomic<std::size_t> worked{0};
+    std::size_t handed = 0;
+    auto r = ordered_pipeline(
+        1000, 3, kWindow, [&](std::size_t) { ++worked; },
+        [&](std::size_t i) -> switchyard::Result<void> {
+            ++handed;
+            if (i == 10) {
+                return switchyard::fail(switchyard::Error::parse({"file10", 3, 1}, "bad"));
+            }
+            return {};
+        });
+    REQUIRE_FALSE(r);
+    CHECK(r.error().to_string().find("file10:3:1") != std::string::npos);
+    CHECK(handed == 11);
+    CHECK(worked <= 11 + kWindow);  // nothing beyond the window was started
+    CHECK_THROWS_AS(ordered_pipeline(
+                        100, 2, kWindow,
+                        [](std::size_t i) {
+                            if (i == 5) {
+                                throw std::runtime_error("work 5");
+                            }
+                        },
+                        [](std::size_t) -> switchyard::Result<void> { return {}; }),
+                    std::runtime_error);
+    CHECK_THROWS_AS(ordered_pipeline(
+                        100, 2, kWindow, [](std::size_t) {},
+                        [](std::size_t i) -> switchyard::Result<void> {
+                            if (i == 50) {
+                                throw std::length_error("then 50");
+                            }
+                            return {};
+                        }),
+                    std::length_error);
 }

@@ -175,6 +175,39 @@ TEST_CASE("lldp: a file that is not lldpctl output is refused with file, line an
           std::string::npos);
 }
 
+TEST_CASE("lldp: indentation, names and faults at every offset of the 16-byte scans", "[lldp]") {
+    // The reader skips spaces and string bodies 16 bytes a step: each length and position
+    // around that step must read as the byte-by-byte reading does.
+    for (std::size_t indent = 0; indent <= 40; ++indent) {
+        for (std::size_t len = 1; len <= 40; ++len) {
+            const std::string pad(indent, ' ');
+            const std::string name(len, 'n');
+            const std::string doc = "{\n" + pad + "\"lldp\": {\"interface\": {\"" + name +
+                                    "\": {\"chassis\": {\"" + name + "-x\": {}},\n" + pad +
+                                    "\"port\": {\"descr\": \"p\\\"" + name + "\"}}}}}";
+            auto f = parse_lldp(doc, "x.json");
+            REQUIRE(f);
+            REQUIRE(f->neighbors.size() == 1);
+            CHECK(f->neighbors[0].local_port == name);
+            CHECK(f->neighbors[0].chassis.name == name + "-x");
+            CHECK(f->neighbors[0].port_descr == "p\"" + name);
+            CHECK(f->neighbors[0].line == 2);
+        }
+    }
+    for (std::size_t at = 0; at < 40; ++at) {
+        std::string value(40, 'v');
+        value[at] = '\x01';
+        CHECK(error_of("{\"lldp\": \"" + value + "\"}") ==
+              "x.json:1:" + std::to_string(11 + at) +
+                  ": expected the rest of a string, got a control character");
+        CHECK(error_of("{\"lldp\":" + std::string(at, ' ') + "\"" + std::string(at, 'v')) ==
+              "x.json:1:" + std::to_string(9 + at) +
+                  ": expected a string closed by '\"', got '\"'");
+    }
+    CHECK(error_of("{\"lldp\": \"" + std::string(30, 'v') + "\\") ==
+          "x.json:1:10: expected a string closed by '\"', got '\"'");
+}
+
 TEST_CASE("lldp: the fabric of the files, with hosts, switches and cables from either end",
           "[lldp]") {
     const std::vector<LldpFile> files = {

@@ -3,7 +3,6 @@
 // data reported, and only the network that holds the most host ports kept, in the shape
 // parse_ibnetdiscover gives, so the classifier reads an Ethernet fabric as an InfiniBand one.
 #include <algorithm>
-#include <bit>
 #include <cctype>
 #include <charconv>
 #include <memory>
@@ -50,16 +49,18 @@ struct Cable {
     std::uint32_t line = 0;
 };
 
-/// Cables by end: open addressing over End keys (linear probing, a power-of-two table grown at
-/// 70 % full, or sized once by reserve), no allocation per entry: a million cables are two
-/// million ends.
+/// Cables by end: open addressing over End keys (linear probing, grown at 70 % full, or sized
+/// once by reserve to just that), no allocation per entry: a million cables are two million
+/// ends. Any table size: a hash is taken to a slot by multiplication (Lemire's "fastrange"),
+/// so a table is not rounded up to a power of two (at 100k hosts x 8 rails that rounding left
+/// it 40 % full, 50 MB of slots never used, each page of them zeroed by the kernel).
 class CableTable {
 public:
     [[nodiscard]] Cable* find(End e) {
         if (keys_.empty()) {
             return nullptr;
         }
-        for (auto i = slot(e);; i = (i + 1) & (keys_.size() - 1)) {
+        for (auto i = slot(e);; i = next(i)) {
             if (keys_[i] == e) {
                 return &values_[i];
             }
@@ -75,7 +76,7 @@ public:
         if (10 * (size_ + 1) > 7 * keys_.size()) {
             grow(2 * keys_.size());
         }
-        for (auto i = slot(e);; i = (i + 1) & (keys_.size() - 1)) {
+        for (auto i = slot(e);; i = next(i)) {
             if (keys_[i] == kEmpty || keys_[i] == e) {
                 size_ += keys_[i] == kEmpty ? 1U : 0U;
                 keys_[i] = e;
@@ -89,10 +90,7 @@ public:
 
     /// Room for `n` ends without growing (one allocation instead of a doubling chain).
     void reserve(std::size_t n) {
-        std::size_t want = 1024;
-        while (10 * n > 7 * want) {
-            want *= 2;
-        }
+        const std::size_t want = 10 * n / 7 + 1;
         if (want > keys_.size()) {
             grow(want);
         }
@@ -112,20 +110,24 @@ private:
     std::vector<End> keys_;
     std::vector<Cable> values_;
     std::size_t size_ = 0;
-    unsigned shift_ = 64;
 
+    /// The high 32 bits of a Fibonacci hash, scaled to the table's size (below 2^32 slots).
     [[nodiscard]] std::size_t slot(End e) const {
-        return static_cast<std::size_t>((e * 0x9E3779B97F4A7C15ULL) >> shift_);
+        const auto h = (e * 0x9E3779B97F4A7C15ULL) >> 32U;
+        return static_cast<std::size_t>((h * keys_.size()) >> 32U);
     }
 
-    /// To `n` slots (a power of two, at least 1024), filled at most 70 %.
+    [[nodiscard]] std::size_t next(std::size_t i) const {
+        return i + 1 == keys_.size() ? 0 : i + 1;
+    }
+
+    /// To `n` slots (at least 1024), filled at most 70 %.
     void grow(std::size_t n) {
         auto keys = std::move(keys_);
         auto values = std::move(values_);
         n = std::max<std::size_t>(n, 1024);
         keys_.assign(n, kEmpty);
         values_.assign(n, Cable{});
-        shift_ = 64U - static_cast<unsigned>(std::countr_zero(n));
         size_ = 0;
         for (std::size_t i = 0; i < keys.size(); ++i) {
             if (keys[i] != kEmpty) {
@@ -148,7 +150,7 @@ std::string lower(std::string_view s) {
 
 /// The name a neighbour gives its port: the id when it is a name, else the description
 /// (lldpd on Linux sends the MAC as id and the interface name as description).
-std::string port_name(const LldpNeighbor& nb) {
+const std::string& port_name(const LldpNeighbor& nb) {
     if ((nb.port_id_type == "ifname" || nb.port_id_type == "local") && !nb.port_id.empty()) {
         return nb.port_id;
     }
@@ -188,16 +190,16 @@ public:
             pending_.emplace_back(f, std::move(file));  // named by the far ends, at the end
             return;
         }
-        const auto name = name_of(*file.local, {sources_[f], 0, 0});
-        if (!name) {
+        const auto* name = name_of(*file.local, {f, 0});
+        if (name == nullptr) {
             return;
         }
-        const auto s = system(*name, *file.local, {sources_[f], 0, 0});
+        const auto s = system(*name, *file.local, {f, 0});
         if (s == kNoSystem) {
             return;
         }
         if (systems_[s].file != kNoSystem) {
-            warn("lldp-duplicate-name", {sources_[f], 0, 0},
+            warn("lldp-duplicate-name", loc({f, 0}),
                  "'" + *name + "' is described by " + sources_[systems_[s].file] +
                      " too; this file is left out");
             return;
@@ -244,6 +246,14 @@ private:
         g_.warnings.push_back({std::move(kind), std::move(where), std::move(message)});
     }
 
+    /// Where a record was read: a file's number and a line (0: the file as a whole), made a
+    /// SourceLoc only for a warning (a million records, a handful of warnings).
+    struct Where {
+        std::uint32_t file;
+        std::uint32_t line;
+    };
+    [[nodiscard]] SourceLoc loc(Where w) const { return {sources_[w.file], w.line, 0}; }
+
     std::uint32_t port(const std::string& name) {
         auto [it, fresh] = port_ids_.try_emplace(name, static_cast<std::uint32_t>(ports_.size()));
         if (fresh) {
@@ -260,30 +270,31 @@ private:
                 static_cast<std::size_t>(hi - ends_.begin())};
     }
 
-    /// The name of a chassis: the map's for its id, else its own, or none (reported once).
-    std::optional<std::string> name_of(const LldpChassis& c, const SourceLoc& where) {
-        if (opt_.names != nullptr && !c.id.empty()) {
+    /// The name of a chassis: the map's for its id, else its own, or none (nullptr, reported
+    /// once).
+    const std::string* name_of(const LldpChassis& c, Where where) {
+        if (opt_.names != nullptr && !opt_.names->empty() && !c.id.empty()) {
             const auto it = opt_.names->find(lower(c.id));
             if (it != opt_.names->end()) {
-                return it->second;
+                return &it->second;
             }
         }
         if (!useless_name(c.name)) {
-            return c.name;
+            return &c.name;
         }
         if (reported_.insert("unnamed " + c.id).second) {
-            warn("lldp-unnamed-chassis", where,
+            warn("lldp-unnamed-chassis", loc(where),
                  "chassis " +
                      (c.id.empty() ? std::string("without an id") : c.id_type + " " + c.id) +
                      (c.name.empty() ? " sends no system name" : " calls itself '" + c.name + "'") +
                      ": left out (name it in a --guid-map line '" + c.id + " <name>')");
         }
-        return std::nullopt;
+        return nullptr;
     }
 
     /// The system named `name` with chassis id `c.id`; kNoSystem when another chassis already
     /// holds the name (reported once per name).
-    std::uint32_t system(const std::string& name, const LldpChassis& c, const SourceLoc& where) {
+    std::uint32_t system(const std::string& name, const LldpChassis& c, Where where) {
         auto [it, fresh] = by_name_.try_emplace(name, static_cast<std::uint32_t>(systems_.size()));
         if (fresh) {
             systems_.push_back({name, c.id, c});
@@ -292,7 +303,7 @@ private:
         auto& s = systems_[it->second];
         if (!c.id.empty() && !s.id.empty() && c.id != s.id) {
             if (reported_.insert("duplicate " + name).second) {
-                warn("lldp-duplicate-name", where,
+                warn("lldp-duplicate-name", loc(where),
                      "two chassis call themselves '" + name + "': " + s.id + " and " + c.id +
                          "; the second is left out");
             }
@@ -315,9 +326,9 @@ private:
         systems_[self].file = f;
         systems_[self].sees = !file.neighbors.empty();
         for (const auto& nb : file.neighbors) {
-            const SourceLoc where{sources_[f], nb.line, 0};
-            const auto name = name_of(nb.chassis, where);
-            if (!name) {
+            const Where where{f, nb.line};
+            const auto* name = name_of(nb.chassis, where);
+            if (name == nullptr) {
                 continue;
             }
             const auto far = system(*name, nb.chassis, where);
@@ -346,10 +357,9 @@ private:
                     break;
                 }
             }
-            const SourceLoc where{sources_[f], 0, 0};
-            const auto s = found.empty() ? kNoSystem : system(found, LldpChassis{}, where);
+            const auto s = found.empty() ? kNoSystem : system(found, LldpChassis{}, {f, 0});
             if (s == kNoSystem || systems_[s].file != kNoSystem) {
-                warn("lldp-unknown-system", where,
+                warn("lldp-unknown-system", loc({f, 0}),
                      "the file does not say which system it is from (gather 'lldpcli -f json "
                      "show chassis' with 'lldpctl -f json') and no other file sees its ports: "
                      "left out");
