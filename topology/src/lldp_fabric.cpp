@@ -9,7 +9,6 @@
 #include <numeric>
 #include <set>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "switchyard/common/strings.hpp"
 #include "switchyard/topology/lldp.hpp"
@@ -165,6 +164,53 @@ std::uint64_t fnv1a(std::string_view s) {
     return h;
 }
 
+/// "H-" or "S-" and the GUID's 16 hex digits, as ibnetdiscover names its nodes.
+std::string node_id(char kind, std::uint64_t guid) {
+    std::string id(18, '0');
+    id[0] = kind;
+    id[1] = '-';
+    for (std::size_t i = 17; i >= 2; --i, guid >>= 4U) {
+        id[i] = "0123456789abcdef"[guid & 0xfU];
+    }
+    return id;
+}
+
+/// The node GUIDs given so far (never 0): open addressing, kept at most half full.
+class GuidSet {
+public:
+    explicit GuidSet(std::size_t n) : slots_(std::max<std::size_t>(1024, 2 * n), 0) {}
+
+    /// False when `g` is there already.
+    bool insert(std::uint64_t g) {
+        if (2 * (size_ + 1) > slots_.size()) {
+            auto old = std::move(slots_);
+            slots_.assign(2 * old.size(), 0);
+            size_ = 0;
+            for (const auto x : old) {
+                if (x != 0) {
+                    insert(x);
+                }
+            }
+        }
+        auto i =
+            static_cast<std::size_t>((((g * 0x9E3779B97F4A7C15ULL) >> 32U) * slots_.size()) >> 32U);
+        for (;; i = i + 1 == slots_.size() ? 0 : i + 1) {
+            if (slots_[i] == g) {
+                return false;
+            }
+            if (slots_[i] == 0) {
+                slots_[i] = g;
+                ++size_;
+                return true;
+            }
+        }
+    }
+
+private:
+    std::vector<std::uint64_t> slots_;
+    std::size_t size_ = 0;
+};
+
 std::string list_names(const std::vector<std::string>& names) {
     std::string s;
     for (std::size_t i = 0; i < names.size() && i < kListed; ++i) {
@@ -237,8 +283,16 @@ private:
         std::uint32_t line;
     };
     std::vector<View> views_;
-    CableTable cables_;      ///< both directions
-    std::vector<End> ends_;  ///< the keys of cables_, sorted (by system)
+    CableTable cables_;  ///< both directions, until index_cables
+    /// Each end and its cable, by system and port (from index_cables on, instead of cables_);
+    /// system s's are [first_[s], first_[s + 1]).
+    struct Linked {
+        End end;
+        Cable cable;
+    };
+    std::vector<Linked> linked_;
+    std::vector<std::uint32_t> first_;
+    std::vector<std::uint32_t> number_;  ///< a switch end's port number, by linked_ index
     std::set<std::string> reported_;
     std::uint32_t main_ = kNoSystem;
 
@@ -262,12 +316,19 @@ private:
         return it->second;
     }
 
-    /// The cables of system `s`: [first, last) of ends_.
+    /// The cables of system `s`: [first, last) of linked_.
     [[nodiscard]] std::pair<std::size_t, std::size_t> range(std::uint32_t s) const {
-        const auto lo = std::lower_bound(ends_.begin(), ends_.end(), end_of(s, 0));
-        const auto hi = std::lower_bound(lo, ends_.end(), end_of(s + 1, 0));
-        return {static_cast<std::size_t>(lo - ends_.begin()),
-                static_cast<std::size_t>(hi - ends_.begin())};
+        return {first_[s], first_[s + 1]};
+    }
+
+    /// Where end `e` is in linked_.
+    [[nodiscard]] std::size_t position(End e) const {
+        const auto [lo, hi] = range(system_of(e));
+        return static_cast<std::size_t>(
+            std::lower_bound(linked_.begin() + static_cast<std::ptrdiff_t>(lo),
+                             linked_.begin() + static_cast<std::ptrdiff_t>(hi), e,
+                             [](const Linked& l, End x) { return l.end < x; }) -
+            linked_.begin());
     }
 
     /// The name of a chassis: the map's for its id, else its own, or none (nullptr, reported
@@ -408,10 +469,20 @@ private:
         cables_.put(b, {a, 0, file, line});
     }
 
+    /// cables_ into linked_, by system (a counting sort: a system has a few dozen ends at most)
+    /// then by port; the table is freed, its memory reused by the graph.
     void index_cables() {
-        ends_.reserve(cables_.size());
-        cables_.each([&](End e, const Cable&) { ends_.push_back(e); });
-        std::sort(ends_.begin(), ends_.end());
+        first_.assign(systems_.size() + 1, 0);
+        cables_.each([&](End e, const Cable&) { ++first_[system_of(e) + 1]; });
+        std::partial_sum(first_.begin(), first_.end(), first_.begin());
+        linked_.resize(cables_.size());
+        auto at = first_;
+        cables_.each([&](End e, const Cable& c) { linked_[at[system_of(e)]++] = {e, c}; });
+        cables_ = CableTable{};
+        for (std::uint32_t s = 0; s < systems_.size(); ++s) {
+            std::sort(linked_.begin() + first_[s], linked_.begin() + first_[s + 1],
+                      [](const Linked& x, const Linked& y) { return x.end < y.end; });
+        }
     }
 
     [[nodiscard]] bool named_host(const std::string& name) const {
@@ -439,7 +510,7 @@ private:
             bool next_to_host = false;
             const auto [lo, hi] = range(s);
             for (auto i = lo; i < hi; ++i) {
-                const auto far = system_of(cables_.at(ends_[i]).far);
+                const auto far = system_of(linked_[i].cable.far);
                 next_to_host = next_to_host || (known[far] && systems_[far].host);
             }
             systems_[s].host = !next_to_host;
@@ -459,26 +530,31 @@ private:
     void keep_largest_network() {
         std::vector<std::uint32_t> up(systems_.size());
         std::iota(up.begin(), up.end(), 0U);
-        cables_.each([&](End a, const Cable& c) {
+        for (const auto& [a, c] : linked_) {
             if (!systems_[system_of(a)].host && !systems_[system_of(c.far)].host) {
                 up[find(up, system_of(a))] = find(up, system_of(c.far));
             }
-        });
-        std::map<std::uint32_t, std::size_t> host_ports;  // network root → host ports
+        }
+        // A network is named by its first system (in the order the files named them), not by
+        // its root, which depends on the order the cables were joined in.
+        std::vector<std::uint32_t> first_of(systems_.size(), kNoSystem);  // root → first system
+        std::map<std::uint32_t, std::size_t> host_ports;                  // network → host ports
         std::map<std::uint32_t, std::vector<std::string>> members;
         for (std::uint32_t s = 0; s < systems_.size(); ++s) {
             if (!systems_[s].host) {
-                systems_[s].network = find(up, s);
+                auto& named = first_of[find(up, s)];
+                named = named == kNoSystem ? s : named;
+                systems_[s].network = named;
                 members[systems_[s].network].push_back(systems_[s].name);
                 host_ports.try_emplace(systems_[s].network, 0);
             }
         }
         std::vector<std::size_t> ports_of(systems_.size(), 0);  // host ports per switch
-        cables_.each([&](End a, const Cable& c) {
+        for (const auto& [a, c] : linked_) {
             if (systems_[system_of(a)].host && !systems_[system_of(c.far)].host) {
                 ++ports_of[system_of(c.far)];
             }
-        });
+        }
         for (std::uint32_t s = 0; s < systems_.size(); ++s) {
             if (ports_of[s] != 0) {
                 host_ports[systems_[s].network] += ports_of[s];
@@ -548,18 +624,18 @@ private:
         }
     }
 
-    /// Port numbers of switch `s`, by interned port: the name's trailing number where those are
-    /// unique on the switch ("swp12" → 12, "Ethernet48" → 48), else the rank of the name.
-    std::unordered_map<std::uint32_t, std::uint32_t> port_numbers(std::uint32_t s) const {
-        std::vector<std::pair<std::string_view, std::uint32_t>> names;  // name, interned port
+    /// Port numbers of switch `s`'s ends into number_: the name's trailing number where those
+    /// are unique on the switch ("swp12" → 12, "Ethernet48" → 48), else the rank of the name.
+    /// Returns the largest.
+    std::uint32_t port_numbers(std::uint32_t s) {
+        std::vector<std::pair<std::string_view, std::size_t>> names;  // name, linked_ index
         const auto [lo, hi] = range(s);
         for (auto i = lo; i < hi; ++i) {
-            names.emplace_back(ports_[port_of(ends_[i])], port_of(ends_[i]));
+            names.emplace_back(ports_[port_of(linked_[i].end)], i);
         }
-        std::unordered_map<std::uint32_t, std::uint32_t> out;
         std::set<std::uint32_t> used;
         bool unique = true;
-        for (const auto& [name, id] : names) {
+        for (const auto& [name, at] : names) {
             std::size_t d = name.size();
             while (d > 0 && std::isdigit(static_cast<unsigned char>(name[d - 1])) != 0) {
                 --d;
@@ -571,16 +647,23 @@ private:
                                 std::errc() &&
                             n > 0;
             unique = unique && ok && used.insert(n).second;
-            out[id] = n;
+            number_[at] = n;
         }
         if (!unique) {
-            std::sort(names.begin(), names.end());
+            std::sort(names.begin(), names.end(), [&](const auto& x, const auto& y) {
+                return std::pair(x.first, port_of(linked_[x.second].end)) <
+                       std::pair(y.first, port_of(linked_[y.second].end));
+            });
             std::uint32_t k = 0;
-            for (const auto& [name, id] : names) {
-                out[id] = ++k;
+            for (const auto& [name, at] : names) {
+                number_[at] = ++k;
             }
         }
-        return out;
+        std::uint32_t most = 0;
+        for (auto i = lo; i < hi; ++i) {
+            most = std::max(most, number_[i]);
+        }
+        return most;
     }
 
     /// The RDMA device on a host's net device, where the node's facts say; else the net device.
@@ -599,16 +682,16 @@ private:
     }
 
     void build() {
-        std::unordered_set<std::uint64_t> guids;
-        auto unique_guid = [&](std::uint64_t want, std::string_view salt) {
-            for (std::uint64_t g = want == 0 ? fnv1a(salt) : want;; g = fnv1a(std::to_string(g))) {
-                if (g != 0 && guids.insert(g).second) {
+        GuidSet guids(first_.size() + linked_.size() / 2);
+        auto unique_guid = [&](std::uint64_t want, auto&& salt) {
+            for (std::uint64_t g = want == 0 ? salt() : want;; g = fnv1a(std::to_string(g))) {
+                if (g != 0 && guids.insert(g)) {
                     return g;
                 }
             }
         };
         std::vector<NodeIndex> index(systems_.size(), kNoNode);
-        std::vector<std::unordered_map<std::uint32_t, std::uint32_t>> numbers(systems_.size());
+        number_.assign(linked_.size(), 0);
         std::vector<std::uint32_t> switches;
         for (std::uint32_t s = 0; s < systems_.size(); ++s) {
             if (in_fabric(s)) {
@@ -617,17 +700,17 @@ private:
         }
         std::sort(switches.begin(), switches.end(),
                   [&](auto a, auto b) { return systems_[a].name < systems_[b].name; });
-        g_.nodes.reserve(switches.size() + cables_.size() / 2);
+        g_.nodes.reserve(switches.size() + linked_.size() / 2);
         for (const auto s : switches) {
             FabricNode n;
             n.kind = NodeKind::Switch;
-            n.guid = unique_guid(parse_mac(systems_[s].id).value_or(0), systems_[s].name);
-            n.id = "S-" + hex_digits(n.guid, 16);
+            n.guid = unique_guid(parse_mac(systems_[s].id).value_or(0),
+                                 [&] { return fnv1a(systems_[s].name); });
+            n.id = node_id('S', n.guid);
             n.desc = systems_[s].name;
-            numbers[s] = port_numbers(s);
-            for (const auto& [id, num] : numbers[s]) {
-                n.nports = std::max(n.nports, num);
-            }
+            n.nports = port_numbers(s);
+            const auto [lo, hi] = range(s);
+            n.ports.reserve(hi - lo);
             index[s] = static_cast<NodeIndex>(g_.nodes.size());
             g_.nodes.push_back(std::move(n));
         }
@@ -635,23 +718,26 @@ private:
         for (const auto s : switches) {
             const auto [lo, hi] = range(s);
             for (auto i = lo; i < hi; ++i) {
-                const auto& c = cables_.at(ends_[i]);
-                const auto me = numbers[s].at(port_of(ends_[i]));
+                const auto& c = linked_[i].cable;
+                const auto me = number_[i];
                 const auto far = system_of(c.far);
                 if (!systems_[far].host) {
                     if (in_fabric(far)) {
                         g_.nodes[index[s]].ports.push_back(
-                            {me, index[far], numbers[far].at(port_of(c.far)), 0, 0});
+                            {me, index[far], number_[position(c.far)], 0, 0});
                     }
                     continue;
                 }
+                const auto& host = systems_[far].name;
                 const auto& far_port = ports_[port_of(c.far)];
                 FabricNode ca;
                 ca.kind = NodeKind::Ca;
                 ca.nports = 1;
-                ca.guid = unique_guid(c.far_mac, systems_[far].name + "/" + far_port);
-                ca.id = "H-" + hex_digits(ca.guid, 16);
-                ca.desc = systems_[far].name + " " + rdma_device(systems_[far].name, far_port);
+                ca.guid = unique_guid(c.far_mac, [&] { return fnv1a(host + "/" + far_port); });
+                ca.id = node_id('H', ca.guid);
+                const auto& device = rdma_device(host, far_port);
+                ca.desc.reserve(host.size() + 1 + device.size());
+                ca.desc.append(host).append(1, ' ').append(device);
                 const auto ca_index = static_cast<NodeIndex>(g_.nodes.size());
                 ca.ports.push_back({1, index[s], me, 0, ca.guid});
                 g_.nodes[index[s]].ports.push_back({me, ca_index, 1, 0, 0});
