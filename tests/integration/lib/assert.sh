@@ -85,4 +85,16 @@ use_cluster() {
   export SLURM_CONF=$1/etc/slurm.conf
   [ -f "$SLURM_CONF" ] || { echo "no cluster at $1 (the slurm16 fixture did not run)"; exit 1; }
   cd "$1/jobs" || exit 1
+  # Tests of one cluster run one at a time, each with a clean queue: a test CTest killed at its
+  # deadline (a hung step) leaves its jobs holding nodes, and every later test, its own second
+  # run included, would wait behind them.
+  local left
+  left=$(squeue -h -o %i 2>/dev/null | paste -sd' ')
+  if [ -n "$left" ]; then
+    echo "note: cancelling the jobs an earlier test left in the queue: $left"
+    # shellcheck disable=SC2086  # one word per job id
+    scancel $left 2>/dev/null
+    wait_for 60 bash -c '[ -z "$(squeue -h)" ]' ||
+      echo "note: still in the queue after 60 s: $(squeue -h -o '%i %T %N' | paste -sd';')"
+  fi
 }
