@@ -48,18 +48,27 @@ struct Cable {
     std::uint32_t line = 0;
 };
 
+/// The slot of a 64-bit key in an open-addressing table of `slots` (below 2^32): the high half
+/// of a Fibonacci hash, scaled to the size by multiplication (Lemire's "fastrange"), so a table
+/// of any size works; and the slot after `i`, wrapping round.
+std::size_t slot_of(std::uint64_t key, std::size_t slots) {
+    return static_cast<std::size_t>((((key * 0x9E3779B97F4A7C15ULL) >> 32U) * slots) >> 32U);
+}
+std::size_t next_slot(std::size_t i, std::size_t slots) {
+    return i + 1 == slots ? 0 : i + 1;
+}
+
 /// Cables by end: open addressing over End keys (linear probing, grown at 70 % full, or sized
 /// once by reserve to just that), no allocation per entry: a million cables are two million
-/// ends. Any table size: a hash is taken to a slot by multiplication (Lemire's "fastrange"),
-/// so a table is not rounded up to a power of two (at 100k hosts x 8 rails that rounding left
-/// it 40 % full, 50 MB of slots never used, each page of them zeroed by the kernel).
+/// ends. Any table size (slot_of), not a power of two: at 100k hosts x 8 rails that rounding
+/// left it 40 % full, 50 MB of slots never used, each page of them zeroed by the kernel.
 class CableTable {
 public:
     [[nodiscard]] Cable* find(End e) {
         if (keys_.empty()) {
             return nullptr;
         }
-        for (auto i = slot(e);; i = next(i)) {
+        for (auto i = slot_of(e, keys_.size());; i = next_slot(i, keys_.size())) {
             if (keys_[i] == e) {
                 return &values_[i];
             }
@@ -75,7 +84,7 @@ public:
         if (10 * (size_ + 1) > 7 * keys_.size()) {
             grow(2 * keys_.size());
         }
-        for (auto i = slot(e);; i = next(i)) {
+        for (auto i = slot_of(e, keys_.size());; i = next_slot(i, keys_.size())) {
             if (keys_[i] == kEmpty || keys_[i] == e) {
                 size_ += keys_[i] == kEmpty ? 1U : 0U;
                 keys_[i] = e;
@@ -109,16 +118,6 @@ private:
     std::vector<End> keys_;
     std::vector<Cable> values_;
     std::size_t size_ = 0;
-
-    /// The high 32 bits of a Fibonacci hash, scaled to the table's size (below 2^32 slots).
-    [[nodiscard]] std::size_t slot(End e) const {
-        const auto h = (e * 0x9E3779B97F4A7C15ULL) >> 32U;
-        return static_cast<std::size_t>((h * keys_.size()) >> 32U);
-    }
-
-    [[nodiscard]] std::size_t next(std::size_t i) const {
-        return i + 1 == keys_.size() ? 0 : i + 1;
-    }
 
     /// To `n` slots (at least 1024), filled at most 70 %.
     void grow(std::size_t n) {
@@ -192,9 +191,7 @@ public:
                 }
             }
         }
-        auto i =
-            static_cast<std::size_t>((((g * 0x9E3779B97F4A7C15ULL) >> 32U) * slots_.size()) >> 32U);
-        for (;; i = i + 1 == slots_.size() ? 0 : i + 1) {
+        for (auto i = slot_of(g, slots_.size());; i = next_slot(i, slots_.size())) {
             if (slots_[i] == g) {
                 return false;
             }
