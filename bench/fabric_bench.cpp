@@ -6,6 +6,7 @@
 #include "switchyard/placement/planner.hpp"
 #include "switchyard/topology/classify.hpp"
 #include "switchyard/topology/fabric_index.hpp"
+#include "switchyard/topology/lldp.hpp"
 #include "switchyard/topology/slurm_writers.hpp"
 #include "synthetic_fabric.hpp"
 
@@ -140,6 +141,24 @@ BENCHMARK(BM_Plan4096)->Arg(1)->Arg(8)->Unit(benchmark::kMillisecond);
 
 /// `fabric_bench --write-dump HOSTS RAILS FILE` writes the synthetic dump the benchmarks parse
 /// (bench/discover-800k.sh times `switchyard discover` on it); otherwise the benchmarks run.
+/// One leaf's lldpctl output (32 hosts, 8 spines: 42 KB) read by discover --lldp's reader; at
+/// 100k hosts x 8 rails discover reads 25,000 of them.
+void BM_ParseLldpLeaf(benchmark::State& state) {
+    const std::string text = switchyard::bench::synthetic_lldp_leaf(32, 8);
+    for (auto _ : state) {
+        auto f = topo::parse_lldp(text, "leaf.json");
+        if (!f || f->neighbors.size() != 40) {
+            state.SkipWithError("the synthetic leaf did not parse");
+            return;
+        }
+        benchmark::DoNotOptimize(f);
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                            static_cast<std::int64_t>(text.size()));
+    state.counters["input_KB"] = static_cast<double>(text.size()) / 1e3;
+}
+BENCHMARK(BM_ParseLldpLeaf)->Unit(benchmark::kMicrosecond);
+
 int main(int argc, char** argv) {
     if (argc == 5 && std::string_view(argv[1]) == "--write-dump") {
         const auto text =

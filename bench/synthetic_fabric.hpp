@@ -114,4 +114,53 @@ inline std::string synthetic_dragonfly(std::size_t hosts, std::size_t rails = 1)
     return out;
 }
 
+/// One leaf switch's lldpctl output, as bench/gen_lldp.py writes it and `discover --lldp`
+/// reads it: `lldpcli -f json show chassis` then `lldpctl -f json` (pretty-printed), with
+/// `hosts` host ports and `uplinks` spine ports (about 1 KB a neighbour).
+inline std::string synthetic_lldp_leaf(std::size_t hosts, std::size_t uplinks) {
+    auto chassis = [](const std::string& name, unsigned mac, bool sw, const char* indent) {
+        char id[32];
+        std::snprintf(id, sizeof id, "0a:00:00:%02x:%02x:%02x", (mac >> 16U) & 0xffU,
+                      (mac >> 8U) & 0xffU, mac & 0xffU);
+        const std::string in(indent);
+        std::string caps;
+        const char* kinds[] = {"Bridge", "Router", "Wlan", "Station"};
+        for (std::size_t k = 0; k < (sw ? 2U : 4U); ++k) {
+            const bool on = sw ? true : k == 3;
+            caps += in + "    {\n" + in + "      \"type\": \"" + kinds[k] + "\",\n" + in +
+                    "      \"enabled\": " + (on ? "true" : "false") + "\n" + in + "    }" +
+                    (k + 1 < (sw ? 2U : 4U) ? ",\n" : "\n");
+        }
+        return in + "\"" + name + "\": {\n" + in + "  \"id\": {\n" + in +
+               "    \"type\": \"mac\",\n" + in + "    \"value\": \"" + id + "\"\n" + in + "  },\n" +
+               in + "  \"descr\": \"" +
+               (sw ? "SONiC Software Version: SONiC.202311 - HwSku: Mellanox-SN5600"
+                   : "Ubuntu 22.04.4 LTS Linux 5.15.0-105-generic") +
+               "\",\n" + in + "  \"mgmt-ip\": \"10.143.50.154\",\n" + in +
+               "  \"mgmt-iface\": \"2\",\n" + in + "  \"capability\": [\n" + caps + in + "  ]\n" +
+               in + "}\n";
+    };
+    std::string out = "{\n  \"local-chassis\": {\n    \"chassis\": {\n" +
+                      chassis("leaf-0", 1, true, "      ") + "    }\n  }\n}\n";
+    out += "{\n  \"lldp\": {\n    \"interface\": [\n";
+    for (std::size_t p = 0; p < hosts + uplinks; ++p) {
+        const bool up = p >= hosts;
+        const auto port = "swp" + std::to_string(p + 1);
+        out += std::string("    {\n      \"") + port +
+               "\": {\n        \"via\": \"LLDP\",\n        \"rid\": \"1\",\n"
+               "        \"age\": \"12 days, 03:14:07\",\n        \"chassis\": {\n" +
+               chassis((up ? "spine-" : "gpu") + std::to_string(p),
+                       0x100U + static_cast<unsigned>(p), up, "          ") +
+               "        },\n        \"port\": {\n          \"id\": {\n            \"type\": \"" +
+               (up ? "ifname" : "mac") + "\",\n            \"value\": \"" +
+               (up ? "swp" + std::to_string(p) : std::string("06:00:00:00:00:00")) +
+               "\"\n          },\n          \"descr\": \"" + (up ? "swp1" : "ens1np0") +
+               "\",\n          \"ttl\": \"120\",\n          \"mfs\": \"9216\"\n        }\n      }\n"
+               "    }" +
+               (p + 1 < hosts + uplinks ? ",\n" : "\n");
+    }
+    out += "    ]\n  }\n}\n";
+    return out;
+}
+
 }  // namespace switchyard::bench

@@ -3,7 +3,8 @@
 // every host and switch). The reader never fails but with a message; a file it accepts builds
 // a fabric, alone and beside a copy of itself that claims to be its first neighbour (so that
 // names, cables from both ends, disagreements and separate networks are reached), whose every
-// cable points at a node of the graph and whose every host port has exactly one cable.
+// cable points at a node of the graph and whose every host port has exactly one cable. The
+// fast JSON reading and the careful one agree on every input: the same file, or the same error.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
@@ -14,6 +15,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     namespace topo = switchyard::topology;
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     auto file = topo::parse_lldp(text, "fuzz.json");
+    const auto careful =
+        topo::detail::parse_lldp(text, "fuzz.json", topo::detail::JsonReading::Careful);
+    if (file.has_value() != careful.has_value() || (file && *file != *careful) ||
+        (!file && file.error().to_string() != careful.error().to_string())) {
+        std::abort();
+    }
     if (!file) {
         if (file.error().message().empty()) {
             std::abort();

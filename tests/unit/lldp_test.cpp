@@ -3,6 +3,7 @@
 // not lldpctl output gets, and the fabric built from the files with its dirty data reported.
 #include "switchyard/topology/lldp.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -373,4 +374,99 @@ TEST_CASE("lldp: each RDMA port's neighbour, through its GIDs' net devices or it
     for (const auto& s : seen) {
         CHECK(s.seen.chassis.name != "mgmt-sw1");
     }
+}
+
+namespace {
+
+/// Both JSON readings of `text`: the same file, or the same error where the fast one gives up.
+/// Returns whether the fast one read it itself.
+bool read_alike(const std::string& text) {
+    const auto careful = detail::parse_lldp(text, "x.json", detail::JsonReading::Careful);
+    const auto both = detail::parse_lldp(text, "x.json", detail::JsonReading::Both);
+    const auto fast = detail::parse_lldp(text, "x.json", detail::JsonReading::Fast);
+    REQUIRE(both.has_value() == careful.has_value());
+    if (careful) {
+        CHECK(*both == *careful);
+    } else {
+        CHECK(both.error().to_string() == careful.error().to_string());
+    }
+    if (fast) {
+        REQUIRE(careful);
+        CHECK(*fast == *careful);
+    }
+    return fast.has_value();
+}
+
+}  // namespace
+
+TEST_CASE("lldp: the fast JSON reading reads as the careful one, or hands over", "[lldp]") {
+    // Every capture of real lldpd output, in both JSON forms: read by the fast reading itself.
+    std::size_t json_files = 0;
+    for (const auto& dir : {"clos-variant", "fabric16"}) {
+        const auto root = std::string(SWITCHYARD_SOURCE_DIR) + "/tests/data/lldp/" + dir;
+        for (const auto& e : std::filesystem::directory_iterator(root)) {
+            std::ifstream in(e.path());
+            std::stringstream s;
+            s << in.rdbuf();
+            if (s.str().find('{') == std::string::npos) {
+                continue;  // keyvalue
+            }
+            INFO(e.path().string());
+            CHECK(read_alike(s.str()));
+            ++json_files;
+        }
+    }
+    CHECK(json_files > 20);
+
+#if defined(__SSE2__)
+    // Escapes, strings and words across the 64-byte blocks the fast reading classifies at once:
+    // each run of backslashes and each quote at every offset around a block's end.
+    for (std::size_t pad = 0; pad < 140; ++pad) {
+        for (const std::string body :
+             {"a\\\"b", "a\\\\", "\\\\\\\"", "\\\\\\\\\\\\", "x\\u0041y"}) {
+            const std::string doc = "{\"lldp\": {\"interface\": {\"" + std::string(pad, 'p') +
+                                    "\": {\"chassis\": {\"" + body + "\": {\"id\": [" +
+                                    std::string(pad % 7, ' ') + "true, -1.5e3, null]}},\n" +
+                                    "\"port\": {\"descr\": \"" + body + "\"}}}}}";
+            INFO(doc);
+            CHECK(read_alike(doc));
+        }
+    }
+    // Lines counted across blocks: the record's line is its key's.
+    std::string tall = "{\"lldp\": {\"interface\": [\n";
+    for (int i = 0; i < 30; ++i) {
+        tall += "\n" + std::string(static_cast<std::size_t>(i * 5), ' ') + "{\"eth" +
+                std::to_string(i) + "\": {\"port\": {\"descr\": \"p\"}}}" + (i < 29 ? "," : "");
+    }
+    tall += "\n]}}\n";
+    const auto fast = detail::parse_lldp(tall, "x.json", detail::JsonReading::Fast);
+    REQUIRE(fast);
+    REQUIRE(fast->neighbors.size() == 30);
+    CHECK(fast->neighbors[29].line == 32);
+    CHECK(read_alike(tall));
+
+    // What the fast reading does not take, the careful one reads (or refuses) as ever.
+    for (const std::string doc :
+         {"{\"lldp\": truex}", "{\"lldp\": 12ab}", "{\"lldp\": \"a\" \"b\"}", "{\"lldp\": [1,]}",
+          "{\"lldp\": [1 2]}", "{\"lldp\": {\"a\" 1}}", "{\"lldp\": \\\"a\"}",
+          "{\"lldp\": \"a\tb\"}", "{\"lldp\": \"a\\\nb\"}", "{\"lldp\": [}", "{\"lldp\": tru}",
+          "{\"lldp\": {}}}", "{\"lldp\": \"unclosed}", "{\"lldp\": {\"a\":}}", "{\"lldp\": x}",
+          "{\"lldp\": {}} [", "{\"lldp\"}", "{\"lldp\": [\x01]}"}) {
+        INFO(doc);
+        CHECK_FALSE(read_alike(doc + "\n"));
+    }
+    std::string deep = "{\"lldp\": ";
+    for (int i = 0; i < 40; ++i) {
+        deep += "[";
+    }
+    CHECK_FALSE(read_alike(deep));
+    // Well-formed JSON in forms pretty-printing never gives: still the fast reading's.
+    for (const std::string doc :
+         {"{\"lldp\":{\"interface\":{\"eth0\":{\"port\":{\"descr\":\"p\"}}}}}",
+          "\t{ \"lldp\" :\r\n { } }  {\"local-chassis\": {\"chassis\": {\"h\": {}}}}",
+          "{\"lldp\": [[], {}, \"\", 0, false]}"}) {
+        INFO(doc);
+        CHECK(read_alike(doc));
+    }
+#endif
 }

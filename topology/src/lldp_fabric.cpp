@@ -40,6 +40,7 @@ constexpr std::uint32_t system_of(End e) {
 constexpr std::uint32_t port_of(End e) {
     return static_cast<std::uint32_t>(e & 0xffffffffU);
 }
+constexpr End kNoEnd = ~End{0};  ///< no system has number 2^32-1
 
 struct Cable {
     End far = 0;
@@ -58,10 +59,9 @@ std::size_t next_slot(std::size_t i, std::size_t slots) {
     return i + 1 == slots ? 0 : i + 1;
 }
 
-/// Cables by end: open addressing over End keys (linear probing, grown at 70 % full, or sized
-/// once by reserve to just that), no allocation per entry: a million cables are two million
-/// ends. Any table size (slot_of), not a power of two: at 100k hosts x 8 rails that rounding
-/// left it 40 % full, 50 MB of slots never used, each page of them zeroed by the kernel.
+/// Cables by end, for the ends that come after the others are laid out (files named by their
+/// neighbours, at the end; at most all the host files): open addressing over End keys (linear
+/// probing, grown at 70 % full), no allocation per entry. Any table size (slot_of).
 class CableTable {
 public:
     [[nodiscard]] Cable* find(End e) {
@@ -77,8 +77,6 @@ public:
             }
         }
     }
-    [[nodiscard]] const Cable* find(End e) const { return const_cast<CableTable*>(this)->find(e); }
-    [[nodiscard]] const Cable& at(End e) const { return *find(e); }
 
     void put(End e, const Cable& c) {
         if (10 * (size_ + 1) > 7 * keys_.size()) {
@@ -96,14 +94,6 @@ public:
 
     [[nodiscard]] std::size_t size() const { return size_; }
 
-    /// Room for `n` ends without growing (one allocation instead of a doubling chain).
-    void reserve(std::size_t n) {
-        const std::size_t want = 10 * n / 7 + 1;
-        if (want > keys_.size()) {
-            grow(want);
-        }
-    }
-
     template <typename F>
     void each(F&& f) const {
         for (std::size_t i = 0; i < keys_.size(); ++i) {
@@ -114,7 +104,7 @@ public:
     }
 
 private:
-    static constexpr End kEmpty = ~End{0};  ///< no system has number 2^32-1
+    static constexpr End kEmpty = kNoEnd;
     std::vector<End> keys_;
     std::vector<Cable> values_;
     std::size_t size_ = 0;
@@ -133,6 +123,33 @@ private:
             }
         }
     }
+};
+
+/// A sequence kept in blocks of 64k entries: it grows without copying what it holds (a
+/// vector of two million views doubling its way there touches twice their size in fresh pages,
+/// each zeroed by the kernel).
+template <typename T>
+class Blocks {
+public:
+    void push_back(const T& v) {
+        if (blocks_.empty() || blocks_.back().size() == kBlock) {
+            blocks_.emplace_back().reserve(kBlock);
+        }
+        blocks_.back().push_back(v);
+    }
+    template <typename F>
+    void each(F&& f) const {
+        for (const auto& b : blocks_) {
+            for (const auto& v : b) {
+                f(v);
+            }
+        }
+    }
+    void clear() { blocks_.clear(); }
+
+private:
+    static constexpr std::size_t kBlock = std::size_t{1} << 16U;
+    std::vector<std::vector<T>> blocks_;
 };
 
 bool useless_name(std::string_view n) {
@@ -251,9 +268,10 @@ public:
     }
 
     FabricGraph finish() {
+        lay_out();
         put_views();
         name_pending();
-        index_cables();
+        settle_cables();
         decide_roles();
         keep_largest_network();
         report_unseen();
@@ -271,7 +289,7 @@ private:
     std::vector<std::string> ports_;  ///< interned port names
     std::unordered_map<std::string, std::uint32_t> port_ids_;
     /// Each view of a cable as read (one per neighbour record), in file order, until put_views
-    /// puts them in cables_ in that order: the table grows once for all of them.
+    /// makes cables of them in that order.
     struct View {
         End a;
         End b;
@@ -279,16 +297,18 @@ private:
         std::uint32_t file;
         std::uint32_t line;
     };
-    std::vector<View> views_;
-    CableTable cables_;  ///< both directions, until index_cables
-    /// Each end and its cable, by system and port (from index_cables on, instead of cables_);
-    /// system s's are [first_[s], first_[s + 1]).
+    Blocks<View> views_;
+    /// Each end and its cable, by system and port; system s's are [first_[s], first_[s + 1]).
+    /// lay_out makes a place for every end of the views read by then (far == kNoEnd until a
+    /// cable is put there); ends that come later (files named at the end) go to extra_, and
+    /// settle_cables merges them in and drops the places left empty.
     struct Linked {
         End end;
         Cable cable;
     };
     std::vector<Linked> linked_;
     std::vector<std::uint32_t> first_;
+    CableTable extra_;
     std::vector<std::uint32_t> number_;  ///< a switch end's port number, by linked_ index
     std::set<std::string> reported_;
     std::uint32_t main_ = kNoSystem;
@@ -409,7 +429,7 @@ private:
                 if (it == by_name_.end() || p == port_ids_.end()) {
                     continue;
                 }
-                const auto* far = cables_.find(end_of(it->second, p->second));
+                const auto* far = find(end_of(it->second, p->second));
                 if (far != nullptr) {
                     found = systems_[system_of(far->far)].name;
                     break;
@@ -433,18 +453,82 @@ private:
         return "'" + systems_[system_of(e)].name + "' port " + ports_[port_of(e)];
     }
 
-    /// The views read so far into cables_, in their order, the table grown once for them.
-    void put_views() {
-        cables_.reserve(cables_.size() + 2 * views_.size());
-        for (const auto& v : views_) {
-            cable(v.a, v.b, v.b_mac, v.file, v.line);
+    /// A place in linked_ for every end of the views read so far: the ends counted and laid out
+    /// by system (a counting sort: a system has a few dozen ends at most), then sorted by port
+    /// and made unique within each system. No hash table: at 100k hosts x 8 rails one of the
+    /// ends' size took 228 MB of fresh memory, each page of it zeroed by the kernel.
+    void lay_out() {
+        const auto systems = systems_.size();
+        first_.assign(systems + 1, 0);
+        views_.each([&](const View& v) {
+            ++first_[system_of(v.a) + 1];
+            ++first_[system_of(v.b) + 1];
+        });
+        std::partial_sum(first_.begin(), first_.end(), first_.begin());
+        std::vector<End> ends(first_[systems]);
+        auto at = first_;
+        views_.each([&](const View& v) {
+            ends[at[system_of(v.a)]++] = v.a;
+            ends[at[system_of(v.b)]++] = v.b;
+        });
+        std::uint32_t kept = 0;
+        for (std::size_t s = 0; s < systems; ++s) {
+            const auto lo = ends.begin() + first_[s];
+            const auto hi = ends.begin() + first_[s + 1];
+            std::sort(lo, hi);
+            first_[s] = kept;
+            for (auto it = lo; it != hi; ++it) {
+                if (it == lo || *it != *(it - 1)) {
+                    ends[kept++] = *it;  // kept <= it: written behind the reading
+                }
+            }
         }
-        views_ = {};
+        first_[systems] = kept;
+        linked_.resize(kept);
+        for (std::uint32_t i = 0; i < kept; ++i) {
+            linked_[i] = {ends[i], Cable{}};
+            linked_[i].cable.far = kNoEnd;
+        }
+    }
+
+    /// End `e`'s place in linked_, if lay_out made one.
+    Cable* place(End e) {
+        const auto s = system_of(e);
+        if (s + 1 >= first_.size()) {
+            return nullptr;
+        }
+        const auto lo = linked_.begin() + first_[s];
+        const auto hi = linked_.begin() + first_[s + 1];
+        const auto it =
+            std::lower_bound(lo, hi, e, [](const Linked& l, End x) { return l.end < x; });
+        return it != hi && it->end == e ? &it->cable : nullptr;
+    }
+
+    /// The cable at end `e`, if any.
+    Cable* find(End e) {
+        if (auto* c = place(e)) {
+            return c->far == kNoEnd ? nullptr : c;
+        }
+        return extra_.find(e);
+    }
+
+    void put(End e, const Cable& c) {
+        if (auto* p = place(e)) {
+            *p = c;
+        } else {
+            extra_.put(e, c);
+        }
+    }
+
+    /// The views read so far made cables, in their order.
+    void put_views() {
+        views_.each([&](const View& v) { cable(v.a, v.b, v.b_mac, v.file, v.line); });
+        views_.clear();
     }
 
     void cable(End a, End b, std::uint64_t b_mac, std::uint32_t file, std::uint32_t line) {
-        auto* at_a = cables_.find(a);
-        const auto* at_b = cables_.find(b);
+        auto* at_a = find(a);
+        const auto* at_b = find(b);
         if (at_a != nullptr && at_a->far == b) {
             if (b_mac != 0) {
                 at_a->far_mac = b_mac;
@@ -462,21 +546,38 @@ private:
                      "is kept");
             return;
         }
-        cables_.put(a, {b, b_mac, file, line});
-        cables_.put(b, {a, 0, file, line});
+        put(a, {b, b_mac, file, line});
+        put(b, {a, 0, file, line});
     }
 
-    /// cables_ into linked_, by system (a counting sort: a system has a few dozen ends at most)
-    /// then by port; the table is freed, its memory reused by the graph.
-    void index_cables() {
+    /// linked_ holding only cables, of every system: the places left empty (ends of views
+    /// refused) dropped and the ends of extra_ merged in. Most often there is nothing to do.
+    void settle_cables() {
+        const bool empty_places = std::any_of(
+            linked_.begin(), linked_.end(), [](const Linked& l) { return l.cable.far == kNoEnd; });
+        if (!empty_places && extra_.size() == 0 && first_.size() == systems_.size() + 1) {
+            return;
+        }
+        std::vector<Linked> all;
+        all.reserve(linked_.size() + extra_.size());
+        for (const auto& l : linked_) {
+            if (l.cable.far != kNoEnd) {
+                all.push_back(l);
+            }
+        }
+        extra_.each([&](End e, const Cable& c) { all.push_back({e, c}); });
+        extra_ = CableTable{};
         first_.assign(systems_.size() + 1, 0);
-        cables_.each([&](End e, const Cable&) { ++first_[system_of(e) + 1]; });
+        for (const auto& l : all) {
+            ++first_[system_of(l.end) + 1];
+        }
         std::partial_sum(first_.begin(), first_.end(), first_.begin());
-        linked_.resize(cables_.size());
+        linked_.assign(all.size(), Linked{});
         auto at = first_;
-        cables_.each([&](End e, const Cable& c) { linked_[at[system_of(e)]++] = {e, c}; });
-        cables_ = CableTable{};
-        for (std::uint32_t s = 0; s < systems_.size(); ++s) {
+        for (const auto& l : all) {
+            linked_[at[system_of(l.end)]++] = l;
+        }
+        for (std::size_t s = 0; s < systems_.size(); ++s) {
             std::sort(linked_.begin() + first_[s], linked_.begin() + first_[s + 1],
                       [](const Linked& x, const Linked& y) { return x.end < y.end; });
         }

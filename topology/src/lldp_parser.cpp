@@ -5,6 +5,7 @@
 // one is an object and a chassis is keyed by its name, and "json0", where everything is a list
 // and every value an object). Keyvalue lines ("lldp.eth0.chassis.name=leaf1") are read too.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cctype>
 #include <charconv>
@@ -21,16 +22,18 @@ namespace {
 
 constexpr std::uint32_t kNone = 0xffffffffU;
 
+/// One JSON value: 32 bytes, its text left in place (offsets into the document).
 struct JNode {
     enum Kind : std::uint8_t { Object, Array, String, Number, True, False, Null };
+    std::uint32_t first = kNone;  ///< a container's first child
+    std::uint32_t next = kNone;   ///< the next child of the same container
+    std::uint32_t offset = 0;     ///< where the value starts (a string: at its quote)
+    std::uint32_t line = 0;
+    std::uint32_t key = 0;  ///< where an object member's raw name starts (after its quote)
+    std::uint32_t key_len = 0;
+    std::uint32_t len = 0;  ///< a scalar's length (a string's without its quotes)
     Kind kind = Null;
     bool escaped = false;  ///< a string holding a backslash
-    std::uint32_t first = kNone;
-    std::uint32_t next = kNone;
-    std::uint32_t offset = 0;  ///< where the value starts
-    std::uint32_t line = 0;
-    std::string_view key;  ///< raw member name (objects' members only)
-    std::string_view raw;  ///< string contents without quotes, or the literal
 };
 
 std::string unescape(std::string_view s) {
@@ -130,26 +133,403 @@ std::size_t skip_plain(std::string_view t, std::size_t p) {
     return p;
 }
 
-/// The documents of one text, as a tree of JNodes (roots listed in `roots`).
+#if defined(__SSE2__)
+// The fast reading of a JSON text, in two passes as simdjson reads (Langdale and Lemire,
+// "Parsing gigabytes of JSON per second"): first every 64 bytes are classified at once into
+// bit masks (quotes not escaped, inside strings, structural characters, newlines), and the
+// positions a reader has to stop at are listed; then the tree is built from that list alone,
+// never looking at indentation or at a string's body. It reads only well-formed text: at the
+// first thing it does not expect (a control character in a string, a backslash or a word out
+// of place, a string not closed) it gives up, and the careful byte-by-byte reader reads the
+// text again, so messages name line and column as before and the two agree on every text
+// (the lldp fuzz harness checks both on each input).
+
+/// `x` with each bit the XOR of it and every bit below: from the quote bits, the bits inside
+/// strings (an opening quote and the body, not the closing quote).
+constexpr std::uint64_t prefix_xor(std::uint64_t x) {
+    x ^= x << 1U;
+    x ^= x << 2U;
+    x ^= x << 4U;
+    x ^= x << 8U;
+    x ^= x << 16U;
+    x ^= x << 32U;
+    return x;
+}
+
+/// The number of bits set (std::popcount is a library call where the target has no POPCNT,
+/// as Debian's x86-64 baseline has not).
+constexpr std::uint32_t ones(std::uint64_t x) {
+    x -= (x >> 1U) & 0x5555555555555555ULL;
+    x = (x & 0x3333333333333333ULL) + ((x >> 2U) & 0x3333333333333333ULL);
+    x = (x + (x >> 4U)) & 0x0f0f0f0f0f0f0f0fULL;
+    return static_cast<std::uint32_t>((x * 0x0101010101010101ULL) >> 56U);
+}
+
+/// Bits [0, k) set (k below 64).
+constexpr std::uint64_t below(std::size_t k) {
+    return (std::uint64_t{1} << k) - 1U;
+}
+
+/// The first pass's result.
+struct JsonIndex {
+    std::vector<std::uint32_t> at;        ///< structural characters, opening quotes, word starts
+    std::vector<std::uint64_t> quotes;    ///< quotes not escaped, 64 positions a word
+    std::vector<std::uint64_t> newlines;  ///< '\n', 64 positions a word
+    bool backslash = false;               ///< a backslash anywhere
+};
+
+/// The first pass; false when the text needs the careful reader (a control character inside a
+/// string, a string not closed).
+bool index_json(std::string_view t, JsonIndex& ix) {
+    const std::size_t n = t.size();
+    const std::size_t blocks = (n + 63) / 64;
+    ix.quotes.resize(blocks);
+    ix.newlines.resize(blocks);
+    ix.at.reserve(n / 8 + 64);
+    std::uint64_t inside_carry = 0;  // all ones when the last block ended inside a string
+    std::uint64_t word_carry = 0;    // 1 when the last block ended inside a word
+    bool escape_carry = false;       // the last block ended with a backslash not escaped
+    alignas(16) std::array<char, 64> tail{};
+    for (std::size_t b = 0; b < blocks; ++b) {
+        const char* p = t.data() + b * 64;
+        if (n - b * 64 < 64) {  // the last block, padded with spaces
+            tail.fill(' ');
+            std::copy(p, t.data() + n, tail.begin());
+            p = tail.data();
+        }
+        std::uint64_t quote = 0;
+        std::uint64_t bs = 0;
+        std::uint64_t ws = 0;
+        std::uint64_t structural = 0;
+        std::uint64_t control = 0;
+        std::uint64_t nl = 0;
+        for (std::size_t k = 0; k < 4; ++k) {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+            const auto bits = [k](__m128i m) {
+                return static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(m)))
+                       << (16U * k);
+            };
+            const __m128i newline = _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'));
+            const __m128i low = _mm_set1_epi8(0x1f);
+            const __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));  // '[' → '{', ']' → '}'
+            quote |= bits(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
+            bs |= bits(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+            nl |= bits(newline);
+            ws |= bits(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), newline),
+                                    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\t')),
+                                                 _mm_cmpeq_epi8(v, _mm_set1_epi8('\r')))));
+            structural |=
+                bits(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(folded, _mm_set1_epi8('{')),
+                                               _mm_cmpeq_epi8(folded, _mm_set1_epi8('}'))),
+                                  _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(':')),
+                                               _mm_cmpeq_epi8(v, _mm_set1_epi8(',')))));
+            control |= bits(_mm_cmpeq_epi8(_mm_max_epu8(v, low), low));
+        }
+        // Characters escaped by a backslash (itself not escaped): a few in the odd file, so
+        // bit by bit.
+        std::uint64_t escaped = escape_carry ? 1U : 0U;
+        escape_carry = false;
+        if (bs != 0) {
+            ix.backslash = true;
+            for (std::uint64_t m = bs; m != 0; m &= m - 1) {
+                const auto i = static_cast<unsigned>(std::countr_zero(m));
+                if (((escaped >> i) & 1U) != 0) {
+                    continue;
+                }
+                if (i == 63) {
+                    escape_carry = true;
+                } else {
+                    escaped |= std::uint64_t{1} << (i + 1);
+                }
+            }
+        }
+        quote &= ~escaped;
+        const std::uint64_t inside = prefix_xor(quote) ^ inside_carry;
+        inside_carry = static_cast<std::uint64_t>(static_cast<std::int64_t>(inside) >> 63);
+        if ((control & inside) != 0) {
+            return false;
+        }
+        structural &= ~inside;
+        const std::uint64_t word = ~(inside | quote | ws | structural);
+        const std::uint64_t word_start = word & ~((word << 1U) | word_carry);
+        word_carry = word >> 63U;
+        for (std::uint64_t m = structural | (quote & inside) | word_start; m != 0; m &= m - 1) {
+            ix.at.push_back(
+                static_cast<std::uint32_t>(b * 64 + static_cast<std::size_t>(std::countr_zero(m))));
+        }
+        ix.quotes[b] = quote;
+        ix.newlines[b] = nl;
+    }
+    return inside_carry == 0;
+}
+#endif
+
+/// The documents of one text, as a tree of JNodes (roots listed in `roots`). One loop, no
+/// recursion: the open containers are kept on a fixed stack of kMaxLldpDepth.
 class JsonReader {
 public:
     JsonReader(std::string_view text, std::string_view source) : t_(text), source_(source) {}
 
-    Result<void> parse_all() {
-        skip_ws();
-        while (p_ < t_.size()) {
-            auto root = value_tree();
-            if (!root) {
-                return fail(root.error());
+    /// The fast reading where it applies (x86-64), else or where it gives up the careful one.
+    Result<void> parse_all(detail::JsonReading how) {
+#if defined(__SSE2__)
+        if (how != detail::JsonReading::Careful) {
+            if (parse_indexed()) {
+                return {};
             }
-            roots.push_back(*root);
-            skip_ws();
+            nodes.clear();
+            roots.clear();
+            p_ = 0;
         }
-        return {};
+#endif
+        if (how == detail::JsonReading::Fast) {
+            return fail(
+                Error::parse(SourceLoc{std::string(source_), 1, 1}, "the fast reading gave up"));
+        }
+        return parse_careful();
     }
+
+    /// Byte by byte, with the position of the first fault.
+    Result<void> parse_careful() {
+        struct Open {
+            std::uint32_t node;
+            std::uint32_t last;  ///< last child appended, kNone before the first
+            bool object;
+        };
+        std::array<Open, kMaxLldpDepth> stack{};
+        std::size_t depth = 0;
+        const std::size_t n = t_.size();
+        for (;;) {
+            skip_ws();
+            std::uint32_t key = 0;
+            std::uint32_t key_len = 0;
+            if (depth == 0) {
+                if (p_ == n) {
+                    return {};
+                }
+            } else {
+                const Open& top = stack[depth - 1];
+                if (p_ < n && t_[p_] == (top.object ? '}' : ']')) {
+                    ++p_;
+                    --depth;
+                    continue;
+                }
+                if (top.last != kNone) {
+                    if (p_ >= n || t_[p_] != ',') {
+                        return fail(bad(p_, top.object ? "',' or '}'" : "',' or ']'"));
+                    }
+                    ++p_;
+                    skip_ws();
+                }
+                if (top.object) {
+                    if (p_ >= n || t_[p_] != '"') {
+                        return fail(
+                            bad(p_, top.last == kNone ? "a member name or '}'" : "a member name"));
+                    }
+                    bool esc = false;
+                    if (auto ok = string_body(key, key_len, esc); !ok) {
+                        return ok;
+                    }
+                    if (p_ >= n || t_[p_] != ':') {
+                        skip_ws();
+                        if (p_ >= n || t_[p_] != ':') {
+                            return fail(bad(p_, "':' after the member name"));
+                        }
+                    }
+                    ++p_;
+                    if (p_ < n && t_[p_] == ' ') {
+                        ++p_;  // "name": value, as pretty-printed
+                    }
+                    skip_ws();
+                }
+            }
+            if (p_ >= n) {
+                return fail(bad(p_, "a JSON value"));
+            }
+            JNode v;
+            v.offset = static_cast<std::uint32_t>(p_);
+            v.line = line_;
+            v.key = key;
+            v.key_len = key_len;
+            const char c = t_[p_];
+            if (c == '"') {
+                v.kind = JNode::String;
+                std::uint32_t start = 0;
+                if (auto ok = string_body(start, v.len, v.escaped); !ok) {
+                    return ok;
+                }
+            } else if (c == '{' || c == '[') {
+                v.kind = c == '{' ? JNode::Object : JNode::Array;
+                ++p_;
+            } else if (!literal(v) && !number(v)) {
+                return fail(
+                    bad(p_, "a JSON value ('{', '[', a string, a number, true, false or null)"));
+            }
+            const auto id = static_cast<std::uint32_t>(nodes.size());
+            nodes.push_back(v);
+            if (depth == 0) {
+                roots.push_back(id);
+            } else {
+                Open& top = stack[depth - 1];
+                (top.last == kNone ? nodes[top.node].first : nodes[top.last].next) = id;
+                top.last = id;
+            }
+            if (v.kind == JNode::Object || v.kind == JNode::Array) {
+                if (depth >= kMaxLldpDepth) {
+                    return fail(Error::parse(where(v.offset),
+                                             "nested deeper than " + std::to_string(kMaxLldpDepth) +
+                                                 " levels; lldpctl's output nests about 8"));
+                }
+                stack[depth++] = {id, kNone, v.kind == JNode::Object};
+            }
+        }
+    }
+
+#if defined(__SSE2__)
+    /// The second pass over index_json's list; false where the careful reader must read.
+    bool parse_indexed() {
+        JsonIndex ix;
+        if (!index_json(t_, ix)) {
+            return false;
+        }
+        struct Open {
+            std::uint32_t node;
+            std::uint32_t last;
+            bool object;
+        };
+        std::array<Open, kMaxLldpDepth> stack{};
+        std::size_t depth = 0;
+        const auto& at = ix.at;
+        std::size_t i = 0;
+        std::size_t counted = 0;  // newlines before this position are in `line`
+        std::uint32_t line = 1;
+        // The position of the quote closing the string opened at `open`.
+        const auto closing = [&](std::size_t open) -> std::size_t {
+            std::size_t w = (open + 1) / 64;
+            std::uint64_t bits = ix.quotes[w] & ~below((open + 1) % 64);
+            while (bits == 0) {
+                if (++w == ix.quotes.size()) {
+                    return t_.size();
+                }
+                bits = ix.quotes[w];
+            }
+            return w * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+        };
+        const auto line_of = [&](std::size_t pos) {
+            std::size_t w = counted / 64;
+            std::uint64_t bits = ix.newlines[w] & ~below(counted % 64);
+            for (; w < pos / 64; bits = ix.newlines[++w]) {
+                line += ones(bits);
+            }
+            line += ones(bits & below(pos % 64));
+            counted = pos;
+            return line;
+        };
+        const auto is_word = [](char c) {
+            return c != ' ' && c != '\n' && c != '\t' && c != '\r' && c != '"' && c != '{' &&
+                   c != '}' && c != '[' && c != ']' && c != ':' && c != ',';
+        };
+        // A string at `open`: its body's start and length, the quote's position after it.
+        const auto string_at = [&](std::size_t open, std::uint32_t& start, std::uint32_t& len,
+                                   bool& escaped) {
+            const auto end = closing(open);
+            start = static_cast<std::uint32_t>(open + 1);
+            len = static_cast<std::uint32_t>(end - open - 1);
+            escaped = ix.backslash && t_.substr(start, len).find('\\') != std::string_view::npos;
+            return end < t_.size();
+        };
+        for (;;) {
+            std::uint32_t key = 0;
+            std::uint32_t key_len = 0;
+            if (depth == 0) {
+                if (i == at.size()) {
+                    return true;
+                }
+            } else {
+                if (i == at.size()) {
+                    return false;
+                }
+                const Open& top = stack[depth - 1];
+                char c = t_[at[i]];
+                if (c == (top.object ? '}' : ']')) {
+                    ++i;
+                    --depth;
+                    continue;
+                }
+                if (top.last != kNone) {
+                    if (c != ',' || ++i == at.size()) {
+                        return false;
+                    }
+                    c = t_[at[i]];
+                }
+                if (top.object) {
+                    bool esc = false;
+                    if (c != '"' || !string_at(at[i], key, key_len, esc) || i + 2 >= at.size() ||
+                        t_[at[i + 1]] != ':') {
+                        return false;
+                    }
+                    i += 2;
+                }
+            }
+            const std::size_t pos = at[i++];
+            JNode v;
+            v.offset = static_cast<std::uint32_t>(pos);
+            v.line = line_of(pos);
+            v.key = key;
+            v.key_len = key_len;
+            const char c = t_[pos];
+            if (c == '"') {
+                v.kind = JNode::String;
+                std::uint32_t start = 0;
+                if (!string_at(pos, start, v.len, v.escaped)) {
+                    return false;
+                }
+            } else if (c == '{' || c == '[') {
+                v.kind = c == '{' ? JNode::Object : JNode::Array;
+            } else if (c == '}' || c == ']' || c == ':' || c == ',') {
+                return false;
+            } else {
+                std::size_t end = pos;
+                while (end < t_.size() && is_word(t_[end])) {
+                    ++end;
+                }
+                p_ = pos;
+                if (!literal(v) && !number(v)) {
+                    return false;
+                }
+                if (p_ != end) {
+                    return false;  // more of the word than the value: "truex", "12ab"
+                }
+            }
+            const auto id = static_cast<std::uint32_t>(nodes.size());
+            nodes.push_back(v);
+            if (depth == 0) {
+                roots.push_back(id);
+            } else {
+                Open& top = stack[depth - 1];
+                (top.last == kNone ? nodes[top.node].first : nodes[top.last].next) = id;
+                top.last = id;
+            }
+            if (v.kind == JNode::Object || v.kind == JNode::Array) {
+                if (depth >= kMaxLldpDepth) {
+                    return false;
+                }
+                stack[depth++] = {id, kNone, v.kind == JNode::Object};
+            }
+        }
+    }
+#endif
 
     std::vector<JNode> nodes;
     std::vector<std::uint32_t> roots;
+
+    [[nodiscard]] std::string_view key(const JNode& j) const {
+        return t_.substr(j.key, j.key_len);
+    }
+    /// A string's contents without quotes, or a number's or literal's text.
+    [[nodiscard]] std::string_view raw(const JNode& j) const {
+        return t_.substr(j.offset + (j.kind == JNode::String ? 1U : 0U), j.len);
+    }
 
     [[nodiscard]] SourceLoc where(std::size_t offset) const {
         std::uint32_t line = 1;
@@ -193,8 +573,9 @@ private:
         }
     }
 
-    Result<std::string_view> string_body(bool& escaped) {
-        const std::size_t start = ++p_;  // after the quote
+    /// The string at p_ (its quote): where its contents start and their length; p_ after it.
+    Result<void> string_body(std::uint32_t& start, std::uint32_t& len, bool& escaped) {
+        const std::size_t from = ++p_;  // after the quote
         escaped = false;
         while (p_ < t_.size()) {
             p_ = skip_plain(t_, p_);
@@ -203,145 +584,52 @@ private:
             }
             const char c = t_[p_];
             if (c == '"') {
-                return t_.substr(start, p_++ - start);
+                start = static_cast<std::uint32_t>(from);
+                len = static_cast<std::uint32_t>(p_++ - from);
+                return {};
             }
             if (c == '\\') {
                 escaped = true;
                 ++p_;
-            } else if (static_cast<unsigned char>(c) < 0x20) {
-                return fail(bad(p_, "the rest of a string"));
+            } else {
+                return fail(bad(p_, "the rest of a string"));  // a control character
             }
             ++p_;
         }
-        return fail(bad(start - 1, "a string closed by '\"'"));
+        return fail(bad(from - 1, "a string closed by '\"'"));
     }
 
-    std::uint32_t add(JNode n) {
-        nodes.push_back(n);
-        return static_cast<std::uint32_t>(nodes.size() - 1);
-    }
-
-    /// One scalar or the opening of a container at p_; containers are filled by value_tree.
-    Result<std::uint32_t> scalar_or_open() {
-        skip_ws();
-        if (p_ >= t_.size()) {
-            return fail(bad(p_, "a JSON value"));
-        }
-        JNode n;
-        n.offset = static_cast<std::uint32_t>(p_);
-        n.line = line_;
-        const char c = t_[p_];
-        if (c == '{' || c == '[') {
-            n.kind = c == '{' ? JNode::Object : JNode::Array;
-            ++p_;
-            return add(n);
-        }
-        if (c == '"') {
-            bool esc = false;
-            auto s = string_body(esc);
-            if (!s) {
-                return fail(s.error());
-            }
-            n.kind = JNode::String;
-            n.raw = *s;
-            n.escaped = esc;
-            return add(n);
-        }
+    /// true, false or null at p_.
+    bool literal(JNode& v) {
+        const auto rest = t_.substr(p_);
         for (const auto& [word, kind] : {std::pair{std::string_view("true"), JNode::True},
                                          std::pair{std::string_view("false"), JNode::False},
                                          std::pair{std::string_view("null"), JNode::Null}}) {
-            if (t_.substr(p_, word.size()) == word) {
-                n.kind = kind;
-                n.raw = word;
+            if (rest.starts_with(word)) {
+                v.kind = kind;
+                v.len = static_cast<std::uint32_t>(word.size());
                 p_ += word.size();
-                return add(n);
+                return true;
             }
         }
-        if (c == '-' || (c >= '0' && c <= '9')) {
-            const std::size_t start = p_;
-            while (p_ < t_.size() &&
-                   (std::isdigit(static_cast<unsigned char>(t_[p_])) != 0 || t_[p_] == '-' ||
-                    t_[p_] == '+' || t_[p_] == '.' || t_[p_] == 'e' || t_[p_] == 'E')) {
-                ++p_;
-            }
-            n.kind = JNode::Number;
-            n.raw = t_.substr(start, p_ - start);
-            return add(n);
-        }
-        return fail(bad(p_, "a JSON value ('{', '[', a string, a number, true, false or null)"));
+        return false;
     }
 
-    /// One whole value; containers are read with an explicit stack, never by recursion.
-    Result<std::uint32_t> value_tree() {
-        struct Open {
-            std::uint32_t node;
-            std::uint32_t last = kNone;  ///< last child appended
-        };
-        std::vector<Open> stack;
-        auto first = scalar_or_open();
-        if (!first) {
-            return fail(first.error());
+    /// A number at p_ (its characters, read as text only when asked for).
+    bool number(JNode& v) {
+        const char c = t_[p_];
+        if (c != '-' && (c < '0' || c > '9')) {
+            return false;
         }
-        const auto root = *first;
-        if (nodes[root].kind == JNode::Object || nodes[root].kind == JNode::Array) {
-            stack.push_back({root});
+        const std::size_t start = p_;
+        while (p_ < t_.size() &&
+               (std::isdigit(static_cast<unsigned char>(t_[p_])) != 0 || t_[p_] == '-' ||
+                t_[p_] == '+' || t_[p_] == '.' || t_[p_] == 'e' || t_[p_] == 'E')) {
+            ++p_;
         }
-        while (!stack.empty()) {
-            auto& top = stack.back();
-            const bool object = nodes[top.node].kind == JNode::Object;
-            skip_ws();
-            if (p_ < t_.size() && t_[p_] == (object ? '}' : ']')) {
-                ++p_;
-                stack.pop_back();
-                continue;
-            }
-            if (top.last != kNone) {
-                if (p_ >= t_.size() || t_[p_] != ',') {
-                    return fail(bad(p_, object ? "',' or '}'" : "',' or ']'"));
-                }
-                ++p_;
-                skip_ws();
-            }
-            std::string_view key;
-            if (object) {
-                if (p_ >= t_.size() || t_[p_] != '"') {
-                    return fail(
-                        bad(p_, top.last == kNone ? "a member name or '}'" : "a member name"));
-                }
-                bool esc = false;
-                auto k = string_body(esc);
-                if (!k) {
-                    return fail(k.error());
-                }
-                key = *k;
-                skip_ws();
-                if (p_ >= t_.size() || t_[p_] != ':') {
-                    return fail(bad(p_, "':' after the member name"));
-                }
-                ++p_;
-            }
-            auto child = scalar_or_open();
-            if (!child) {
-                return fail(child.error());
-            }
-            nodes[*child].key = key;
-            // `top` may dangle after the push below: link the child first.
-            if (top.last == kNone) {
-                nodes[top.node].first = *child;
-            } else {
-                nodes[top.last].next = *child;
-            }
-            top.last = *child;
-            if (nodes[*child].kind == JNode::Object || nodes[*child].kind == JNode::Array) {
-                if (stack.size() >= kMaxLldpDepth) {
-                    return fail(Error::parse(where(nodes[*child].offset),
-                                             "nested deeper than " + std::to_string(kMaxLldpDepth) +
-                                                 " levels; lldpctl's output nests about 8"));
-                }
-                stack.push_back({*child});
-            }
-        }
-        return root;
+        v.kind = JNode::Number;
+        v.len = static_cast<std::uint32_t>(p_ - start);
+        return true;
     }
 };
 
@@ -373,16 +661,18 @@ public:
         }
     }
 
+    /// The first member named `key` (names are short: compared in place, no library call).
     [[nodiscard]] std::uint32_t member(std::uint32_t n, std::string_view key) const {
-        std::uint32_t found = kNone;
-        if (n != kNone && at(n).kind == JNode::Object) {
-            each(n, [&](std::uint32_t c) {
-                if (found == kNone && at(c).key == key) {
-                    found = c;
-                }
-            });
+        if (n == kNone || at(n).kind != JNode::Object) {
+            return kNone;
         }
-        return found;
+        for (auto c = at(n).first; c != kNone; c = at(c).next) {
+            const auto k = r_.key(at(c));
+            if (k.size() == key.size() && std::equal(k.begin(), k.end(), key.begin())) {
+                return c;
+            }
+        }
+        return kNone;
     }
 
     [[nodiscard]] std::uint32_t first_item(std::uint32_t n) const {
@@ -400,18 +690,19 @@ public:
         for (int hops = 0; n != kNone && hops < 4; ++hops) {
             const auto& j = at(n);
             if (j.kind == JNode::String) {
-                return j.escaped ? unescape(j.raw) : std::string(j.raw);
+                return j.escaped ? unescape(r_.raw(j)) : std::string(r_.raw(j));
             }
             if (j.kind == JNode::Number || j.kind == JNode::True || j.kind == JNode::False) {
-                return std::string(j.raw);
+                return std::string(r_.raw(j));
             }
             n = j.kind == JNode::Array ? first_item(n) : member(n, "value");
         }
         return {};
     }
 
-    [[nodiscard]] static std::string key_text(const JNode& j) {
-        return j.key.find('\\') == std::string_view::npos ? std::string(j.key) : unescape(j.key);
+    [[nodiscard]] std::string key_text(const JNode& j) const {
+        const auto k = r_.key(j);
+        return k.find('\\') == std::string_view::npos ? std::string(k) : unescape(k);
     }
 
     void read_id(std::uint32_t id, std::string& type, std::string& value) const {
@@ -499,12 +790,14 @@ private:
     LldpFile& out_;
 };
 
-Result<LldpFile> parse_json(std::string_view text, std::string_view source) {
+Result<LldpFile> parse_json(std::string_view text,
+                            std::string_view source,
+                            detail::JsonReading how) {
     JsonReader r(text, source);
     // Pretty-printed lldpctl output holds a value every 30 bytes or so: one allocation instead
     // of a doubling chain (bounded: a file of spaces gets no more than 64k nodes' room).
     r.nodes.reserve(std::min<std::size_t>(text.size() / 32, std::size_t{1} << 16U));
-    if (auto ok = r.parse_all(); !ok) {
+    if (auto ok = r.parse_all(how); !ok) {
         return fail(ok.error());
     }
     LldpFile out;
@@ -647,9 +940,9 @@ Result<LldpFile> parse_keyvalue(std::string_view text, std::string_view source) 
     return out;
 }
 
-}  // namespace
-
-Result<LldpFile> parse_lldp(std::string_view text, std::string_view source) {
+Result<LldpFile> read_lldp(std::string_view text,
+                           std::string_view source,
+                           detail::JsonReading how) {
     if (text.size() > kMaxLldpFileBytes) {
         return fail(Error::parse(SourceLoc{std::string(source), 1, 1},
                                  "larger than " + std::to_string(kMaxLldpFileBytes >> 20U) +
@@ -660,7 +953,19 @@ Result<LldpFile> parse_lldp(std::string_view text, std::string_view source) {
         return fail(Error::parse(SourceLoc{std::string(source), 1, 1},
                                  "empty; expected lldpctl's output (-f json, json0 or keyvalue)"));
     }
-    return text[start] == '{' ? parse_json(text, source) : parse_keyvalue(text, source);
+    return text[start] == '{' ? parse_json(text, source, how) : parse_keyvalue(text, source);
+}
+
+}  // namespace
+
+Result<LldpFile> parse_lldp(std::string_view text, std::string_view source) {
+    return read_lldp(text, source, detail::JsonReading::Both);
+}
+
+Result<LldpFile> detail::parse_lldp(std::string_view text,
+                                    std::string_view source,
+                                    JsonReading how) {
+    return read_lldp(text, source, how);
 }
 
 std::optional<std::uint64_t> parse_mac(std::string_view s) {

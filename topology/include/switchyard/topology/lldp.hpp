@@ -27,6 +27,7 @@ struct LldpChassis {
     bool bridge = false;  ///< capabilities enabled
     bool router = false;
     bool station = false;
+    bool operator==(const LldpChassis&) const = default;
 };
 
 /// One neighbour seen on one local port.
@@ -37,6 +38,7 @@ struct LldpNeighbor {
     std::string port_id_type;  ///< "mac", "ifname", "local", ...
     std::string port_descr;
     std::uint32_t line = 0;  ///< where the record starts
+    bool operator==(const LldpNeighbor&) const = default;
 };
 
 /// One gathered file: `lldpcli -f json show chassis` followed by `lldpctl -f json` (or the
@@ -46,6 +48,7 @@ struct LldpFile {
     std::string source;
     std::optional<LldpChassis> local;
     std::vector<LldpNeighbor> neighbors;
+    bool operator==(const LldpFile&) const = default;
 };
 
 /// Largest file, neighbours per file and JSON nesting read; beyond, the file is refused.
@@ -59,6 +62,17 @@ inline constexpr std::size_t kMaxLldpFiles = 1'000'000;
 /// keyvalue lines. Never throws; an error names the source, line and column, what was expected
 /// and what was found.
 [[nodiscard]] Result<LldpFile> parse_lldp(std::string_view text, std::string_view source);
+
+namespace detail {
+/// How parse_lldp reads JSON: the fast reading (SSE2: x86-64) and, where it gives up, the
+/// careful byte-by-byte one (Both); or only one of them, for the tests and the fuzz harness,
+/// which check that the two read alike (Fast fails with "the fast reading gave up" where it
+/// would have handed over).
+enum class JsonReading { Both, Fast, Careful };
+[[nodiscard]] Result<LldpFile> parse_lldp(std::string_view text,
+                                          std::string_view source,
+                                          JsonReading how);
+}  // namespace detail
 
 /// How the systems of the files are told apart and named.
 struct LldpOptions {
