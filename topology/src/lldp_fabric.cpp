@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstring>
 #include <memory>
 #include <numeric>
 #include <set>
@@ -12,6 +13,7 @@
 
 #include "switchyard/common/strings.hpp"
 #include "switchyard/topology/lldp.hpp"
+#include "two_cores.hpp"
 
 namespace switchyard::topology {
 namespace {
@@ -120,6 +122,84 @@ private:
         for (std::size_t i = 0; i < keys.size(); ++i) {
             if (keys[i] != kEmpty) {
                 put(keys[i], values[i]);
+            }
+        }
+    }
+};
+
+/// A hash of a short name, 8 bytes a step.
+std::uint64_t name_hash(std::string_view s) {
+    std::uint64_t h = 0x9E3779B97F4A7C15ULL ^ s.size();
+    std::size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8) {
+        std::uint64_t w = 0;
+        std::memcpy(&w, s.data() + i, 8);
+        h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+        h ^= h >> 31U;
+    }
+    std::uint64_t w = 0;
+    std::memcpy(&w, s.data() + i, s.size() - i);
+    h = (h ^ w) * 0x94d049bb133111ebULL;
+    return h ^ (h >> 29U);
+}
+
+/// Names → their numbers, for the names a million records repeat (systems, ports): open
+/// addressing over (number, hash) pairs, the names themselves kept by the caller in `names`,
+/// no allocation per lookup (std::unordered_map's nodes and string copies were a tenth of the
+/// files' reading).
+class NameIndex {
+public:
+    /// The number of `name` among `names` (the caller's, by number), or kNoSystem.
+    template <typename Names>
+    [[nodiscard]] std::uint32_t find(std::string_view name, const Names& names) const {
+        return slots_.empty() ? kNoSystem : slots_[slot(name, name_hash(name), names)].number;
+    }
+
+    /// The number of `name`; when it has none, `add()` gives it one (names[number] == name
+    /// once it returns).
+    template <typename Names, typename Add>
+    std::uint32_t find_or_add(std::string_view name, const Names& names, Add&& add) {
+        if (2 * (size_ + 1) > slots_.size()) {
+            grow(names);
+        }
+        const auto h = name_hash(name);
+        auto& s = slots_[slot(name, h, names)];
+        if (s.number == kNoSystem) {
+            s = {add(), static_cast<std::uint32_t>(h >> 32U)};
+            ++size_;
+        }
+        return s.number;
+    }
+
+private:
+    struct Slot {
+        std::uint32_t number = kNoSystem;
+        std::uint32_t hash = 0;  ///< the high half of the name's
+    };
+    std::vector<Slot> slots_;
+    std::size_t size_ = 0;
+
+    template <typename Names>
+    [[nodiscard]] std::size_t slot(std::string_view name,
+                                   std::uint64_t h,
+                                   const Names& names) const {
+        const auto high = static_cast<std::uint32_t>(h >> 32U);
+        for (auto i = slot_of(h, slots_.size());; i = next_slot(i, slots_.size())) {
+            const auto& s = slots_[i];
+            if (s.number == kNoSystem || (s.hash == high && names[s.number] == name)) {
+                return i;
+            }
+        }
+    }
+
+    template <typename Names>
+    void grow(const Names& names) {
+        auto old = std::move(slots_);
+        slots_.assign(std::max<std::size_t>(64, 2 * old.size()), Slot{});
+        for (const auto& s : old) {
+            if (s.number != kNoSystem) {
+                const auto name = std::string_view(names[s.number]);
+                slots_[slot(name, name_hash(name), names)] = s;
             }
         }
     }
@@ -285,9 +365,9 @@ private:
     std::vector<std::string> sources_;
     std::vector<std::pair<std::uint32_t, LldpFile>> pending_;  ///< files without their chassis
     std::vector<System> systems_;
-    std::unordered_map<std::string, std::uint32_t> by_name_;
+    NameIndex by_name_;               ///< into systems_
     std::vector<std::string> ports_;  ///< interned port names
-    std::unordered_map<std::string, std::uint32_t> port_ids_;
+    NameIndex port_ids_;              ///< into ports_
     /// Each view of a cable as read (one per neighbour record), in file order, until put_views
     /// makes cables of them in that order.
     struct View {
@@ -326,12 +406,17 @@ private:
     [[nodiscard]] SourceLoc loc(Where w) const { return {sources_[w.file], w.line, 0}; }
 
     std::uint32_t port(const std::string& name) {
-        auto [it, fresh] = port_ids_.try_emplace(name, static_cast<std::uint32_t>(ports_.size()));
-        if (fresh) {
+        return port_ids_.find_or_add(name, ports_, [&] {
             ports_.push_back(name);
-        }
-        return it->second;
+            return static_cast<std::uint32_t>(ports_.size() - 1);
+        });
     }
+
+    /// systems_' names, by number, for by_name_.
+    struct SystemNames {
+        const std::vector<System>& systems;
+        const std::string& operator[](std::uint32_t s) const { return systems[s].name; }
+    };
 
     /// The cables of system `s`: [first, last) of linked_.
     [[nodiscard]] std::pair<std::size_t, std::size_t> range(std::uint32_t s) const {
@@ -373,12 +458,16 @@ private:
     /// The system named `name` with chassis id `c.id`; kNoSystem when another chassis already
     /// holds the name (reported once per name).
     std::uint32_t system(const std::string& name, const LldpChassis& c, Where where) {
-        auto [it, fresh] = by_name_.try_emplace(name, static_cast<std::uint32_t>(systems_.size()));
-        if (fresh) {
+        bool fresh = false;
+        const auto n = by_name_.find_or_add(name, SystemNames{systems_}, [&] {
+            fresh = true;
             systems_.push_back({name, c.id, c});
-            return it->second;
+            return static_cast<std::uint32_t>(systems_.size() - 1);
+        });
+        if (fresh) {
+            return n;
         }
-        auto& s = systems_[it->second];
+        auto& s = systems_[n];
         if (!c.id.empty() && !s.id.empty() && c.id != s.id) {
             if (reported_.insert("duplicate " + name).second) {
                 warn("lldp-duplicate-name", loc(where),
@@ -396,7 +485,7 @@ private:
             s.caps.router = s.caps.router || c.router;
             s.caps.station = s.caps.station || c.station;
         }
-        return it->second;
+        return n;
     }
 
     /// File `f` is system `self`'s: its cables, from its side.
@@ -424,12 +513,12 @@ private:
         for (auto& [f, file] : pending_) {
             std::string found;
             for (const auto& nb : file.neighbors) {
-                const auto it = by_name_.find(nb.chassis.name);
-                const auto p = port_ids_.find(port_name(nb));
-                if (it == by_name_.end() || p == port_ids_.end()) {
+                const auto sys = by_name_.find(nb.chassis.name, SystemNames{systems_});
+                const auto p = port_ids_.find(port_name(nb), ports_);
+                if (sys == kNoSystem || p == kNoSystem) {
                     continue;
                 }
-                const auto* far = find(end_of(it->second, p->second));
+                const auto* far = find(end_of(sys, p));
                 if (far != nullptr) {
                     found = systems_[system_of(far->far)].name;
                     break;
@@ -780,14 +869,6 @@ private:
     }
 
     void build() {
-        GuidSet guids(first_.size() + linked_.size() / 2);
-        auto unique_guid = [&](std::uint64_t want, auto&& salt) {
-            for (std::uint64_t g = want == 0 ? salt() : want;; g = fnv1a(std::to_string(g))) {
-                if (g != 0 && guids.insert(g)) {
-                    return g;
-                }
-            }
-        };
         std::vector<NodeIndex> index(systems_.size(), kNoNode);
         number_.assign(linked_.size(), 0);
         std::vector<std::uint32_t> switches;
@@ -798,7 +879,26 @@ private:
         }
         std::sort(switches.begin(), switches.end(),
                   [&](auto a, auto b) { return systems_[a].name < systems_[b].name; });
-        g_.nodes.reserve(switches.size() + linked_.size() / 2);
+        // CAs: one per host port cabled into the fabric, numbered switch by switch.
+        std::vector<std::uint32_t> cas_before(switches.size() + 1, 0);
+        for (std::size_t k = 0; k < switches.size(); ++k) {
+            const auto [lo, hi] = range(switches[k]);
+            std::uint32_t n = 0;
+            for (auto i = lo; i < hi; ++i) {
+                n += systems_[system_of(linked_[i].cable.far)].host ? 1U : 0U;
+            }
+            cas_before[k + 1] = cas_before[k] + n;
+        }
+        // GUIDs in that order, one at a time (a clash is settled by the first to come).
+        GuidSet guids(switches.size() + cas_before.back());
+        auto unique_guid = [&](std::uint64_t want, auto&& salt) {
+            for (std::uint64_t g = want == 0 ? salt() : want;; g = fnv1a(std::to_string(g))) {
+                if (g != 0 && guids.insert(g)) {
+                    return g;
+                }
+            }
+        };
+        g_.nodes.reserve(switches.size() + cas_before.back());
         for (const auto s : switches) {
             FabricNode n;
             n.kind = NodeKind::Switch;
@@ -812,39 +912,73 @@ private:
             index[s] = static_cast<NodeIndex>(g_.nodes.size());
             g_.nodes.push_back(std::move(n));
         }
-        // One CA per host port cabled into the fabric, and the switch side of every cable.
+        std::vector<std::uint64_t> ca_guids;
+        ca_guids.reserve(cas_before.back());
         for (const auto s : switches) {
             const auto [lo, hi] = range(s);
             for (auto i = lo; i < hi; ++i) {
                 const auto& c = linked_[i].cable;
-                const auto me = number_[i];
-                const auto far = system_of(c.far);
-                if (!systems_[far].host) {
-                    if (in_fabric(far)) {
-                        g_.nodes[index[s]].ports.push_back(
-                            {me, index[far], number_[position(c.far)], 0, 0});
-                    }
-                    continue;
+                const auto& host = systems_[system_of(c.far)];
+                if (host.host) {
+                    ca_guids.push_back(unique_guid(c.far_mac, [&] {
+                        return fnv1a(host.name + "/" + ports_[port_of(c.far)]);
+                    }));
                 }
-                const auto& host = systems_[far].name;
-                const auto& far_port = ports_[port_of(c.far)];
-                FabricNode ca;
-                ca.kind = NodeKind::Ca;
-                ca.nports = 1;
-                ca.guid = unique_guid(c.far_mac, [&] { return fnv1a(host + "/" + far_port); });
-                ca.id = node_id('H', ca.guid);
-                const auto& device = rdma_device(host, far_port);
-                ca.desc.reserve(host.size() + 1 + device.size());
-                ca.desc.append(host).append(1, ' ').append(device);
-                const auto ca_index = static_cast<NodeIndex>(g_.nodes.size());
-                ca.ports.push_back({1, index[s], me, 0, ca.guid});
-                g_.nodes[index[s]].ports.push_back({me, ca_index, 1, 0, 0});
-                g_.nodes.push_back(std::move(ca));
             }
         }
-        for (auto& n : g_.nodes) {
-            std::sort(n.ports.begin(), n.ports.end(),
-                      [](const auto& x, const auto& y) { return x.port < y.port; });
+        // The CA nodes and each switch's side of its cables, the switches in two halves at
+        // once on a large fabric: each half touches only its own switches (through `nodes`:
+        // the vector is not resized meanwhile) and makes its own CAs, the first half's
+        // straight into the graph, the second's aside and appended after.
+        FabricNode* const nodes = g_.nodes.data();
+        const auto nswitches = static_cast<NodeIndex>(switches.size());
+        auto make = [&](std::size_t from, std::size_t to, auto&& add) {
+            for (auto k = from; k < to; ++k) {
+                const auto s = switches[k];
+                auto& sw = nodes[index[s]];
+                auto ca_index = nswitches + cas_before[k];
+                const auto [lo, hi] = range(s);
+                for (auto i = lo; i < hi; ++i) {
+                    const auto& c = linked_[i].cable;
+                    const auto me = number_[i];
+                    const auto far = system_of(c.far);
+                    if (!systems_[far].host) {
+                        if (in_fabric(far)) {
+                            sw.ports.push_back({me, index[far], number_[position(c.far)], 0, 0});
+                        }
+                        continue;
+                    }
+                    const auto& host = systems_[far].name;
+                    FabricNode ca;
+                    ca.kind = NodeKind::Ca;
+                    ca.nports = 1;
+                    ca.guid = ca_guids[ca_index - nswitches];
+                    ca.id = node_id('H', ca.guid);
+                    const auto& device = rdma_device(host, ports_[port_of(c.far)]);
+                    ca.desc.reserve(host.size() + 1 + device.size());
+                    ca.desc.append(host).append(1, ' ').append(device);
+                    ca.ports.push_back({1, index[s], me, 0, ca.guid});
+                    sw.ports.push_back({me, ca_index++, 1, 0, 0});
+                    add(std::move(ca));
+                }
+                std::sort(sw.ports.begin(), sw.ports.end(),
+                          [](const auto& x, const auto& y) { return x.port < y.port; });
+            }
+        };
+        const auto to_graph = [&](FabricNode&& n) { g_.nodes.push_back(std::move(n)); };
+        const auto half = switches.size() / 2;
+        std::vector<FabricNode> second;
+        if (cas_before.back() < opt_.two_threads_from ||
+            !detail::both_at_once([&] { make(0, half, to_graph); },
+                                  [&] {
+                                      second.reserve(cas_before.back() - cas_before[half]);
+                                      make(half, switches.size(),
+                                           [&](FabricNode&& n) { second.push_back(std::move(n)); });
+                                  })) {
+            make(0, switches.size(), to_graph);
+        } else {
+            g_.nodes.insert(g_.nodes.end(), std::make_move_iterator(second.begin()),
+                            std::make_move_iterator(second.end()));
         }
     }
 };

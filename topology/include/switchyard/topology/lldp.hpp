@@ -87,6 +87,8 @@ struct LldpOptions {
     /// otherwise. Optional.
     const std::map<std::string, std::map<std::string, std::string, std::less<>>, std::less<>>*
         rdma_devices = nullptr;
+    /// Host ports from which the graph's CA nodes are made in two halves at once.
+    std::size_t two_threads_from = 50000;
 };
 
 /// The fabric the files describe: a Switch node per switch, a Ca node per host port cabled to a
