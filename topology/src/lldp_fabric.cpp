@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <cstring>
 #include <memory>
 #include <numeric>
 #include <set>
 #include <unordered_map>
 
+#include "name_index.hpp"
 #include "switchyard/common/strings.hpp"
 #include "switchyard/topology/lldp.hpp"
 #include "two_cores.hpp"
@@ -18,7 +18,11 @@
 namespace switchyard::topology {
 namespace {
 
-constexpr std::uint32_t kNoSystem = 0xffffffffU;
+using detail::NameIndex;
+using detail::next_slot;
+using detail::slot_of;
+
+constexpr std::uint32_t kNoSystem = detail::kNoName;
 constexpr std::size_t kListed = 10;  ///< names listed in one warning
 
 struct System {
@@ -50,16 +54,6 @@ struct Cable {
     std::uint32_t file = 0;     ///< where it was read
     std::uint32_t line = 0;
 };
-
-/// The slot of a 64-bit key in an open-addressing table of `slots` (below 2^32): the high half
-/// of a Fibonacci hash, scaled to the size by multiplication (Lemire's "fastrange"), so a table
-/// of any size works; and the slot after `i`, wrapping round.
-std::size_t slot_of(std::uint64_t key, std::size_t slots) {
-    return static_cast<std::size_t>((((key * 0x9E3779B97F4A7C15ULL) >> 32U) * slots) >> 32U);
-}
-std::size_t next_slot(std::size_t i, std::size_t slots) {
-    return i + 1 == slots ? 0 : i + 1;
-}
 
 /// Cables by end, for the ends that come after the others are laid out (files named by their
 /// neighbours, at the end; at most all the host files): open addressing over End keys (linear
@@ -122,84 +116,6 @@ private:
         for (std::size_t i = 0; i < keys.size(); ++i) {
             if (keys[i] != kEmpty) {
                 put(keys[i], values[i]);
-            }
-        }
-    }
-};
-
-/// A hash of a short name, 8 bytes a step.
-std::uint64_t name_hash(std::string_view s) {
-    std::uint64_t h = 0x9E3779B97F4A7C15ULL ^ s.size();
-    std::size_t i = 0;
-    for (; i + 8 <= s.size(); i += 8) {
-        std::uint64_t w = 0;
-        std::memcpy(&w, s.data() + i, 8);
-        h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
-        h ^= h >> 31U;
-    }
-    std::uint64_t w = 0;
-    std::memcpy(&w, s.data() + i, s.size() - i);
-    h = (h ^ w) * 0x94d049bb133111ebULL;
-    return h ^ (h >> 29U);
-}
-
-/// Names → their numbers, for the names a million records repeat (systems, ports): open
-/// addressing over (number, hash) pairs, the names themselves kept by the caller in `names`,
-/// no allocation per lookup (std::unordered_map's nodes and string copies were a tenth of the
-/// files' reading).
-class NameIndex {
-public:
-    /// The number of `name` among `names` (the caller's, by number), or kNoSystem.
-    template <typename Names>
-    [[nodiscard]] std::uint32_t find(std::string_view name, const Names& names) const {
-        return slots_.empty() ? kNoSystem : slots_[slot(name, name_hash(name), names)].number;
-    }
-
-    /// The number of `name`; when it has none, `add()` gives it one (names[number] == name
-    /// once it returns).
-    template <typename Names, typename Add>
-    std::uint32_t find_or_add(std::string_view name, const Names& names, Add&& add) {
-        if (2 * (size_ + 1) > slots_.size()) {
-            grow(names);
-        }
-        const auto h = name_hash(name);
-        auto& s = slots_[slot(name, h, names)];
-        if (s.number == kNoSystem) {
-            s = {add(), static_cast<std::uint32_t>(h >> 32U)};
-            ++size_;
-        }
-        return s.number;
-    }
-
-private:
-    struct Slot {
-        std::uint32_t number = kNoSystem;
-        std::uint32_t hash = 0;  ///< the high half of the name's
-    };
-    std::vector<Slot> slots_;
-    std::size_t size_ = 0;
-
-    template <typename Names>
-    [[nodiscard]] std::size_t slot(std::string_view name,
-                                   std::uint64_t h,
-                                   const Names& names) const {
-        const auto high = static_cast<std::uint32_t>(h >> 32U);
-        for (auto i = slot_of(h, slots_.size());; i = next_slot(i, slots_.size())) {
-            const auto& s = slots_[i];
-            if (s.number == kNoSystem || (s.hash == high && names[s.number] == name)) {
-                return i;
-            }
-        }
-    }
-
-    template <typename Names>
-    void grow(const Names& names) {
-        auto old = std::move(slots_);
-        slots_.assign(std::max<std::size_t>(64, 2 * old.size()), Slot{});
-        for (const auto& s : old) {
-            if (s.number != kNoSystem) {
-                const auto name = std::string_view(names[s.number]);
-                slots_[slot(name, name_hash(name), names)] = s;
             }
         }
     }
@@ -554,29 +470,31 @@ private:
             ++first_[system_of(v.b) + 1];
         });
         std::partial_sum(first_.begin(), first_.end(), first_.begin());
-        std::vector<End> ends(first_[systems]);
+        std::vector<std::uint32_t> ports(first_[systems]);  // the system is the bucket's
         auto at = first_;
         views_.each([&](const View& v) {
-            ends[at[system_of(v.a)]++] = v.a;
-            ends[at[system_of(v.b)]++] = v.b;
+            ports[at[system_of(v.a)]++] = port_of(v.a);
+            ports[at[system_of(v.b)]++] = port_of(v.b);
         });
         std::uint32_t kept = 0;
-        for (std::size_t s = 0; s < systems; ++s) {
-            const auto lo = ends.begin() + first_[s];
-            const auto hi = ends.begin() + first_[s + 1];
+        for (std::uint32_t s = 0; s < systems; ++s) {
+            const auto lo = ports.begin() + first_[s];
+            const auto hi = ports.begin() + first_[s + 1];
             std::sort(lo, hi);
             first_[s] = kept;
             for (auto it = lo; it != hi; ++it) {
                 if (it == lo || *it != *(it - 1)) {
-                    ends[kept++] = *it;  // kept <= it: written behind the reading
+                    ports[kept++] = *it;  // kept <= it: written behind the reading
                 }
             }
         }
         first_[systems] = kept;
         linked_.resize(kept);
-        for (std::uint32_t i = 0; i < kept; ++i) {
-            linked_[i] = {ends[i], Cable{}};
-            linked_[i].cable.far = kNoEnd;
+        for (std::uint32_t s = 0; s < systems; ++s) {
+            for (auto i = first_[s]; i < first_[s + 1]; ++i) {
+                linked_[i].end = end_of(s, ports[i]);
+                linked_[i].cable.far = kNoEnd;
+            }
         }
     }
 
@@ -811,32 +729,41 @@ private:
         }
     }
 
+    /// The number a port's name ends in ("swp12" → 12, "Ethernet48" → 48), or 0 when it ends
+    /// in none (or in 0, or in more than six digits).
+    static std::uint32_t trailing_number(std::string_view name) {
+        std::size_t d = name.size();
+        while (d > 0 && std::isdigit(static_cast<unsigned char>(name[d - 1])) != 0) {
+            --d;
+        }
+        std::uint32_t n = 0;
+        const auto digits = name.substr(d);
+        const bool ok =
+            !digits.empty() && digits.size() < 7 &&
+            std::from_chars(digits.data(), digits.data() + digits.size(), n).ec == std::errc();
+        return ok ? n : 0;
+    }
+
     /// Port numbers of switch `s`'s ends into number_: the name's trailing number where those
-    /// are unique on the switch ("swp12" → 12, "Ethernet48" → 48), else the rank of the name.
-    /// Returns the largest.
-    std::uint32_t port_numbers(std::uint32_t s) {
-        std::vector<std::pair<std::string_view, std::size_t>> names;  // name, linked_ index
+    /// are unique on the switch, else the rank of the name. Returns the largest. `trailing`
+    /// holds each interned name's trailing number, `seen` is room to sort them in.
+    std::uint32_t port_numbers(std::uint32_t s,
+                               const std::vector<std::uint32_t>& trailing,
+                               std::vector<std::uint32_t>& seen) {
         const auto [lo, hi] = range(s);
-        for (auto i = lo; i < hi; ++i) {
-            names.emplace_back(ports_[port_of(linked_[i].end)], i);
-        }
-        std::set<std::uint32_t> used;
+        seen.clear();
         bool unique = true;
-        for (const auto& [name, at] : names) {
-            std::size_t d = name.size();
-            while (d > 0 && std::isdigit(static_cast<unsigned char>(name[d - 1])) != 0) {
-                --d;
-            }
-            std::uint32_t n = 0;
-            const auto digits = name.substr(d);
-            const bool ok = !digits.empty() && digits.size() < 7 &&
-                            std::from_chars(digits.data(), digits.data() + digits.size(), n).ec ==
-                                std::errc() &&
-                            n > 0;
-            unique = unique && ok && used.insert(n).second;
-            number_[at] = n;
+        for (auto i = lo; i < hi; ++i) {
+            number_[i] = trailing[port_of(linked_[i].end)];
+            unique = unique && number_[i] != 0;
+            seen.push_back(number_[i]);
         }
-        if (!unique) {
+        std::sort(seen.begin(), seen.end());
+        if (!unique || std::adjacent_find(seen.begin(), seen.end()) != seen.end()) {
+            std::vector<std::pair<std::string_view, std::size_t>> names;  // name, linked_ index
+            for (auto i = lo; i < hi; ++i) {
+                names.emplace_back(ports_[port_of(linked_[i].end)], i);
+            }
             std::sort(names.begin(), names.end(), [&](const auto& x, const auto& y) {
                 return std::pair(x.first, port_of(linked_[x.second].end)) <
                        std::pair(y.first, port_of(linked_[y.second].end));
@@ -845,12 +772,9 @@ private:
             for (const auto& [name, at] : names) {
                 number_[at] = ++k;
             }
+            return k;
         }
-        std::uint32_t most = 0;
-        for (auto i = lo; i < hi; ++i) {
-            most = std::max(most, number_[i]);
-        }
-        return most;
+        return seen.empty() ? 0 : seen.back();
     }
 
     /// The RDMA device on a host's net device, where the node's facts say; else the net device.
@@ -898,7 +822,10 @@ private:
                 }
             }
         };
-        g_.nodes.reserve(switches.size() + cas_before.back());
+        g_.nodes.reserve(switches.size() + cas_before.back());  // no copy at the resize below
+        std::vector<std::uint32_t> trailing(ports_.size());
+        std::transform(ports_.begin(), ports_.end(), trailing.begin(), trailing_number);
+        std::vector<std::uint32_t> seen;
         for (const auto s : switches) {
             FabricNode n;
             n.kind = NodeKind::Switch;
@@ -906,7 +833,7 @@ private:
                                  [&] { return fnv1a(systems_[s].name); });
             n.id = node_id('S', n.guid);
             n.desc = systems_[s].name;
-            n.nports = port_numbers(s);
+            n.nports = port_numbers(s, trailing, seen);
             const auto [lo, hi] = range(s);
             n.ports.reserve(hi - lo);
             index[s] = static_cast<NodeIndex>(g_.nodes.size());
@@ -927,15 +854,14 @@ private:
             }
         }
         // The CA nodes and each switch's side of its cables, the switches in two halves at
-        // once on a large fabric: each half touches only its own switches (through `nodes`:
-        // the vector is not resized meanwhile) and makes its own CAs, the first half's
-        // straight into the graph, the second's aside and appended after.
-        FabricNode* const nodes = g_.nodes.data();
+        // once on a large fabric: each half touches only its own switches and makes its own
+        // CAs, in their places of the graph (sized first: nothing moves meanwhile).
+        g_.nodes.resize(switches.size() + cas_before.back());
         const auto nswitches = static_cast<NodeIndex>(switches.size());
-        auto make = [&](std::size_t from, std::size_t to, auto&& add) {
+        auto make = [&](std::size_t from, std::size_t to) {
             for (auto k = from; k < to; ++k) {
                 const auto s = switches[k];
-                auto& sw = nodes[index[s]];
+                auto& sw = g_.nodes[index[s]];
                 auto ca_index = nswitches + cas_before[k];
                 const auto [lo, hi] = range(s);
                 for (auto i = lo; i < hi; ++i) {
@@ -949,7 +875,7 @@ private:
                         continue;
                     }
                     const auto& host = systems_[far].name;
-                    FabricNode ca;
+                    auto& ca = g_.nodes[ca_index];
                     ca.kind = NodeKind::Ca;
                     ca.nports = 1;
                     ca.guid = ca_guids[ca_index - nswitches];
@@ -959,26 +885,15 @@ private:
                     ca.desc.append(host).append(1, ' ').append(device);
                     ca.ports.push_back({1, index[s], me, 0, ca.guid});
                     sw.ports.push_back({me, ca_index++, 1, 0, 0});
-                    add(std::move(ca));
                 }
                 std::sort(sw.ports.begin(), sw.ports.end(),
                           [](const auto& x, const auto& y) { return x.port < y.port; });
             }
         };
-        const auto to_graph = [&](FabricNode&& n) { g_.nodes.push_back(std::move(n)); };
         const auto half = switches.size() / 2;
-        std::vector<FabricNode> second;
         if (cas_before.back() < opt_.two_threads_from ||
-            !detail::both_at_once([&] { make(0, half, to_graph); },
-                                  [&] {
-                                      second.reserve(cas_before.back() - cas_before[half]);
-                                      make(half, switches.size(),
-                                           [&](FabricNode&& n) { second.push_back(std::move(n)); });
-                                  })) {
-            make(0, switches.size(), to_graph);
-        } else {
-            g_.nodes.insert(g_.nodes.end(), std::make_move_iterator(second.begin()),
-                            std::make_move_iterator(second.end()));
+            !detail::both_at_once([&] { make(0, half); }, [&] { make(half, switches.size()); })) {
+            make(0, switches.size());
         }
     }
 };
