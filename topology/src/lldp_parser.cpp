@@ -291,12 +291,7 @@ public:
 
     /// Byte by byte, with the position of the first fault.
     Result<void> parse_careful() {
-        struct Open {
-            std::uint32_t node;
-            std::uint32_t last;  ///< last child appended, kNone before the first
-            bool object;
-        };
-        std::array<Open, kMaxLldpDepth> stack{};
+        OpenStack stack{};
         std::size_t depth = 0;
         const std::size_t n = t_.size();
         for (;;) {
@@ -346,11 +341,10 @@ public:
             if (p_ >= n) {
                 return fail(bad(p_, "a JSON value"));
             }
-            JNode v;
-            v.offset = static_cast<std::uint32_t>(p_);
-            v.line = line_;
-            v.key = key;
-            v.key_len = key_len;
+            JNode v{.offset = static_cast<std::uint32_t>(p_),
+                    .line = line_,
+                    .key = key,
+                    .key_len = key_len};
             const char c = t_[p_];
             if (c == '"') {
                 v.kind = JNode::String;
@@ -365,15 +359,7 @@ public:
                 return fail(
                     bad(p_, "a JSON value ('{', '[', a string, a number, true, false or null)"));
             }
-            const auto id = static_cast<std::uint32_t>(nodes.size());
-            nodes.push_back(v);
-            if (depth == 0) {
-                roots.push_back(id);
-            } else {
-                Open& top = stack[depth - 1];
-                (top.last == kNone ? nodes[top.node].first : nodes[top.last].next) = id;
-                top.last = id;
-            }
+            const auto id = append(v, stack, depth);
             if (v.kind == JNode::Object || v.kind == JNode::Array) {
                 if (depth >= kMaxLldpDepth) {
                     return fail(Error::parse(where(v.offset),
@@ -392,12 +378,7 @@ public:
         if (!index_json(t_, ix)) {
             return false;
         }
-        struct Open {
-            std::uint32_t node;
-            std::uint32_t last;
-            bool object;
-        };
-        std::array<Open, kMaxLldpDepth> stack{};
+        OpenStack stack{};
         std::size_t depth = 0;
         const auto& at = ix.at;
         std::size_t i = 0;
@@ -472,11 +453,10 @@ public:
                 }
             }
             const std::size_t pos = at[i++];
-            JNode v;
-            v.offset = static_cast<std::uint32_t>(pos);
-            v.line = line_of(pos);
-            v.key = key;
-            v.key_len = key_len;
+            JNode v{.offset = static_cast<std::uint32_t>(pos),
+                    .line = line_of(pos),
+                    .key = key,
+                    .key_len = key_len};
             const char c = t_[pos];
             if (c == '"') {
                 v.kind = JNode::String;
@@ -501,15 +481,7 @@ public:
                     return false;  // more of the word than the value: "truex", "12ab"
                 }
             }
-            const auto id = static_cast<std::uint32_t>(nodes.size());
-            nodes.push_back(v);
-            if (depth == 0) {
-                roots.push_back(id);
-            } else {
-                Open& top = stack[depth - 1];
-                (top.last == kNone ? nodes[top.node].first : nodes[top.last].next) = id;
-                top.last = id;
-            }
+            const auto id = append(v, stack, depth);
             if (v.kind == JNode::Object || v.kind == JNode::Array) {
                 if (depth >= kMaxLldpDepth) {
                     return false;
@@ -553,6 +525,28 @@ public:
     }
 
 private:
+    /// A container being read.
+    struct Open {
+        std::uint32_t node;
+        std::uint32_t last;  ///< last child appended, kNone before the first
+        bool object;
+    };
+    using OpenStack = std::array<Open, kMaxLldpDepth>;
+
+    /// `v` added to the tree: a root, or the next child of the innermost open container.
+    std::uint32_t append(const JNode& v, OpenStack& stack, std::size_t depth) {
+        const auto id = static_cast<std::uint32_t>(nodes.size());
+        nodes.push_back(v);
+        if (depth == 0) {
+            roots.push_back(id);
+        } else {
+            Open& top = stack[depth - 1];
+            (top.last == kNone ? nodes[top.node].first : nodes[top.last].next) = id;
+            top.last = id;
+        }
+        return id;
+    }
+
     std::string_view t_;
     std::string_view source_;
     std::size_t p_ = 0;
