@@ -457,6 +457,13 @@ bool read_alike(const std::string& text) {
 
 }  // namespace
 
+/// Where the fast JSON reading is built (SSE2: x86-64); elsewhere the careful one reads alone.
+#if defined(__SSE2__)
+constexpr bool kFastReading = true;
+#else
+constexpr bool kFastReading = false;
+#endif
+
 TEST_CASE("lldp: the fast JSON reading reads as the careful one, or hands over", "[lldp]") {
     // Every capture of real lldpd output, in both JSON forms: read by the fast reading itself.
     std::size_t json_files = 0;
@@ -470,7 +477,7 @@ TEST_CASE("lldp: the fast JSON reading reads as the careful one, or hands over",
                 continue;  // keyvalue
             }
             INFO(e.path().string());
-            CHECK(read_alike(s.str()));
+            CHECK(read_alike(s.str()) == kFastReading);
             ++json_files;
         }
     }

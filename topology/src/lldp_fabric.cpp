@@ -460,8 +460,8 @@ private:
 
     /// A place in linked_ for every end of the views read so far: the ends counted and laid out
     /// by system (a counting sort: a system has a few dozen ends at most), then sorted by port
-    /// and made unique within each system. No hash table: at 100k hosts x 8 rails one of the
-    /// ends' size took 228 MB of fresh memory, each page of it zeroed by the kernel.
+    /// and made unique within each system. No hash table: at 100k hosts x 8 rails a table of
+    /// the ends took 228 MB of fresh memory, each page of it zeroed by the kernel.
     void lay_out() {
         const auto systems = systems_.size();
         first_.assign(systems + 1, 0);
