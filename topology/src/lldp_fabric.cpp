@@ -8,7 +8,6 @@
 #include <memory>
 #include <numeric>
 #include <set>
-#include <unordered_map>
 
 #include "name_index.hpp"
 #include "switchyard/common/strings.hpp"
