@@ -2,6 +2,7 @@
 // `switchyard discover`: ibnetdiscover output → fabric map, Slurm topology files, summary.
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -18,6 +19,7 @@
 #include "switchyard/topology/classify.hpp"
 #include "switchyard/topology/fabric_index.hpp"
 #include "switchyard/topology/lldp.hpp"
+#include "switchyard/topology/nvlink.hpp"
 #include "switchyard/topology/slurm_nodes.hpp"
 #include "switchyard/topology/slurm_partitions.hpp"
 #include "switchyard/topology/slurm_writers.hpp"
@@ -34,6 +36,8 @@ struct DiscoverArgs {
     std::string compute_hca;
     std::string expect_hosts;
     std::string node_facts;
+    std::uint32_t expect_nvl_size = 0;
+    std::string previous_map;
     std::string expect_cabling;
     std::string out_dir;
     std::string topology_plugin = "tree";
@@ -163,6 +167,26 @@ void print_anomalies(const std::vector<topo::Anomaly>& anomalies) {
     }
 }
 
+/// "nvlink domains: 4 (2 per SU), 18 hosts each; 1 degraded, 1 missing".
+void print_nvlink_summary(const topo::FabricMap& m) {
+    if (m.domains.empty()) {
+        return;
+    }
+    std::map<std::size_t, std::size_t> sizes;
+    std::size_t degraded = 0;
+    std::size_t missing = 0;
+    for (const auto& d : m.domains) {
+        ++sizes[d.members.size()];
+        degraded += d.state == topo::DomainState::Degraded ? 1 : 0;
+        missing += d.state == topo::DomainState::Missing ? 1 : 0;
+    }
+    std::cout << "nvlink domains: " << m.domains.size() << ", hosts each:";
+    for (const auto& [n, count] : sizes) {
+        std::cout << " " << n << " x " << count << ";";
+    }
+    std::cout << " " << degraded << " degraded, " << missing << " missing (kept in place)\n";
+}
+
 void print_summary(const topo::Classification& c, const std::string& source) {
     const auto& m = c.map;
     std::cout << "fabric: " << topo::to_string(m.kind) << ", " << m.tiers << " switch tier"
@@ -196,17 +220,26 @@ void print_summary(const topo::Classification& c, const std::string& source) {
         std::cout << " " << cables << " x " << pairs << " pairs;";
     }
     std::cout << "\n";
+    print_nvlink_summary(m);
     const auto blocks = topo::block_layout(m);
     if (blocks.base == 0) {
         print_anomalies(m.anomalies);
         return;
     }
-    std::cout << "block topology: BlockSizes=" << blocks.base;
-    if (blocks.group > 0) {
-        std::cout << "," << blocks.group
-                  << " (a base block is one SU, an aggregated block one group)";
+    std::cout << "block topology: BlockSizes=";
+    const auto sizes = topo::layout_sizes(blocks);
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+        std::cout << (i > 0 ? "," : "") << sizes[i];
+    }
+    const std::string base = m.domains.empty() ? "one SU" : "one NVLink domain";
+    if (blocks.su > 0 && blocks.group > 0) {
+        std::cout << " (a base block is " << base << ", aggregated blocks one SU and one group)";
+    } else if (blocks.su > 0) {
+        std::cout << " (a base block is " << base << ", an aggregated block one SU)";
+    } else if (blocks.group > 0) {
+        std::cout << " (a base block is " << base << ", an aggregated block one group)";
     } else {
-        std::cout << " (a base block is one SU)";
+        std::cout << " (a base block is " << base << ")";
     }
     std::cout << "\n";
     for (const auto& note : blocks.notes) {
@@ -218,10 +251,67 @@ void print_summary(const topo::Classification& c, const std::string& source) {
 using RdmaDevices =
     std::map<std::string, std::map<std::string, std::string, std::less<>>, std::less<>>;
 
+/// What discover takes from the hosts' `switchyard node --json` files.
+struct HostFacts {
+    RdmaDevices devices;         ///< host → net device → RDMA device
+    topo::HostNvlinkMap nvlink;  ///< host → its NVLink domain, when its file has "nvlink"
+};
+
+/// The "nvlink" object of a node file: its domain, health and problems. A file without one
+/// (written with --nvml off, or by an older switchyard) says nothing of the host's domain.
+Result<void> read_nvlink_facts(const nlohmann::json& j,
+                               const std::string& host,
+                               const std::function<Result<void>(const std::string&)>& bad,
+                               topo::HostNvlinkMap& out) {
+    const auto nv = j.find("nvlink");
+    if (nv == j.end()) {
+        return {};
+    }
+    if (!nv->is_object()) {
+        return bad("\"nvlink\" is not an object");
+    }
+    auto text = [&](const char* key) -> std::optional<std::string> {
+        const auto it = nv->find(key);
+        if (it == nv->end() || !it->is_string() || it->get_ref<const std::string&>().size() > 256) {
+            return std::nullopt;
+        }
+        return it->get<std::string>();
+    };
+    auto flag = [&](const char* key) -> std::optional<bool> {
+        const auto it = nv->find(key);
+        return it != nv->end() && it->is_boolean() ? std::optional<bool>(it->get<bool>())
+                                                   : std::nullopt;
+    };
+    const auto multi = flag("multi_node");
+    const auto healthy = flag("healthy");
+    const auto domain = text("domain");
+    if (!multi || !healthy || !domain) {
+        return bad(
+            "\"nvlink\" needs \"multi_node\" and \"healthy\" (true or false) and "
+            "\"domain\" (a string of at most 256 characters)");
+    }
+    if (domain->find_first_of(" \t\n\r,") != std::string::npos) {
+        return bad("\"nvlink\".\"domain\" '" + *domain +
+                   "' has a space or comma; expected <clusterUuid>.<cliqueId>");
+    }
+    topo::HostNvlinkFacts f{*multi, *domain, *healthy, {}};
+    if (const auto p = nv->find("problems"); p != nv->end() && p->is_array()) {
+        for (const auto& item : *p) {
+            if (item.is_string() && f.problems.size() < 16) {
+                f.problems.push_back(item.get<std::string>().substr(0, 200));
+            }
+        }
+    }
+    out[host] = std::move(f);
+    return {};
+}
+
 /// --node-facts: `switchyard node --json` of each host, in <host>.json, read into host → net
-/// device → RDMA device (a port's RoCE GIDs' devices, or its NIC's own when it has one port).
-Result<RdmaDevices> read_node_facts(const std::string& dir) {
-    RdmaDevices out;
+/// device → RDMA device (a port's RoCE GIDs' devices, or its NIC's own when it has one port)
+/// and host → NVLink domain.
+Result<HostFacts> read_node_facts(const std::string& dir) {
+    HostFacts facts;
+    auto& out = facts.devices;
     auto ok = for_each_dir_file(
         dir, "--node-facts", ".json", "`switchyard node --json` outputs, one per host",
         topo::kMaxLldpFiles, [&](const std::string& path, std::string&& text) -> Result<void> {
@@ -233,11 +323,15 @@ Result<RdmaDevices> read_node_facts(const std::string& dir) {
             if (j.is_discarded() || !j.is_object()) {
                 return bad("not a JSON object");
             }
+            const auto name = std::filesystem::path(path).stem().string();
+            if (auto r = read_nvlink_facts(j, name, bad, facts.nvlink); !r) {
+                return r;
+            }
             const auto nics = j.find("nics");
             if (nics == j.end() || !nics->is_array()) {
                 return bad("no \"nics\" list");
             }
-            auto& host = out[std::filesystem::path(path).stem().string()];
+            auto& host = out[name];
             for (const auto& nic : *nics) {
                 if (!nic.is_object() || !nic.contains("name") || !nic["name"].is_string()) {
                     return bad("a NIC without a \"name\"");
@@ -278,7 +372,7 @@ Result<RdmaDevices> read_node_facts(const std::string& dir) {
     if (!ok) {
         return fail(ok.error());
     }
-    return out;
+    return facts;
 }
 
 /// The graph of an --lldp directory: every file read and parsed on up to four threads, and
@@ -377,18 +471,30 @@ int run_discover(const DiscoverArgs& a) {
             }
         }
     }
+    HostFacts facts;
+    if (!a.node_facts.empty()) {
+        auto f = read_node_facts(a.node_facts);
+        if (!f) {
+            std::cerr << "switchyard discover: --node-facts: " << f.error().to_string() << "\n";
+            return kExitProblem;
+        }
+        facts = std::move(*f);
+    }
+    topo::FabricMap previous;
+    if (!a.previous_map.empty()) {
+        auto text = read_input(a.previous_map, kFabricInput);
+        auto map = text ? topo::read_fabric_map(*text, a.previous_map)
+                        : Result<topo::FabricMap>(fail(text.error()));
+        if (!map) {
+            std::cerr << "switchyard discover: --previous-map: " << map.error().to_string() << "\n";
+            return kExitProblem;
+        }
+        previous = std::move(*map);
+    }
     auto graph = [&]() -> Result<topo::FabricGraph> {
         if (!a.lldp.empty()) {
-            RdmaDevices devices;
-            if (!a.node_facts.empty()) {
-                auto d = read_node_facts(a.node_facts);
-                if (!d) {
-                    return fail(d.error());
-                }
-                devices = std::move(*d);
-            }
             return read_lldp(a.lldp, lldp_names, expected,
-                             a.node_facts.empty() ? nullptr : &devices);
+                             a.node_facts.empty() ? nullptr : &facts.devices);
         }
         auto text = InputText::open(a.input, kDumpInput);
         if (!text) {
@@ -435,6 +541,8 @@ int run_discover(const DiscoverArgs& a) {
         c.map.anomalies.push_back(
             {w.kind, w.where.source.empty() ? w.message : w.where.to_string() + ": " + w.message});
     }
+    topo::assign_nvlink_domains(c.map, facts.nvlink,
+                                {a.expect_nvl_size, a.previous_map.empty() ? nullptr : &previous});
     print_summary(c, label);
     if (c.map.hosts.empty()) {
         std::cerr << "switchyard discover: no compute host is attached to a switch in " << source
@@ -520,10 +628,17 @@ void setup_discover(CLI::App& cmd, Runner& run) {
     ib->excludes(lldp);
     lldp->excludes(ib);
     cmd.add_option("--node-facts", args->node_facts,
-                   "with --lldp: a directory of `switchyard node --json` outputs, <host>.json, "
-                   "that name each host port by its RDMA device (mlx5_0) instead of its net "
-                   "device (eth0)")
-        ->needs(lldp);
+                   "a directory of `switchyard node --json` outputs, <host>.json: each host's "
+                   "NVLink domain (GB200/GB300 NVL72 racks: the level below the SU, one block "
+                   "each) and, with --lldp, each host port's RDMA device (mlx5_0) instead of its "
+                   "net device (eth0)");
+    cmd.add_option("--expect-nvl-size", args->expect_nvl_size,
+                   "hosts per NVLink domain by design (18 for an NVL72 rack of 4-GPU trays): "
+                   "each domain of another size is reported")
+        ->check(CLI::Range(1U, 4096U));
+    cmd.add_option("--previous-map", args->previous_map,
+                   "the fabric.map installed before: NVLink domains keep their block positions, "
+                   "and a rack that reports nothing keeps its block (a placeholder of its hosts)");
     cmd.add_option("--guid-map", args->guid_map,
                    "lines '<guid> <host> [<hca>]', or '<guid> \"<host> [<hca>]\"' as in a "
                    "--node-name-map file, naming HCAs whose description names no host; with "

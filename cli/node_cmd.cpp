@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `switchyard node`: this node's GPUs, NICs, ports and GPU×NIC paths, from hwloc and sysfs.
+// `switchyard node`: this node's GPUs, NICs, ports and GPU×NIC paths, from hwloc and sysfs, its
+// RDMA ports' LLDP neighbours and its NVLink domain from NVML.
 #include <unistd.h>
 
 #include <iomanip>
@@ -10,8 +11,10 @@
 #include "commands.hpp"
 #include "io.hpp"
 #include "switchyard/common/process.hpp"
+#include "switchyard/common/strings.hpp"
 #include "switchyard/topology/lldp.hpp"
 #include "switchyard/topology/node_readers.hpp"
+#include "switchyard/topology/nvlink.hpp"
 
 namespace switchyard::cli {
 namespace {
@@ -23,8 +26,55 @@ struct NodeArgs {
     std::string sysfs_root;
     std::string lldp;  ///< a file of lldpctl output, "lldpcli", "off" or "" (lldpcli when live)
     std::string lldpd_socket;
+    std::string nvml;  ///< libnvidia-ml to ask, "off", or "" (the driver's when live)
     bool json = false;
 };
+
+/// NVML is asked with a deadline: a hung driver must not hang `switchyard node`.
+constexpr double kNvmlSeconds = 5.0;
+
+/// The node's GPUs' fabric information and its NVLink domain, or why nothing is known.
+struct NvlinkView {
+    bool asked = false;
+    topo::NvmlFacts facts;
+    topo::NodeNvlink node;
+    std::string note;  ///< "" when NVML answered
+};
+
+NvlinkView read_nvlink_view(const NodeArgs& a) {
+    NvlinkView v;
+    const bool live = a.hwloc_xml.empty() && a.sysfs_root.empty();
+    const std::string library = a.nvml.empty() ? (live ? topo::kNvmlLibrary : "off") : a.nvml;
+    if (library == "off") {
+        return v;
+    }
+    v.asked = true;
+    v.facts = topo::read_nvml(library, false, kNvmlSeconds);
+    if (v.facts.state != topo::NvmlFacts::State::Read) {
+        v.note = v.facts.state == topo::NvmlFacts::State::Unavailable
+                     ? "NVML not available (" + v.facts.why + ")"
+                     : "NVML: " + v.facts.why;
+        return v;
+    }
+    v.node = topo::node_nvlink(v.facts.gpus);
+    return v;
+}
+
+/// "completed, health ok", "in-progress", "completed, bandwidth degraded; route unhealthy".
+std::string describe(const topo::GpuFabric& f) {
+    std::string out(topo::to_string(f.state));
+    if (f.state == topo::GpuFabricState::NotSupported) {
+        return out;
+    }
+    if (!f.cluster_uuid.empty()) {
+        out += " " + topo::nvlink_domain_key(f.cluster_uuid, f.clique);
+    }
+    if (f.health_mask) {
+        const auto p = topo::fabric_health_problems(*f.health_mask);
+        out += p.empty() ? ", health ok" : ", " + join(p, "; ");
+    }
+    return out;
+}
 
 /// lldpd's client, run by absolute path with a clean environment and a deadline: root runs
 /// switchyard node too, and must not run whatever a PATH names or wait on a stuck daemon.
@@ -104,9 +154,39 @@ nlohmann::json pcie(const topo::PciPlace& p) {
     return out;
 }
 
+nlohmann::json nvlink_json(const NvlinkView& v) {
+    using nlohmann::json;
+    json gpus = json::array();
+    for (const auto& g : v.facts.gpus) {
+        json one{{"index", g.index}, {"uuid", g.uuid}};
+        if (!g.error.empty()) {
+            one["error"] = g.error;
+        }
+        if (g.fabric) {
+            const auto& f = *g.fabric;
+            one["fabric"] = {{"state", topo::to_string(f.state)},
+                             {"cluster_uuid", f.cluster_uuid},
+                             {"clique", f.clique},
+                             {"status", f.status},
+                             {"health_mask", f.health_mask ? json(*f.health_mask) : json()},
+                             {"health", f.health_mask ? topo::fabric_health_problems(*f.health_mask)
+                                                      : std::vector<std::string>{}}};
+        }
+        gpus.push_back(std::move(one));
+    }
+    return {{"multi_node", v.node.multi_node},
+            {"domain", v.node.domain},
+            {"state", topo::to_string(v.node.state)},
+            {"healthy", v.node.healthy},
+            {"problems", v.node.problems},
+            {"gpus", std::move(gpus)},
+            {"note", v.note}};
+}
+
 nlohmann::json to_json(const topo::NodeTopology& n,
                        const std::string& verbs,
-                       const LldpView& lldp) {
+                       const LldpView& lldp,
+                       const NvlinkView& nvlink) {
     using nlohmann::json;
     json out{{"shape", n.shape}, {"verbs", verbs}};
     auto& numa = out["numa"] = json::array();
@@ -174,6 +254,9 @@ nlohmann::json to_json(const topo::NodeTopology& n,
     if (lldp.asked) {
         out["lldp_note"] = lldp.note;
     }
+    if (nvlink.asked) {
+        out["nvlink"] = nvlink_json(nvlink);
+    }
     auto& warnings = out["warnings"] = json::array();
     for (const auto& w : n.warnings) {
         warnings.push_back({{"kind", w.kind}, {"path", w.where.source}, {"detail", w.message}});
@@ -181,7 +264,38 @@ nlohmann::json to_json(const topo::NodeTopology& n,
     return out;
 }
 
-void print_text(const topo::NodeTopology& n, const std::string& verbs, const LldpView& lldp) {
+void print_nvlink(const NvlinkView& v) {
+    if (!v.asked) {
+        return;
+    }
+    if (!v.note.empty()) {
+        std::cout << "nvlink: " << v.note << "\n";
+        return;
+    }
+    if (!v.node.multi_node) {
+        std::cout << "nvlink: no multi-node NVLink fabric on this node's " << v.facts.gpus.size()
+                  << " GPU(s)\n";
+        return;
+    }
+    std::cout << "nvlink domain: " << (v.node.domain.empty() ? "(none agreed)" : v.node.domain)
+              << ", " << topo::to_string(v.node.state) << ", "
+              << (v.node.healthy ? "healthy" : "NOT healthy") << "\n";
+    for (const auto& g : v.facts.gpus) {
+        std::cout << "  gpu " << g.index << " " << (g.uuid.empty() ? "?" : g.uuid) << ": "
+                  << (!g.error.empty() ? g.error
+                      : g.fabric       ? describe(*g.fabric)
+                                       : std::string("no fabric information"))
+                  << "\n";
+    }
+    for (const auto& p : v.node.problems) {
+        std::cout << "  problem: " << p << "\n";
+    }
+}
+
+void print_text(const topo::NodeTopology& n,
+                const std::string& verbs,
+                const LldpView& lldp,
+                const NvlinkView& nvlink) {
     std::cout << "shape: " << n.shape << "\n";
     for (const auto& m : n.numa) {
         std::cout << "numa " << m.os_index << ": cpus " << m.cpus << "\n";
@@ -243,6 +357,7 @@ void print_text(const topo::NodeTopology& n, const std::string& verbs, const Lld
     if (!lldp.note.empty()) {
         std::cout << "lldp: " << lldp.note << "\n";
     }
+    print_nvlink(nvlink);
     for (const auto& w : n.warnings) {
         std::cout << "warning: " << w.kind << ": "
                   << (w.where.source.empty() ? "" : w.where.source + ": ") << w.message << "\n";
@@ -277,10 +392,11 @@ int run_node(const NodeArgs& a) {
         std::cerr << "switchyard node: --lldp: " << lldp.note << "\n";
         return kExitProblem;
     }
+    const NvlinkView nvlink = read_nvlink_view(a);
     if (a.json) {
-        std::cout << to_json(*node, verbs, lldp).dump(1) << "\n";
+        std::cout << to_json(*node, verbs, lldp, nvlink).dump(1) << "\n";
     } else {
-        print_text(*node, verbs, lldp);
+        print_text(*node, verbs, lldp, nvlink);
     }
     return kExitOk;
 }
@@ -294,7 +410,9 @@ void setup_node(CLI::App& cmd, Runner& run) {
         "present).\n"
         "Examples:\n  switchyard node\n  switchyard node --hwloc-xml node.xml --json\n"
         "  switchyard node --sysfs-root /tmp/fake-sys   # a node described only by a sysfs tree\n"
-        "  switchyard node --lldp off                   # without asking lldpd for neighbours\n");
+        "  switchyard node --lldp off                   # without asking lldpd for neighbours\n"
+        "  switchyard node --nvml off                   # without asking NVML for the NVLink "
+        "domain\n");
     cmd.add_option("--hwloc-xml", args->hwloc_xml,
                    "hwloc XML export (lstopo --of xml) instead of this machine");
     cmd.add_option("--sysfs-root", args->sysfs_root,
@@ -304,8 +422,13 @@ void setup_node(CLI::App& cmd, Runner& run) {
                    "machine), off, or a file of lldpctl output (json, json0 or keyvalue)");
     cmd.add_option("--lldpd-socket", args->lldpd_socket,
                    "lldpd's control socket, when not the default (lldpcli -u)");
+    cmd.add_option("--nvml", args->nvml,
+                   "each GPU's multi-node NVLink fabric (cluster UUID, clique, state, health) "
+                   "and the node's NVLink domain from: libnvidia-ml.so.1 (the default for this "
+                   "machine), off, or a path to an NVML library (5 s deadline)");
     cmd.add_flag("--json", args->json,
-                 "JSON: gpus, nics with ports (and their lldp neighbours), paths, shape, warnings");
+                 "JSON: gpus, nics with ports (and their lldp neighbours), paths, nvlink, shape, "
+                 "warnings");
     cmd.callback([&run, args] { run = [args] { return run_node(*args); }; });
 }
 

@@ -21,7 +21,8 @@ local function fmt(...) return string.format(...) end
 
 M.MAX_HINTS_BYTES = 1048576
 
-local NUMBER_KEYS = { su_size = true, group_size = true, block_size = true, group_block_size = true }
+local NUMBER_KEYS = { su_size = true, group_size = true, block_size = true, group_block_size = true,
+                      nvl_size = true, su_block_size = true }
 
 --- The kinds of topology a partition may run: tree and block get requests, the others
 --- (flat, and "other" for ring and torus3d, whose units are not the fabric's SUs) only checks.
@@ -32,7 +33,8 @@ local OPTION = { segment = "--segment", switches = "--switches", features = "--c
 
 local function empty_hints()
     return { topology = "tree", su_size = 0, group_size = 0, groups = {}, spans = {},
-             block_size = 0, group_block_size = 0, partitions = {}, default_partition = nil }
+             block_size = 0, group_block_size = 0, nvl_size = 0, su_block_size = 0, partitions = {},
+             default_partition = nil }
 end
 
 --- The entry of hints.spans for runs of `span` groups (made when missing).

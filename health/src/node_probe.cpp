@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cstring>
 
-#include "nvml_probe.hpp"
 #include "switchyard/common/file.hpp"
 #include "switchyard/common/state_file.hpp"
 #include "switchyard/common/strings.hpp"
@@ -42,7 +41,7 @@ ProcessRun SystemProbe::run(const std::vector<std::string>& argv, double timeout
 }
 
 NvmlFacts SystemProbe::nvml(const std::string& library, bool nvlinks, double timeout_s) {
-    return read_nvml(library, nvlinks, timeout_s);
+    return topology::read_nvml(library, nvlinks, timeout_s);
 }
 
 Result<std::string> SystemProbe::read_state(const std::string& path) {

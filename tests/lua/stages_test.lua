@@ -196,7 +196,8 @@ write(hints_path, "-- Written by switchyard discover.\nreturn {\n  topology = \"
     "  group_size = 8,\n  groups = { \"grp_g1\", \"grp_g2\" },\n  block_size = 4,\n  group_block_size = 8,\n}\n")
 h, why = lib.load_hints(hints_path)
 if why == nil and same(h, { topology = "block", su_size = 4, group_size = 8, groups = h.groups,
-        spans = h.spans, block_size = 4, group_block_size = 8, partitions = h.partitions })
+        spans = h.spans, block_size = 4, group_block_size = 8, nvl_size = 0, su_block_size = 0,
+        partitions = h.partitions })
         and next(h.partitions) == nil and h.default_partition == nil and table.concat(h.groups, ",") == "grp_g1,grp_g2"
         and #h.spans == 0 then
     passed = passed + 1 else failed = failed + 1; print("FAIL load_hints of discover's hints: " .. tostring(why)) end

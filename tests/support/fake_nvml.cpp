@@ -3,11 +3,18 @@
 // answering from a text file named by $SWITCHYARD_FAKE_NVML, one GPU per line:
 //   gpu uuid=GPU-1 sbe=60 dbe=5 pending=1 remap_unc=0 remap_pending=0 remap_failed=0 ecc_unc=0
 //       nvlinks=12 remap=unsupported
+//       fabric=completed cluster=8c6f0a52-1f3e-4c1b-9d7a-0e2f4b6c8d10 clique=32766 health=0x155
+//       fabric_status=0 fabric_rc=<nvmlReturn_t> fabric_api=v1
 // and optional lines `init=<nvmlReturn_t>` (nvmlInit fails with it) and `hang=<seconds>`
-// (nvmlInit sleeps that long: a stuck driver).
+// (nvmlInit sleeps that long: a stuck driver). `fabric` is not-supported, not-started,
+// in-progress, completed or a number; without it the GPU has no multi-node fabric (the query
+// answers NOT_SUPPORTED). `fabric_api=v1` answers the V2 query with a version mismatch, as a
+// driver before R550 does; `fabric_rc` makes the query fail. The file may name the node:
+// $SWITCHYARD_FAKE_NVML's "%n" is replaced by $SWITCHYARD_FAKE_NODE (one file per emulated node).
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -20,7 +27,11 @@ struct Gpu {
     std::map<std::string, std::string> v;
     [[nodiscard]] unsigned num(const std::string& k) const {
         const auto it = v.find(k);
-        return it == v.end() ? 0U : static_cast<unsigned>(std::stoul(it->second));
+        return it == v.end() ? 0U : static_cast<unsigned>(std::stoul(it->second, nullptr, 0));
+    }
+    [[nodiscard]] std::string text(const std::string& k) const {
+        const auto it = v.find(k);
+        return it == v.end() ? std::string() : it->second;
     }
 };
 
@@ -38,7 +49,12 @@ State& state() {
 void load() {
     State s;
     const char* path = std::getenv("SWITCHYARD_FAKE_NVML");
-    std::ifstream in(path != nullptr ? path : "");
+    std::string file = path != nullptr ? path : "";
+    const char* node = std::getenv("SWITCHYARD_FAKE_NODE");
+    if (const auto at = file.find("%n"); at != std::string::npos && node != nullptr) {
+        file.replace(at, 2, node);
+    }
+    std::ifstream in(file);
     for (std::string line; std::getline(in, line);) {
         std::istringstream words(line);
         std::string first;
@@ -67,6 +83,63 @@ const Gpu* gpu(void* device) {
 constexpr int kSuccess = 0;
 constexpr int kInvalidArgument = 2;
 constexpr int kNotSupported = 3;
+constexpr int kVersionMismatch = 25;
+
+/// nvmlGpuFabricInfo_v2_t and nvmlGpuFabricInfo_t, as nvml.h lays them out.
+struct FabricInfoV2 {
+    unsigned version;
+    unsigned char cluster_uuid[16];
+    int status;
+    unsigned clique;
+    unsigned char state;
+    unsigned health_mask;
+};
+struct FabricInfoV1 {
+    unsigned char cluster_uuid[16];
+    int status;
+    unsigned clique;
+    unsigned char state;
+};
+
+/// The fabric fields of a GPU line; false with `rc` set when the query is to fail.
+bool fabric_of(const Gpu& g,
+               unsigned char (&uuid)[16],
+               int& status,
+               unsigned& clique,
+               unsigned char& state,
+               int& rc) {
+    const auto f = g.text("fabric");
+    if (!g.text("fabric_rc").empty()) {
+        rc = static_cast<int>(g.num("fabric_rc"));
+        return false;
+    }
+    if (f.empty()) {
+        rc = kNotSupported;
+        return false;
+    }
+    const std::pair<const char*, unsigned char> kStates[] = {
+        {"not-supported", 0}, {"not-started", 1}, {"in-progress", 2}, {"completed", 3}};
+    state = static_cast<unsigned char>(std::strtoul(f.c_str(), nullptr, 0));
+    for (const auto& [name, value] : kStates) {
+        if (f == name) {
+            state = value;
+        }
+    }
+    // "8c6f0a52-1f3e-..." → 16 bytes, dashes skipped; a short or missing UUID leaves zeros.
+    const auto text = g.text("cluster");
+    std::size_t byte = 0;
+    for (std::size_t i = 0; i + 1 < text.size() && byte < 16; ++i) {
+        if (text[i] == '-') {
+            continue;
+        }
+        uuid[byte++] = static_cast<unsigned char>(std::stoul(text.substr(i, 2), nullptr, 16));
+        ++i;
+    }
+    status = static_cast<int>(g.num("fabric_status"));
+    clique = g.num("clique");
+    rc = kSuccess;
+    return true;
+}
 
 }  // namespace
 
@@ -170,6 +243,39 @@ int nvmlDeviceGetNvLinkState(void* device, unsigned link, int* active) {
         return kInvalidArgument;
     }
     *active = link < g->num("nvlinks") ? 1 : 0;
+    return kSuccess;
+}
+
+int nvmlDeviceGetGpuFabricInfoV(void* device, FabricInfoV2* info) {
+    const auto* g = gpu(device);
+    if (g == nullptr || info == nullptr) {
+        return kInvalidArgument;
+    }
+    if (g->text("fabric_api") == "v1") {
+        return kVersionMismatch;
+    }
+    if (info->version != (static_cast<unsigned>(sizeof(FabricInfoV2)) | (2U << 24U))) {
+        return kVersionMismatch;
+    }
+    int rc = kSuccess;
+    std::memset(info->cluster_uuid, 0, sizeof info->cluster_uuid);
+    if (!fabric_of(*g, info->cluster_uuid, info->status, info->clique, info->state, rc)) {
+        return rc;
+    }
+    info->health_mask = g->num("health");
+    return kSuccess;
+}
+
+int nvmlDeviceGetGpuFabricInfo(void* device, FabricInfoV1* info) {
+    const auto* g = gpu(device);
+    if (g == nullptr || info == nullptr) {
+        return kInvalidArgument;
+    }
+    int rc = kSuccess;
+    std::memset(info->cluster_uuid, 0, sizeof info->cluster_uuid);
+    if (!fabric_of(*g, info->cluster_uuid, info->status, info->clique, info->state, rc)) {
+        return rc;
+    }
     return kSuccess;
 }
 

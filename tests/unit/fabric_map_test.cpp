@@ -145,7 +145,7 @@ TEST_CASE("fabric_map: a version 3 map is refused when its content does not matc
                                  "first line: it was changed after 'switchyard discover' wrote "
                                  "it."));
     CHECK_THAT(error_of("switchyard-fabric-map 3\n"),
-               Catch::StartsWith("m.map:1: expected 'switchyard-fabric-map 4 <16 hex digits>'"));
+               Catch::StartsWith("m.map:1: expected 'switchyard-fabric-map 3 <16 hex digits>'"));
     CHECK_THAT(error_of("switchyard-fabric-map 4 xyz\n"),
                Catch::StartsWith("m.map:1: expected 'switchyard-fabric-map 4 <16 hex digits>'"));
     // An edited map whose first line says version 2 is read without a digest.
@@ -156,7 +156,7 @@ TEST_CASE("fabric_map: a version 3 map is refused when its content does not matc
 
 TEST_CASE("fabric_map: validation names the line and the expected form", "[fabric_map]") {
     CHECK_THAT(error_of("hello\n"),
-               Catch::StartsWith("m.map:1: expected 'switchyard-fabric-map 4 <digest>'"));
+               Catch::StartsWith("m.map:1: expected 'switchyard-fabric-map <version> <digest>'"));
     CHECK_THAT(error_of("switchyard-fabric-map 1\n"),
                Catch::StartsWith("m.map:1: fabric map version 1 is not supported"));
     CHECK(error_of("switchyard-fabric-map 2\nkind torus\n") ==

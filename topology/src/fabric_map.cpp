@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "switchyard/common/file.hpp"
+#include "switchyard/common/hostlist.hpp"
 #include "switchyard/topology/fabric_graph.hpp"
 
 namespace switchyard::topology {
@@ -69,6 +70,14 @@ public:
                 " hosts read); copy it again or re-run 'switchyard discover'");
             return fail(error_);
         }
+        for (std::uint32_t d = 0; d < map_.domains.size(); ++d) {
+            for (const auto& name : map_.domains[d].members) {
+                const auto* h = map_.find_host(name);
+                if (h != nullptr) {
+                    map_.hosts[static_cast<std::size_t>(h - map_.hosts.data())].domain = d;
+                }
+            }
+        }
         for (std::uint32_t s = 0; s < map_.sus.size(); ++s) {
             map_.groups[map_.sus[s].group].sus.push_back(s);
             if (only_) {
@@ -88,8 +97,10 @@ private:
     std::unordered_map<std::string_view, std::uint32_t> switch_by_name_;
     std::unordered_map<std::string_view, std::uint32_t> su_by_name_;
     std::unordered_map<std::string_view, std::uint32_t> group_by_name_;
+    std::unordered_map<std::string_view, std::uint32_t> domain_by_name_;
+    std::unordered_set<std::string> domain_hosts_;  // every nvl line's hosts, each in one
     std::optional<std::unordered_set<std::string_view>> only_;  // hosts to keep, if filtering
-    int version_ = 0;                                           // of the map being read (2, 3 or 4)
+    int version_ = 0;                                           // of the map being read (2 to 5)
     std::vector<std::pair<std::uint32_t, std::uint32_t>> su_rails_;  // (begin, count) per SU
     std::vector<std::uint32_t> prev_rails_;  // leaf per rail of the previous rail list
     std::vector<std::string_view> prev_rail_text_;
@@ -124,26 +135,24 @@ private:
         std::string_view f[4];
         const auto n = fields(line, f, 4);
         if (n < 2 || f[0] != kFabricMapMagic) {
-            return bad("expected '" + std::string(kFabricMapMagic) + " " +
-                       std::to_string(kFabricMapVersion) +
-                       " <digest>' on the first line; is this a fabric map written by "
+            return bad("expected '" + std::string(kFabricMapMagic) +
+                       " <version> <digest>' on the first line; is this a fabric map written by "
                        "'switchyard discover'?");
         }
         if (f[1] == "2" && n == 2) {
             version_ = 2;
             return true;
         }
-        if (f[1] != "3" && f[1] != std::to_string(kFabricMapVersion)) {
+        if (f[1] != "3" && f[1] != "4" && f[1] != std::to_string(kFabricMapVersion)) {
             return bad("fabric map version " + std::string(f[1]) +
                        " is not supported; this switchyard reads versions 2 to " +
                        std::to_string(kFabricMapVersion) + " (re-run 'switchyard discover')");
         }
-        version_ = f[1] == "3" ? 3 : kFabricMapVersion;
+        version_ = f[1][0] - '0';
         map_.link_counts = version_ >= 4;
         const auto digest = fabric_map_digest(line);
         if (!digest) {
-            return bad("expected '" + std::string(kFabricMapMagic) + " " +
-                       std::to_string(kFabricMapVersion) +
+            return bad("expected '" + std::string(kFabricMapMagic) + " " + std::string(f[1]) +
                        " <16 hex digits>' on the first line, got '" +
                        std::string(line.substr(0, 80)) + "'");
         }
@@ -240,6 +249,9 @@ private:
             map_.groups.push_back({std::string(f[0]), {}, *global, *core});
             return define(group_by_name_, f[0], "group", idx);
         }
+        if (key == "nvl" && version_ >= 5) {
+            return nvl_line(rest, line);
+        }
         if (key == "anomaly") {
             if (fields(rest, f, 2) != 2) {
                 return bad("expected 'anomaly <kind> <detail>', got '" + std::string(line) + "'");
@@ -271,7 +283,52 @@ private:
             return end_line(rest, line);
         }
         return bad("unknown line '" + std::string(line.substr(0, 60)) +
-                   "'; expected kind, tiers, hcas, switch, group, su, host, anomaly or end");
+                   "'; expected kind, tiers, hcas, switch, group, su, host, " +
+                   (version_ >= 5 ? "nvl, " : "") + "anomaly or end");
+    }
+
+    /// "nvl <name> <su> <ok|degraded|missing> <key> <hostlist>": a domain of a version-5 map,
+    /// its SU defined above, its hosts in no other domain.
+    bool nvl_line(std::string_view rest, std::string_view line) {
+        std::string_view f[5];
+        const auto expected = [&] {
+            return bad(
+                "expected 'nvl <name> <su> <ok|degraded|missing> <clusterUuid.clique> "
+                "<hosts>', got '" +
+                std::string(line.substr(0, 200)) + "'");
+        };
+        if (fields(rest, f, 5) != 5 || f[4].empty()) {
+            return expected();
+        }
+        MapDomain d;
+        d.name = std::string(f[0]);
+        if (!lookup(su_by_name_, f[1], "SU", d.su)) {
+            return false;
+        }
+        if (f[2] == "ok") {
+            d.state = DomainState::Ok;
+        } else if (f[2] == "degraded") {
+            d.state = DomainState::Degraded;
+        } else if (f[2] == "missing") {
+            d.state = DomainState::Missing;
+        } else {
+            return expected();
+        }
+        d.key = std::string(f[3]);
+        auto members = expand_hostlist(f[4]);
+        if (!members) {
+            return bad("nvl " + d.name + ": " + members.error().message());
+        }
+        for (const auto& m : *members) {
+            if (!domain_hosts_.insert(m).second) {
+                return bad("nvl " + d.name + ": host '" + m + "' is in another NVLink domain too");
+            }
+        }
+        d.members = std::move(*members);
+        std::sort(d.members.begin(), d.members.end());
+        const auto idx = static_cast<std::uint32_t>(map_.domains.size());
+        map_.domains.push_back(std::move(d));
+        return define(domain_by_name_, f[0], "NVLink domain", idx);
     }
 
     /// "hcas mlx5_0 mlx5_1": once, names sorted, each a non-empty word.

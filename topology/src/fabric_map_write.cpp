@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "switchyard/common/file.hpp"
+#include "switchyard/common/hostlist.hpp"
 #include "switchyard/common/strings.hpp"
 #include "switchyard/topology/fabric_graph.hpp"
 #include "switchyard/topology/fabric_map.hpp"
@@ -35,6 +36,18 @@ std::optional<FabricKind> fabric_kind_from_string(std::string_view s) {
         }
     }
     return std::nullopt;
+}
+
+std::string_view to_string(DomainState s) {
+    switch (s) {
+        case DomainState::Ok:
+            return "ok";
+        case DomainState::Degraded:
+            return "degraded";
+        case DomainState::Missing:
+            return "missing";
+    }
+    return "?";
 }
 
 bool same_rails(std::span<const MapRail> a, std::span<const MapRail> b) {
@@ -75,7 +88,7 @@ std::optional<std::uint64_t> fabric_map_digest(std::string_view first_line) {
     const auto prefix = std::string(kFabricMapMagic) + " ";
     if (first_line.size() != prefix.size() + 2 + 16 ||
         first_line.substr(0, prefix.size()) != prefix ||
-        (first_line[prefix.size()] != '3' && first_line[prefix.size()] != '4') ||
+        (first_line[prefix.size()] < '3' || first_line[prefix.size()] > '5') ||
         first_line[prefix.size() + 1] != ' ') {
         return std::nullopt;
     }
@@ -150,12 +163,17 @@ std::string write_fabric_map(const FabricMap& map, std::string_view comment) {
         }
         out += '\n';
     }
+    for (const auto& d : map.domains) {
+        out += "nvl " + d.name + ' ' + map.sus[d.su].name + ' ' + std::string(to_string(d.state)) +
+               ' ' + d.key + ' ' + compress_hostlist(d.members) + '\n';
+    }
     for (const auto& a : map.anomalies) {
         out += "anomaly " + a.kind + ' ' + a.detail + '\n';
     }
     out += "end " + std::to_string(map.switches.size()) + " switches " +
            std::to_string(map.sus.size()) + " sus " + std::to_string(map.hosts.size()) + " hosts\n";
-    return std::string(kFabricMapMagic) + " " + std::to_string(kFabricMapVersion) + " " +
+    const int version = map.domains.empty() ? 4 : kFabricMapVersion;
+    return std::string(kFabricMapMagic) + " " + std::to_string(version) + " " +
            hex_digits(content_digest(out), 16) + "\n" + out;
 }
 

@@ -167,7 +167,7 @@ Result<NodesConf> merge_node_features(std::string_view site,
         for (std::size_t h = 0; h < names->size(); ++h) {
             std::vector<std::string> features = site_features;
             if (const auto* host = map.find_host((*names)[h])) {
-                const auto ours = node_features(map, map.sus[host->su]);
+                const auto ours = host_features(map, *host);
                 for (const auto f : split(ours, ',')) {
                     if (std::find(features.begin(), features.end(), f) == features.end()) {
                         features.emplace_back(f);

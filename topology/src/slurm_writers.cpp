@@ -3,6 +3,7 @@
 #include "switchyard/topology/slurm_writers.hpp"
 
 #include <algorithm>
+#include <map>
 #include <vector>
 
 #include "switchyard/common/hostlist.hpp"
@@ -51,82 +52,7 @@ std::size_t group_hosts(const FabricMap& map, const MapGroup& g) {
     return n;
 }
 
-bool power_of_two(std::size_t n) {
-    return n > 0 && (n & (n - 1)) == 0;
-}
-
 }  // namespace
-
-BlockLayout block_layout(const FabricMap& map) {
-    BlockLayout out;
-    if (map.sus.empty()) {
-        return out;
-    }
-    // The compute hosts cabled into a spine form SUs of their own, usually a few hosts: they
-    // neither set the base size nor count in a group's SUs, and their blocks come last, so they
-    // shift no aggregate. Only when every SU is one of them do they count.
-    bool any_leaf_su = false;
-    for (std::uint32_t s = 0; s < map.sus.size(); ++s) {
-        any_leaf_su = any_leaf_su || !map.su_on_spine(s);
-    }
-    const auto counted = [&](std::uint32_t s) { return !any_leaf_su || !map.su_on_spine(s); };
-    std::size_t smallest = SIZE_MAX;
-    std::size_t largest = 0;
-    std::vector<std::size_t> per_group;
-    std::vector<std::uint32_t> last;
-    for (const auto& g : map.groups) {
-        per_group.push_back(0);
-        for (const auto s : g.sus) {
-            if (!counted(s)) {
-                last.push_back(s);
-                continue;
-            }
-            out.sus.push_back(s);
-            ++per_group.back();
-            smallest = std::min(smallest, map.sus[s].hosts.size());
-            largest = std::max(largest, map.sus[s].hosts.size());
-        }
-    }
-    out.base = smallest;
-    for (const auto s : last) {
-        out.sus.push_back(s);
-        out.notes.push_back("SU " + map.sus[s].name + " is the " +
-                            std::to_string(map.sus[s].hosts.size()) +
-                            " compute host(s) cabled into a spine: its block comes last and sets "
-                            "no size");
-    }
-    if (smallest != largest) {
-        out.notes.push_back("scalable units have " + std::to_string(smallest) + " to " +
-                            std::to_string(largest) + " hosts: Slurm plans every block as " +
-                            std::to_string(smallest) +
-                            " nodes (BlockSizes' first size), so --segment can ask for at most " +
-                            std::to_string(smallest) + " nodes inside one SU");
-    }
-    if (map.groups.size() < 2) {
-        return out;
-    }
-    const std::size_t first = per_group.front();
-    const bool same =
-        std::all_of(per_group.begin(), per_group.end(), [&](std::size_t n) { return n == first; });
-    if (!same || !power_of_two(first) || first < 2 || smallest != largest) {
-        std::string counts;
-        for (const auto n : per_group) {
-            counts += (counts.empty() ? "" : ", ") + std::to_string(n);
-        }
-        const std::string why = smallest != largest ? "the SUs differ in size"
-                                : !same             ? "groups hold " + counts + " SUs"
-                                        : "every group holds " + std::to_string(first) + " SU" +
-                                              (first == 1 ? "" : "s") +
-                                              ", not a power of two of at least 2";
-        out.notes.push_back(why +
-                            ": Slurm aggregates 2^k consecutive blocks, aligned, so an aggregated "
-                            "block would not be one group; BlockSizes has the SU level only "
-                            "(groups come from the plan's stage order)");
-        return out;
-    }
-    out.group = smallest * first;
-    return out;
-}
 
 std::string su_feature(std::string_view su) {
     return "su_" + std::string(su);
@@ -170,6 +96,48 @@ std::string node_features(const FabricMap& map, const MapSu& su) {
     return out;
 }
 
+std::string host_features(const FabricMap& map, const MapHost& host) {
+    auto out = node_features(map, map.sus[host.su]);
+    if (host.domain != kNoDomain) {
+        out += "," + map.domains[host.domain].name;
+    }
+    return out;
+}
+
+namespace {
+
+/// The SU's hosts by NVLink domain (kNoDomain last), each set as a hostlist.
+std::vector<std::pair<std::uint32_t, std::string>> su_hosts_by_domain(const FabricMap& map,
+                                                                      const MapSu& su) {
+    std::map<std::uint32_t, std::vector<std::string>> by;
+    for (const auto h : su.hosts) {
+        by[map.hosts[h].domain].push_back(map.hosts[h].name);
+    }
+    std::vector<std::pair<std::uint32_t, std::string>> out;
+    for (auto& [d, names] : by) {
+        out.emplace_back(d, compress_hostlist(std::move(names)));
+    }
+    return out;
+}
+
+/// `<prefix><hosts><middle><features>` per SU, or per NVLink domain of each SU.
+std::string feature_lines(const FabricMap& map,
+                          const std::string& prefix,
+                          const std::string& middle,
+                          bool twice) {
+    std::string out;
+    for (const auto& su : map.sus) {
+        const auto base = node_features(map, su);
+        for (const auto& [d, hosts] : su_hosts_by_domain(map, su)) {
+            const auto f = d == kNoDomain ? base : base + "," + map.domains[d].name;
+            out += prefix + hosts + middle + f + (twice ? " ActiveFeatures=" + f : "") + "\n";
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
 std::string write_topology_conf(const FabricMap& map, std::string_view header) {
     std::string out = comment_block(header);
     out += "# Scalable units (leaves that serve the same hosts)\n";
@@ -198,16 +166,21 @@ std::string write_topology_conf(const FabricMap& map, std::string_view header) {
 std::string write_topology_block(const FabricMap& map, std::string_view header) {
     std::string out = comment_block(header);
     const auto layout = block_layout(map);
-    out += "# One block per scalable unit, grouped by Dragonfly+ group / pod\n";
+    out += map.domains.empty()
+               ? "# One block per scalable unit, grouped by Dragonfly+ group / pod\n"
+               : "# One block per NVLink domain, SU by SU, grouped by Dragonfly+ group / pod\n";
     for (const auto& note : layout.notes) {
         out += "# Note: " + note + "\n";
     }
-    for (const auto s : layout.sus) {
-        out += "BlockName=" + map.sus[s].name + " Nodes=" + su_hosts(map, map.sus[s]) + "\n";
+    for (const auto& [name, nodes] : layout_blocks(map, layout)) {
+        out += "BlockName=" + name + " Nodes=" + nodes + "\n";
     }
-    if (layout.base > 0) {
-        out += "BlockSizes=" + std::to_string(layout.base) +
-               (layout.group > 0 ? "," + std::to_string(layout.group) : "") + "\n";
+    std::string sizes;
+    for (const auto n : layout_sizes(layout)) {
+        sizes += (sizes.empty() ? "" : ",") + std::to_string(n);
+    }
+    if (!sizes.empty()) {
+        out += "BlockSizes=" + sizes + "\n";
     }
     return out;
 }
@@ -236,25 +209,19 @@ std::string write_topology_yaml(const FabricMap& map, std::string_view header) {
     const auto layout = block_layout(map);
     if (layout.base > 0) {
         out += "- topology: blocks\n  cluster_default: false\n  block:\n    block_sizes:\n";
-        out += "      - " + std::to_string(layout.base) + "\n";
-        if (layout.group > 0) {
-            out += "      - " + std::to_string(layout.group) + "\n";
+        for (const auto n : layout_sizes(layout)) {
+            out += "      - " + std::to_string(n) + "\n";
         }
         out += "    blocks:\n";
-        for (const auto s : layout.sus) {
-            out += "      - block: " + map.sus[s].name +
-                   "\n        nodes: " + su_hosts(map, map.sus[s]) + "\n";
+        for (const auto& [name, nodes] : layout_blocks(map, layout)) {
+            out += "      - block: " + name + "\n        nodes: " + nodes + "\n";
         }
     }
     return out;
 }
 
 std::string write_node_features(const FabricMap& map, std::string_view header) {
-    std::string out = comment_block(header);
-    for (const auto& su : map.sus) {
-        out += "NodeName=" + su_hosts(map, su) + " Features=" + node_features(map, su) + "\n";
-    }
-    return out;
+    return comment_block(header) + feature_lines(map, "NodeName=", " Features=", false);
 }
 
 std::string write_job_submit_hints(const FabricMap& map,
@@ -308,18 +275,18 @@ std::string write_job_submit_hints(const FabricMap& map,
            "  su_size = " + std::to_string(su_size) +
            ",\n  group_size = " + std::to_string(group_size) + ",\n  groups = { " + groups +
            " },\n" + spans + "  block_size = " + std::to_string(layout.base) +
-           ",\n  group_block_size = " + std::to_string(layout.group) + ",\n}\n";
+           ",\n  group_block_size = " + std::to_string(layout.group) + ",\n";
+    if (!map.domains.empty()) {
+        out += "  nvl_size = " + std::to_string(layout.base) +
+               ",\n  su_block_size = " + std::to_string(layout.su) + ",\n";
+    }
+    out += "}\n";
     return out;
 }
 
 std::string write_feature_commands(const FabricMap& map, std::string_view header) {
-    std::string out = comment_block(header);
-    for (const auto& su : map.sus) {
-        const auto features = node_features(map, su);
-        out += "scontrol update NodeName=" + su_hosts(map, su) + " AvailableFeatures=" + features +
-               " ActiveFeatures=" + features + "\n";
-    }
-    return out;
+    return comment_block(header) +
+           feature_lines(map, "scontrol update NodeName=", " AvailableFeatures=", true);
 }
 
 Result<std::vector<DiscoverFile>> write_discover_files(const FabricMap& map,

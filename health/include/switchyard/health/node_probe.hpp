@@ -14,37 +14,13 @@
 #include "switchyard/common/process.hpp"
 #include "switchyard/common/result.hpp"
 #include "switchyard/topology/node_topology.hpp"
+#include "switchyard/topology/nvml.hpp"
 
 namespace switchyard::health {
 
-/// What NVML says of one GPU. A value NVML cannot give (an old driver, a feature the GPU lacks)
-/// is nullopt and not judged.
-struct NvmlGpu {
-    unsigned index = 0;
-    std::string uuid;                     ///< "" when unknown
-    std::string error;                    ///< the handle could not be had: nothing else is known
-    std::optional<unsigned> retired_sbe;  ///< pages retired for multiple single-bit errors
-    std::optional<unsigned> retired_dbe;  ///< pages retired for double-bit errors
-    bool retirement_pending = false;
-    bool remap_failed = false;
-    bool remap_pending = false;
-    unsigned uncorrectable_rows = 0;
-    std::optional<std::uint64_t> uncorrected_ecc;  ///< volatile, since the driver loaded
-    std::optional<unsigned> nvlinks_active;        ///< when asked for
-};
-
-/// NVML's answer, or why there is none.
-struct NvmlFacts {
-    enum class State {
-        Unavailable,  ///< the library could not be loaded (no driver): `why`
-        Failed,       ///< nvmlInit or the device count failed: `why` ("nvmlInit: ...")
-        TimedOut,     ///< no answer within the timeout (a hung driver or GPU)
-        Read,
-    };
-    State state = State::Unavailable;
-    std::string why;
-    std::vector<NvmlGpu> gpus;
-};
+/// NVML's answer (read by the node reader in topology/, judged here).
+using NvmlGpu = topology::NvmlGpu;
+using NvmlFacts = topology::NvmlFacts;
 
 /// Free space of a filesystem, in GB (10^9 bytes).
 struct FsSpace {

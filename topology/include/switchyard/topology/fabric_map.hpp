@@ -40,11 +40,15 @@ struct MapRail {
     std::uint32_t cables = 1;  ///< parallel cables between this HCA and the leaf
 };
 
+/// MapHost::domain of a host in no NVLink domain.
+inline constexpr std::uint32_t kNoDomain = UINT32_MAX;
+
 struct MapHost {
     std::string name;
     std::uint32_t su = 0;          ///< index into FabricMap::sus
     std::uint32_t rail_begin = 0;  ///< first rail in FabricMap::rails
     std::uint32_t rail_count = 0;
+    std::uint32_t domain = kNoDomain;  ///< index into FabricMap::domains
 };
 
 /// A scalable unit: the leaves that serve the same hosts (one leaf in a plain fat tree).
@@ -70,6 +74,25 @@ struct MapGroup {
     std::uint32_t uplinks = 0;       ///< 3-level fat tree: cables from the pod to the core
 };
 
+/// How a multi-node NVLink domain stands.
+enum class DomainState {
+    Ok,        ///< every host's GPUs completed their fabric registration, health masks clean
+    Degraded,  ///< some host is not (still registering, degraded bandwidth, ...)
+    Missing,   ///< no host of it reported this time: kept from the previous map as a placeholder
+};
+[[nodiscard]] std::string_view to_string(DomainState s);
+
+/// A multi-node NVLink domain (an NVL72 rack's 18 compute trays): the level below the SU.
+struct MapDomain {
+    std::string name;      ///< short and stable: "nvl_<8 hex digits of the cluster UUID>_<clique>"
+    std::string key;       ///< "<clusterUuid>.<cliqueId>", as NVML gives it
+    std::uint32_t su = 0;  ///< index into FabricMap::sus: the SU most of its hosts are in
+    DomainState state = DomainState::Ok;
+    /// Its hosts' names, sorted (a missing domain's are the previous map's: they may not be
+    /// hosts of this map).
+    std::vector<std::string> members;
+};
+
 struct Anomaly {
     std::string kind;    ///< stable word, e.g. unnamed-hca, sharp-node, missing-rail
     std::string detail;  ///< names hosts, GUIDs, switches
@@ -84,6 +107,8 @@ struct FabricMap {
     std::vector<MapSu> sus;
     std::vector<MapHost> hosts;  ///< sorted by name
     std::vector<MapRail> rails;
+    /// NVLink domains, SU by SU in block order (each SU's in the order their blocks keep).
+    std::vector<MapDomain> domains;
     std::vector<Anomaly> anomalies;
     /// Switch uplinks and group global cable counts are known (version 4 maps and their index);
     /// older maps leave them 0 and the cost model falls back to the policy's taper.
@@ -107,12 +132,13 @@ struct FabricMap {
 inline constexpr std::string_view kFabricMapMagic = "switchyard-fabric-map";
 
 /// Current version of the map file format. 2 added the closing `end` line; 3 the digest on the
-/// first line; 4 each switch's uplink count and each group's global and core cable counts.
-/// Versions 2 (without a
-/// digest to check or an index to use) and 3 (without cable counts) are still read.
-inline constexpr int kFabricMapVersion = 4;
+/// first line; 4 each switch's uplink count and each group's global and core cable counts; 5
+/// the NVLink domains (`nvl` lines). A map without NVLink domains is still written as version 4,
+/// so fabrics without them keep their files byte for byte. Versions 2 (without a digest to
+/// check or an index to use), 3 (without cable counts) and 4 are still read.
+inline constexpr int kFabricMapVersion = 5;
 
-/// The digest a version-3 or -4 map names on its first line ("switchyard-fabric-map 4 <16 hex
+/// The digest a version-3, -4 or -5 map names on its first line ("switchyard-fabric-map 4 <16 hex
 /// digits>"): content_digest() of every byte after that line. nullopt for any other line.
 [[nodiscard]] std::optional<std::uint64_t> fabric_map_digest(std::string_view first_line);
 
@@ -123,7 +149,8 @@ inline constexpr int kFabricMapVersion = 4;
 /// full disk, a copy interrupted at a line boundary) is refused instead of loading fewer hosts. An
 /// SU line carries its hosts' usual rails ("<hca>:<leaf>[*cables],..."); a host line lists rails
 /// only when they differ from its SU's (a missing rail, say), which keeps the file small and fast
-/// to load.
+/// to load. NVLink domains follow the hosts, one line each in block order: "nvl <name> <su>
+/// <ok|degraded|missing> <key> <hosts as a hostlist>".
 [[nodiscard]] std::string write_fabric_map(const FabricMap& map, std::string_view comment);
 
 /// Reads a map file. Validates everything: the version line and digest, line shapes, references to

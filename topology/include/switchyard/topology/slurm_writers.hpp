@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "switchyard/topology/fabric_map.hpp"
@@ -24,13 +25,29 @@ namespace switchyard::topology {
 /// SU, SUs listed group by group, and a second size of one group exactly when every SU has the
 /// same host count and every group the same power-of-two count of SUs; otherwise Slurm's
 /// aggregates would straddle groups and the layout has the SU level only, saying why.
+///
+/// With NVLink domains (FabricMap::domains) the base block is one domain instead: domains SU by
+/// SU in that order, each SU's hosts in no domain in a block "<su>-other" after all others (it
+/// sets no size), then a size of one SU when every SU holds the same power-of-two count (at
+/// least 2) of equal domains, and one of a group when every group then holds the same
+/// power-of-two count of SUs.
 struct BlockLayout {
     std::vector<std::uint32_t> sus;  ///< SU indices in block order (group by group)
-    std::size_t base = 0;            ///< nodes per base block: the smallest SU (0: no SU)
+    std::size_t base = 0;            ///< nodes per base block: the smallest SU or domain (0: none)
     std::size_t group = 0;           ///< nodes per aggregated block = one group; 0 when none
+    std::vector<std::uint32_t> domains;  ///< NVLink domain indices in block order
+    std::vector<std::uint32_t> rest;     ///< SUs with hosts in no domain, one block each, last
+    std::size_t su = 0;  ///< with domains: nodes per aggregated block = one SU; 0 when none
     std::vector<std::string> notes;  ///< what the blocks cannot express, one sentence each
 };
 [[nodiscard]] BlockLayout block_layout(const FabricMap& map);
+
+/// BlockSizes: base, then the SU and group sizes that are set.
+[[nodiscard]] std::vector<std::size_t> layout_sizes(const BlockLayout& layout);
+
+/// Every block of the layout in order: its name and its nodes as a hostlist.
+[[nodiscard]] std::vector<std::pair<std::string, std::string>> layout_blocks(
+    const FabricMap& map, const BlockLayout& layout);
 
 /// topology/block (Slurm ≥ 23.11): one block per SU, in group order, BlockSizes from
 /// block_layout(), and its notes as comments.
@@ -60,7 +77,12 @@ struct GroupSpan {
 /// One SU's hosts' features: "su_<su>,grp_<group>[,grp<span>_<first>...]".
 [[nodiscard]] std::string node_features(const FabricMap& map, const MapSu& su);
 
-/// `NodeName=<hosts> Features=su_..,grp_..,grp2_..` lines, one per SU, for a slurm.conf include.
+/// One host's: its SU's, and its NVLink domain's name ("nvl_8c6f0a52_32766") when it has one.
+[[nodiscard]] std::string host_features(const FabricMap& map, const MapHost& host);
+
+/// `NodeName=<hosts> Features=su_..,grp_..,grp2_..[,nvl_..]` lines, one per SU (one per NVLink
+/// domain of the SU and one for its hosts in none, when the map has domains), for a slurm.conf
+/// include.
 [[nodiscard]] std::string write_node_features(const FabricMap& map, std::string_view header);
 
 /// The small Lua table the Lua filters load: the cluster default topology's kind (`topology`),

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// NVML's view of the GPUs for the health check: libnvidia-ml is dlopen()ed at run time (no
-// header, no build dependency); the few entry points used are declared here with NVML's C ABI.
-// This file only reads; health.cpp judges.
-#include "nvml_probe.hpp"
-
+// NVML's view of the GPUs: libnvidia-ml is dlopen()ed at run time (no header, no build
+// dependency); the few entry points used are declared here with NVML's C ABI. This file only
+// reads; the health checks and nvlink.cpp judge.
 #include <dlfcn.h>
 
 #include <chrono>
@@ -15,8 +13,9 @@
 
 #include "switchyard/common/file.hpp"
 #include "switchyard/common/strings.hpp"
+#include "switchyard/topology/nvml.hpp"
 
-namespace switchyard::health {
+namespace switchyard::topology {
 namespace {
 
 // NVML's ABI: nvmlReturn_t is an int, nvmlDevice_t an opaque pointer.
@@ -29,6 +28,27 @@ constexpr int kCauseDbe = 1;          // NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_E
 constexpr int kUncorrected = 1;       // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
 constexpr int kVolatile = 0;          // NVML_VOLATILE_ECC
 constexpr unsigned kMaxNvLinks = 18;  // NVML_NVLINK_MAX_LINKS
+constexpr int kNvmlVersionMismatch = 25;  // NVML_ERROR_ARGUMENT_VERSION_MISMATCH
+
+/// nvmlGpuFabricInfo_v2_t (nvml.h, R550 on): the version word, then the fields of the older
+/// nvmlGpuFabricInfo_t, then the health mask.
+struct FabricInfoV2 {
+    unsigned version;
+    unsigned char cluster_uuid[16];
+    int status;
+    unsigned clique;
+    unsigned char state;
+    unsigned health_mask;
+};
+/// nvmlGpuFabricInfo_t (R535 on): no version word, no health mask.
+struct FabricInfoV1 {
+    unsigned char cluster_uuid[16];
+    int status;
+    unsigned clique;
+    unsigned char state;
+};
+/// NVML_STRUCT_VERSION(GpuFabricInfo, 2): the structure's size with the version in the top byte.
+constexpr unsigned kFabricInfoV2 = static_cast<unsigned>(sizeof(FabricInfoV2)) | (2U << 24U);
 
 struct Nvml {
     int (*init)();
@@ -42,6 +62,8 @@ struct Nvml {
     int (*remapped_rows)(NvmlDevice, unsigned*, unsigned*, unsigned*, unsigned*);
     int (*ecc_total)(NvmlDevice, int, int, unsigned long long*);
     int (*nvlink_state)(NvmlDevice, unsigned, int*);
+    int (*fabric_v)(NvmlDevice, FabricInfoV2*);
+    int (*fabric_v1)(NvmlDevice, FabricInfoV1*);
 };
 
 template <typename F>
@@ -81,12 +103,76 @@ std::optional<Nvml> load(const std::string& path, std::string& why) {
     bind(lib, "nvmlDeviceGetRemappedRows", n.remapped_rows);
     bind(lib, "nvmlDeviceGetTotalEccErrors", n.ecc_total);
     bind(lib, "nvmlDeviceGetNvLinkState", n.nvlink_state);
+    bind(lib, "nvmlDeviceGetGpuFabricInfoV", n.fabric_v);
+    bind(lib, "nvmlDeviceGetGpuFabricInfo", n.fabric_v1);
     return n;
 }
 
 std::string nvml_error(const Nvml& n, int rc) {
     const char* s = n.error_string(rc);
     return s != nullptr ? std::string(s) : "NVML error " + std::to_string(rc);
+}
+
+/// "8c6f0a52-1f3e-4c1b-9d7a-0e2f4b6c8d10" from NVML's 16 bytes; "" when all are zero.
+std::string uuid_text(const unsigned char (&b)[16]) {
+    std::string out;
+    bool any = false;
+    for (std::size_t i = 0; i < 16; ++i) {
+        any = any || b[i] != 0;
+        out += hex_digits(b[i], 2);
+        if (i == 3 || i == 5 || i == 7 || i == 9) {
+            out += '-';
+        }
+    }
+    return any ? out : std::string();
+}
+
+GpuFabricState fabric_state(unsigned char s) {
+    switch (s) {
+        case 0:
+            return GpuFabricState::NotSupported;
+        case 1:
+            return GpuFabricState::NotStarted;
+        case 2:
+            return GpuFabricState::InProgress;
+        case 3:
+            return GpuFabricState::Completed;
+        default:
+            return GpuFabricState::Unknown;
+    }
+}
+
+/// The GPU's fabric information: version 2 (with the health mask) where the driver has it,
+/// else the older call; nullopt when neither answers (a GPU without a fabric answers
+/// NOT_SUPPORTED, which is a state, not an error).
+std::optional<GpuFabric> read_fabric(const Nvml& n, NvmlDevice d) {
+    if (n.fabric_v != nullptr) {
+        FabricInfoV2 v2{};
+        v2.version = kFabricInfoV2;
+        const int rc = n.fabric_v(d, &v2);
+        if (rc == kNvmlSuccess) {
+            return GpuFabric{uuid_text(v2.cluster_uuid), v2.clique, fabric_state(v2.state),
+                             v2.status, v2.health_mask};
+        }
+        if (rc == kNvmlNotSupported) {
+            return GpuFabric{};
+        }
+        if (rc != kNvmlVersionMismatch) {
+            return std::nullopt;
+        }
+    }
+    if (n.fabric_v1 != nullptr) {
+        FabricInfoV1 v1{};
+        const int rc = n.fabric_v1(d, &v1);
+        if (rc == kNvmlSuccess) {
+            return GpuFabric{uuid_text(v1.cluster_uuid), v1.clique, fabric_state(v1.state),
+                             v1.status, std::nullopt};
+        }
+        if (rc == kNvmlNotSupported) {
+            return GpuFabric{};
+        }
+    }
+    return std::nullopt;
 }
 
 /// What NVML gives of one GPU.
@@ -140,6 +226,7 @@ NvmlGpu read_gpu(const Nvml& n, NvmlDevice d, unsigned index, bool nvlinks) {
         }
         g.nvlinks_active = active;
     }
+    g.fabric = read_fabric(n, d);
     return g;
 }
 
@@ -219,4 +306,4 @@ NvmlFacts read_nvml(const std::string& library, bool nvlinks, double timeout_s) 
     return std::move(*shared->facts);
 }
 
-}  // namespace switchyard::health
+}  // namespace switchyard::topology
