@@ -235,3 +235,62 @@ TEST_CASE("fabric_map: a map cut short or padded is refused, its hcas line is st
     CHECK(read_fabric_map_for(full, "m.map", {"n01"}));
     CHECK_FALSE(read_fabric_map_for(missing_host, "m.map", {"n01"}));
 }
+
+namespace {
+
+/// kMap4 as version 5 with two NVLink domains: n01-n02 in g1-leaf1, n03 alone in g2-leaf1.
+std::string map5(const std::string& nvl_lines) {
+    std::string text = kMap4;
+    text.insert(text.find("anomaly "), nvl_lines);
+    return with_digest(text, 5);
+}
+
+}  // namespace
+
+TEST_CASE("fabric_map: version 5 carries NVLink domains", "[fabric_map][nvlink]") {
+    const auto text = map5(
+        "nvl nvl_aaaa0001_7 g1-leaf1 ok aaaa0001-0000-0000-0000-000000000000.7 n[01-02]\n"
+        "nvl nvl_aaaa0002_7 g2-leaf1 degraded aaaa0002-0000-0000-0000-000000000000.7 n03\n");
+    auto m = read_fabric_map(text, "m.map");
+    REQUIRE(m);
+    REQUIRE(m->domains.size() == 2);
+    CHECK(m->domains[0].members == std::vector<std::string>{"n01", "n02"});
+    CHECK(m->domains[1].state == DomainState::Degraded);
+    CHECK(m->domains[1].su == 1);
+    CHECK(m->find_host("n01")->domain == 0);
+    CHECK(m->find_host("n03")->domain == 1);
+    CHECK(m->find_host("n04")->domain == kNoDomain);
+    // Written back: version 5, the same lines.
+    const auto again = write_fabric_map(*m, "comment");
+    CHECK(again.rfind("switchyard-fabric-map 5 ", 0) == 0);
+    auto m2 = read_fabric_map(again, "again.map");
+    REQUIRE(m2);
+    CHECK(write_fabric_map(*m2, "comment") == again);
+    // A step's hosts only: the domains stay whole, their hosts found where kept.
+    auto some = read_fabric_map_for(text, "m.map", {"n02"});
+    REQUIRE(some);
+    CHECK(some->domains.size() == 2);
+    CHECK(some->find_host("n02")->domain == 0);
+    // Without domains, still version 4.
+    m->domains.clear();
+    CHECK(write_fabric_map(*m, "").rfind("switchyard-fabric-map 4 ", 0) == 0);
+}
+
+TEST_CASE("fabric_map: bad nvl lines are named", "[fabric_map][nvlink]") {
+    CHECK_THAT(error_of(map5("nvl a g1-leaf1 ok k\n")),
+               Catch::StartsWith("m.map:17: expected 'nvl <name> <su> <ok|degraded|missing> "));
+    CHECK_THAT(error_of(map5("nvl a su9 ok k n01\n")),
+               Catch::StartsWith("m.map:17: SU 'su9' is not defined above this line"));
+    CHECK_THAT(error_of(map5("nvl a g1-leaf1 fine k n01\n")),
+               Catch::StartsWith("m.map:17: expected 'nvl <name>"));
+    CHECK_THAT(error_of(map5("nvl a g1-leaf1 ok k n01\nnvl b g1-leaf1 ok k2 n[01-02]\n")),
+               Catch::StartsWith("m.map:18: nvl b: host 'n01' is in another NVLink domain too"));
+    CHECK_THAT(error_of(map5("nvl a g1-leaf1 ok k n01\nnvl a g1-leaf1 ok k2 n02\n")),
+               Catch::StartsWith("m.map:18: NVLink domain 'a' is defined twice"));
+    CHECK_THAT(error_of(map5("nvl a g1-leaf1 ok k n[01-\n")),
+               Catch::StartsWith("m.map:17: nvl a: "));
+    // A version 4 map has no nvl lines.
+    std::string v4 = kMap4;
+    v4.insert(v4.find("anomaly "), "nvl a g1-leaf1 ok k n01\n");
+    CHECK_THAT(error_of(with_digest(v4, 4)), Catch::StartsWith("m.map:17: unknown line 'nvl a"));
+}

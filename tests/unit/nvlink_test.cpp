@@ -148,3 +148,102 @@ TEST_CASE("nvlink: NVML's fabric queries through the fake library", "[nvlink][nv
         CHECK(to_string(f.gpus[0].fabric->state) == "unknown");
     }
 }
+
+namespace {
+
+/// Two SUs of four hosts (a01-a04, b01-b04), no domains yet.
+FabricMap two_sus() {
+    FabricMap m;
+    m.groups.push_back({"g", {0, 1}, 0, 0});
+    m.sus.push_back({"sa", 0, {}, {0, 1, 2, 3}, 0});
+    m.sus.push_back({"sb", 0, {}, {4, 5, 6, 7}, 0});
+    for (const auto* n : {"a01", "a02", "a03", "a04", "b01", "b02", "b03", "b04"}) {
+        m.hosts.push_back({n, n[0] == 'a' ? 0U : 1U, 0, 0});
+    }
+    return m;
+}
+
+HostNvlinkFacts in(const std::string& key) {
+    return {true, key, true, {}};
+}
+
+std::vector<std::string> names(const FabricMap& m) {
+    std::vector<std::string> out;
+    for (const auto& d : m.domains) {
+        out.push_back(d.name + ":" + std::string(to_string(d.state)));
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("nvlink: domains under their SUs, in an order that keeps blocks in place",
+          "[nvlink][domains]") {
+    const std::string k1 = "11111111-0000-0000-0000-000000000000.5";
+    const std::string k2 = "22222222-0000-0000-0000-000000000000.5";
+    const std::string k3 = "33333333-0000-0000-0000-000000000000.5";
+    const std::string k4 = "00000004-0000-0000-0000-000000000000.5";
+    HostNvlinkMap all{{"a01", in(k2)}, {"a02", in(k2)}, {"a03", in(k1)}, {"a04", in(k1)},
+                      {"b01", in(k3)}, {"b02", in(k3)}, {"b03", in(k4)}, {"b04", in(k4)}};
+    auto first = two_sus();
+    assign_nvlink_domains(first, all, {2, nullptr});
+    // By SU, then by name within one SU.
+    CHECK(names(first) == std::vector<std::string>{"nvl_11111111_5:ok", "nvl_22222222_5:ok",
+                                                   "nvl_00000004_5:ok", "nvl_33333333_5:ok"});
+    CHECK(first.anomalies.empty());
+    CHECK(first.hosts[0].domain == 1);
+
+    SECTION("a rack gone keeps its place as a placeholder; back, it takes it again") {
+        auto gone = all;
+        gone.erase("b03");
+        gone.erase("b04");
+        auto second = two_sus();
+        assign_nvlink_domains(second, gone, {2, &first});
+        CHECK(names(second) == std::vector<std::string>{"nvl_11111111_5:ok", "nvl_22222222_5:ok",
+                                                        "nvl_00000004_5:missing",
+                                                        "nvl_33333333_5:ok"});
+        CHECK(second.domains[2].members == std::vector<std::string>{"b03", "b04"});
+        CHECK(second.hosts[6].domain == 2);  // no facts, but its rack's placeholder holds it
+        REQUIRE(second.anomalies.size() == 1);
+        CHECK(second.anomalies[0].kind == "nvl-domain-missing");
+        auto third = two_sus();
+        assign_nvlink_domains(third, all, {2, &second});
+        CHECK(names(third) == names(first));
+    }
+    SECTION(
+        "a new rack comes after the known ones of its SU, whatever its name; the old one "
+        "whose hosts all moved leaves no placeholder") {
+        auto grown = all;
+        grown["b03"] = in("00000000-0000-0000-0000-000000000000.5");
+        grown["b04"] = in("00000000-0000-0000-0000-000000000000.5");
+        auto second = two_sus();
+        assign_nvlink_domains(second, grown, {2, &first});
+        CHECK(names(second) == std::vector<std::string>{"nvl_11111111_5:ok", "nvl_22222222_5:ok",
+                                                        "nvl_33333333_5:ok", "nvl_00000000_5:ok"});
+    }
+    SECTION("an unhealthy host degrades its domain") {
+        auto sick = all;
+        sick["a01"].healthy = false;
+        sick["a01"].problems = {"GPU 1: route unhealthy"};
+        auto m = two_sus();
+        assign_nvlink_domains(m, sick, {});
+        CHECK(m.domains[1].state == DomainState::Degraded);
+        REQUIRE(m.anomalies.size() == 1);
+        CHECK(m.anomalies[0].detail == "a01: GPU 1: route unhealthy");
+    }
+    SECTION("two short names alike: both take the long form") {
+        auto clash = all;
+        clash["b03"] = in("11111111-0000-0000-0000-00000000ffff.5");
+        clash["b04"] = in("11111111-0000-0000-0000-00000000ffff.5");
+        auto m = two_sus();
+        assign_nvlink_domains(m, clash, {});
+        CHECK(m.domains[0].name == "nvl_11111111000000000000000000000000_5");
+        CHECK(m.domains[2].name == "nvl_1111111100000000000000000000ffff_5");
+    }
+    SECTION("no host in a multi-node fabric: the map is left as it was") {
+        auto m = two_sus();
+        assign_nvlink_domains(m, {{"a01", HostNvlinkFacts{}}}, {2, nullptr});
+        CHECK(m.domains.empty());
+        CHECK(m.anomalies.empty());
+    }
+}

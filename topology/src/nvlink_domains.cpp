@@ -150,8 +150,9 @@ void assign_nvlink_domains(FabricMap& map,
         if (options.expect_size != 0 && d.members.size() != options.expect_size) {
             map.anomalies.push_back(
                 {"nvl-domain-size", d.name + " (" + key + "): " + std::to_string(d.members.size()) +
-                                        " hosts, expected " + std::to_string(options.expect_size) +
-                                        ": " + listed(d.members)});
+                                        (d.members.size() == 1 ? " host" : " hosts") +
+                                        ", expected " + std::to_string(options.expect_size) + ": " +
+                                        listed(d.members)});
         }
         domains.push_back(std::move(d));
     }

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "switchyard/common/hostlist.hpp"
+#include "switchyard/common/strings.hpp"
 #include "switchyard/topology/slurm_writers.hpp"
 
 namespace switchyard::topology {
@@ -122,14 +123,12 @@ BlockLayout domain_block_layout(const FabricMap& map, BlockLayout sus) {
     for (const auto& h : map.hosts) {
         hosts_outside[h.su] += h.domain == kNoDomain ? 1 : 0;
     }
-    std::size_t smallest = SIZE_MAX;
-    std::size_t largest = 0;
+    std::map<std::size_t, std::size_t> sizes;  // hosts → domains of that size
     std::vector<std::size_t> domains_per_su;
     for (const auto s : out.sus) {
         for (const auto d : per_su[s]) {
             out.domains.push_back(d);
-            smallest = std::min(smallest, map.domains[d].members.size());
-            largest = std::max(largest, map.domains[d].members.size());
+            ++sizes[map.domains[d].members.size()];
         }
         domains_per_su.push_back(per_su[s].size());
         if (hosts_outside[s] > 0) {
@@ -139,26 +138,46 @@ BlockLayout domain_block_layout(const FabricMap& map, BlockLayout sus) {
     if (out.domains.empty()) {
         return out;
     }
-    out.base = smallest;
+    // The design size is the most common one (the larger on a tie): a rack short of a tray or
+    // two must not shrink every block Slurm plans.
+    std::size_t most = 0;
+    for (const auto& [n, count] : sizes) {
+        if (count >= most) {
+            most = count;
+            out.base = n;
+        }
+    }
     for (const auto s : out.rest) {
         out.notes.push_back(std::to_string(hosts_outside[s]) + " host(s) of SU " + map.sus[s].name +
                             " are in no NVLink domain: their block comes last and sets no size");
     }
-    if (smallest != largest) {
-        out.notes.push_back("NVLink domains have " + std::to_string(smallest) + " to " +
-                            std::to_string(largest) + " hosts: Slurm plans every block as " +
-                            std::to_string(smallest) + " nodes, so --segment can ask for at most " +
-                            std::to_string(smallest) + " nodes inside one domain");
+    std::vector<std::string> smaller;
+    std::vector<std::string> larger;
+    for (const auto d : out.domains) {
+        const auto n = map.domains[d].members.size();
+        if (n != out.base) {
+            (n < out.base ? smaller : larger).push_back(map.domains[d].name);
+        }
     }
-    const auto su_why = smallest != largest ? std::string("the NVLink domains differ in size")
-                                            : uneven(domains_per_su, "NVLink domain", "SU");
+    if (!smaller.empty()) {
+        out.notes.push_back(std::to_string(smaller.size()) + " NVLink domain(s) hold fewer than " +
+                            std::to_string(out.base) + " hosts (" + join(smaller, ", ") +
+                            "): Slurm plans every block as " + std::to_string(out.base) +
+                            " nodes, so a segment of that size does not fit in them");
+    }
+    if (!larger.empty()) {
+        out.notes.push_back(std::to_string(larger.size()) + " NVLink domain(s) hold more than " +
+                            std::to_string(out.base) + " hosts (" + join(larger, ", ") +
+                            "): Slurm plans every block as " + std::to_string(out.base) + " nodes");
+    }
+    const auto su_why = uneven(domains_per_su, "NVLink domain", "SU");
     if (!su_why.empty()) {
         out.notes.push_back(su_why +
                             ": Slurm aggregates 2^k consecutive blocks, aligned, so an aggregated "
                             "block would not be one SU; BlockSizes has the NVLink level only");
         return out;
     }
-    out.su = smallest * domains_per_su.front();
+    out.su = out.base * domains_per_su.front();
     if (map.groups.size() < 2) {
         return out;
     }
