@@ -10,6 +10,7 @@
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/nccl/rules.hpp"
 #include "switchyard/policy/loaders.hpp"
+#include "switchyard/topology/node_readers.hpp"
 
 namespace switchyard::cli {
 namespace {
@@ -25,6 +26,7 @@ struct NcclArgs {
     std::string host;
     std::string choice = "auto";
     unsigned tasks_per_node = 1;
+    unsigned nvl_group = 0;
     bool shared = false;
     bool explain = false;
     bool json = false;
@@ -75,6 +77,16 @@ int run_nccl_env(const NcclArgs& a) {
             return kExitProblem;
         }
         map = std::move(*m);
+    }
+    if (a.nvl_group != 0) {
+        job.nvl_group = a.nvl_group;
+    }
+    // The IMEX channel as the plugin looks at it: only for nodes of a map with NVLink domains.
+    if (!pol.nccl.imex_channel.empty() && map && !map->domains.empty()) {
+        std::error_code ec;
+        const auto channel = topology::expand_node_path(pol.nccl.imex_channel, job.this_host);
+        job.imex_channel = std::filesystem::exists(channel, ec);
+        job.imex_channel_path = channel.string();
     }
     const auto d = nccl::decide_node_env(pol.nccl, *node, map ? &*map : nullptr, job, *choice, {});
     if (a.json) {
@@ -127,6 +139,9 @@ void setup_nccl_env(CLI::App& cmd, Runner& run) {
     cmd.add_option("--nodes", a->nodes, "the job's nodes as a Slurm hostlist (default: this node)");
     cmd.add_option("--host", a->host, "this node's Slurm name (default: the host name)");
     cmd.add_option("--nccl-env", a->choice, "auto, off or a profile name, as users pass it");
+    cmd.add_option("--nvl-group", a->nvl_group,
+                   "nodes per NVLink group, as users pass --nvl-group (NCCL_MNNVL_CLIQUE_ID)")
+        ->check(CLI::Range(1U, kMaxNvlGroup));
     cmd.add_option("--tasks-per-node", a->tasks_per_node, "ranks on this node")
         ->check(CLI::Range(1U, 4096U));
     cmd.add_flag("--shared", a->shared, "the node is shared with other jobs");

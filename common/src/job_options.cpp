@@ -49,6 +49,16 @@ Result<unsigned> parse_pipeline_stages(std::string_view value) {
     return static_cast<unsigned>(*n);
 }
 
+Result<unsigned> parse_nvl_group(std::string_view value) {
+    const auto n = parse_uint(value);
+    if (!n || *n < 1 || *n > kMaxNvlGroup) {
+        return bad_value("nvl-group",
+                         "a whole number of nodes from 1 to " + std::to_string(kMaxNvlGroup),
+                         value);
+    }
+    return static_cast<unsigned>(*n);
+}
+
 Result<StageScope> parse_stage_scope(std::string_view value) {
     if (value == "leaf") {
         return StageScope::Leaf;
@@ -127,6 +137,14 @@ Result<void> apply_option(JobOptions& opts, OptionId id, std::string_view value)
         case OptionId::TopoReport:
             opts.topo_report = true;
             return {};
+        case OptionId::NvlGroup: {
+            auto r = parse_nvl_group(value);
+            if (!r) {
+                return fail(r.error());
+            }
+            opts.nvl_group = *r;
+            return {};
+        }
     }
     return fail(Error::internal("unknown option id " + std::to_string(static_cast<int>(id))));
 }

@@ -16,6 +16,7 @@
 #include "switchyard/common/strings.hpp"
 #include "switchyard/nccl/rules.hpp"
 #include "switchyard/policy/loaders.hpp"
+#include "switchyard/topology/node_readers.hpp"
 
 namespace switchyard::spank {
 namespace {
@@ -108,7 +109,15 @@ Result<void> export_nccl(SpankApi& api,
             user_env.emplace(name, *v);
         }
     }
-    const auto d = nccl::decide_node_env(pol.nccl, *node, map, job, choice, user_env);
+    auto facts = job;
+    facts.nvl_group = opts.nvl_group;
+    if (!pol.nccl.imex_channel.empty() && map != nullptr && !map->domains.empty()) {
+        const auto channel = topology::expand_node_path(pol.nccl.imex_channel, job.this_host);
+        std::error_code ec;
+        facts.imex_channel = std::filesystem::exists(channel, ec);
+        facts.imex_channel_path = channel.string();
+    }
+    const auto d = nccl::decide_node_env(pol.nccl, *node, map, facts, choice, user_env);
     plugin_state().read_gids = d.read_gids;
     std::vector<std::string> names;
     for (const auto& c : d.set) {

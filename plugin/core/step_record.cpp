@@ -113,6 +113,10 @@ std::string file_input_lines(const std::string& config,
     if (!pol.fabric_map.empty()) {
         add(sc::stat_line, pol.fabric_map);
         add(sc::stat_line, pol.fabric_map + std::string(topology::kFabricIndexSuffix));
+        if (!pol.nccl.imex_channel.empty()) {  // R17 reads it when the map has NVLink domains
+            add(sc::stat_line,
+                topology::expand_node_path(pol.nccl.imex_channel, node_name).string());
+        }
     }
     if (node != nullptr) {
         if (!pol.hwloc_xml.empty()) {

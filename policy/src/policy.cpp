@@ -86,7 +86,7 @@ private:
         if (auto nccl = section(root, "nccl",
                                 {"enabled", "min_version", "compute_hca", "socket_ifname",
                                  "rail_optimized", "large_job_nodes", "roce_qps_per_connection",
-                                 "ib_addr_family", "ib_addr_range", "profiles"})) {
+                                 "ib_addr_family", "ib_addr_range", "imex_channel", "profiles"})) {
             read_nccl_section(source_, problems_, *nccl, p.nccl);
         }
         if (auto pl =

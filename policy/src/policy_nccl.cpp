@@ -74,6 +74,15 @@ public:
                         "expected a CIDR range such as fd02::/16, got '" + out.ib_addr_range + "'");
             }
         }
+        if (auto v = n["imex_channel"]) {
+            out.imex_channel = scalar(v);
+            if (!out.imex_channel.empty() && out.imex_channel.front() != '/') {
+                problem(v, "nccl.imex_channel",
+                        "expected an absolute path such as "
+                        "/dev/nvidia-caps-imex-channels/channel0, or '' to not check, got '" +
+                            out.imex_channel + "'");
+            }
+        }
         if (auto v = n["profiles"]) {
             read_profiles(v, out.profiles);
         }

@@ -241,7 +241,11 @@ TEST_CASE("dlopen: init registers the options with working callbacks", "[dlopen]
     g_host = Host{};
     Plugin p;
     REQUIRE(call(p, "slurm_spank_init", {"config=/etc/slurm/switchyard.yaml"}) == 0);
-    REQUIRE(g_host.registered.size() == 5);
+    REQUIRE(g_host.registered.size() == 6);
+    auto* nvl = g_host.registered[5];
+    CHECK(std::string(nvl->name) == "nvl-group");
+    CHECK(nvl->cb(nvl->val, "18", 0) == 0);
+    CHECK(nvl->cb(nvl->val, "0", 0) == -1);
     auto* stages = g_host.registered[0];
     CHECK(std::string(stages->name) == "pipeline-stages");
     CHECK(stages->has_arg == 1);
@@ -294,7 +298,7 @@ TEST_CASE("dlopen: unknown plugstack key fails the step's init, a client's optio
     // A client without switchyard options reads nothing more; with one, the words are checked.
     REQUIRE(call(p, "slurm_spank_init", {"colour=blue"}) == 0);
     CHECK(g_host.errors.empty());
-    REQUIRE(g_host.registered.size() == 5);
+    REQUIRE(g_host.registered.size() == 6);
     auto* stages = g_host.registered[0];
     CHECK(stages->cb(stages->val, "4", 0) == -1);
     REQUIRE(g_host.errors.size() == 1);

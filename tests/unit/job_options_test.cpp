@@ -8,7 +8,7 @@
 
 using namespace switchyard;
 
-TEST_CASE("job_options: the five options of the design, with unique names and vals",
+TEST_CASE("job_options: the six options of the design, with unique names and vals",
           "[job_options]") {
     std::set<std::string_view> names;
     std::set<int> vals;
@@ -20,10 +20,26 @@ TEST_CASE("job_options: the five options of the design, with unique names and va
         CHECK(s.has_arg == !s.arginfo.empty());
     }
     CHECK(names == std::set<std::string_view>{"pipeline-stages", "stage-scope", "rank-order",
-                                              "nccl-env", "topo-report"});
-    CHECK(vals.size() == 5);
+                                              "nccl-env", "topo-report", "nvl-group"});
+    CHECK(vals.size() == 6);
     CHECK_FALSE(option_from_val(0));
     CHECK_FALSE(option_from_val(99));
+}
+
+TEST_CASE("job_options: an NVLink group is 1..4096 nodes", "[job_options]") {
+    CHECK(*parse_nvl_group("18") == 18U);
+    CHECK(*parse_nvl_group("1") == 1U);
+    CHECK(*parse_nvl_group("4096") == 4096U);
+    for (const auto* bad : {"0", "4097", "-1", "18x", "", " 4"}) {
+        auto r = parse_nvl_group(bad);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message() == std::string("--nvl-group: expected a whole number of nodes "
+                                                 "from 1 to 4096, got '") +
+                                         bad + "'");
+    }
+    JobOptions o;
+    REQUIRE(apply_option(o, OptionId::NvlGroup, "4"));
+    CHECK(o.nvl_group == 4U);
 }
 
 TEST_CASE("job_options: pipeline stages accept 1..1024 only", "[job_options]") {

@@ -431,3 +431,99 @@ TEST_CASE("nccl_rules: profiles, off, and the submit-time check", "[nccl_rules]"
     p.enabled = false;
     CHECK(decide_node_env(p, n, nullptr, job(), {}, {}).set.empty());
 }
+
+namespace {
+
+/// map() with one NVLink domain holding n001..n003 (n004 in none), in `state`.
+topology::FabricMap nvl_map(topology::DomainState state = topology::DomainState::Ok) {
+    auto m = map(topology::FabricKind::DragonflyPlus);
+    m.domains = {{"nvl_aaaa_1", "aaaa.1", 0, state, {"n001", "n002", "n003"}}};
+    for (int h = 0; h < 3; ++h) {
+        m.hosts[static_cast<std::size_t>(h)].domain = 0;
+    }
+    return m;
+}
+
+std::string unset_line(const NcclDecision& d, const std::string& name) {
+    for (const auto& u : d.unset) {
+        if (u.rfind(name + ":", 0) == 0) {
+            return u;
+        }
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("nccl_rules: R17 multi-node NVLink", "[nccl_rules][nvlink]") {
+    NcclPolicy p;
+    p.min_version = {2, 26, 0};
+    const auto n = node(4, {port(4)});
+    auto j = job(3);
+    j.imex_channel = true;
+    const auto m = nvl_map();
+
+    SECTION("the whole step in one healthy domain with IMEX: MNNVL on, cuMem on") {
+        const auto d = decide_node_env(p, n, &m, j, {}, {});
+        CHECK(value(d, "NCCL_MNNVL_ENABLE") == "1");
+        CHECK(value(d, "NCCL_CUMEM_ENABLE") == "1");
+        CHECK_FALSE(value(d, "NCCL_NVLS_ENABLE"));
+        CHECK_FALSE(value(d, "NCCL_MNNVL_CLIQUE_ID"));
+        CHECK(why(d, "NCCL_MNNVL_ENABLE")
+                  .find("all 3 nodes of the step are in healthy NVLink "
+                        "domain nvl_aaaa_1, IMEX channel present") != std::string::npos);
+        CHECK(d.warnings.empty());
+    }
+    SECTION("--nvl-group splits the domain: a clique id per group, in name order") {
+        j.nvl_group = 2;
+        j.this_host = "n003";
+        const auto d = decide_node_env(p, n, &m, j, {}, {});
+        CHECK(value(d, "NCCL_MNNVL_CLIQUE_ID") == "2");
+        j.this_host = "n002";
+        CHECK(value(decide_node_env(p, n, &m, j, {}, {}), "NCCL_MNNVL_CLIQUE_ID") == "1");
+        j.nvl_group = 3;  // the whole domain: nothing to split
+        CHECK_FALSE(value(decide_node_env(p, n, &m, j, {}, {}), "NCCL_MNNVL_CLIQUE_ID"));
+        j.nvl_group = 2;
+        p.min_version = {2, 22, 0};
+        const auto old = decide_node_env(p, n, &m, j, {}, {});
+        CHECK_FALSE(value(old, "NCCL_MNNVL_CLIQUE_ID"));
+        CHECK(unset_line(old, "NCCL_MNNVL_CLIQUE_ID").find("needs NCCL 2.23") != std::string::npos);
+        CHECK(old.warnings.size() == 1);  // GB200 needs 2.25.2
+    }
+    SECTION("a degraded domain or a missing IMEX channel: MNNVL and NVLS off") {
+        const auto degraded = nvl_map(topology::DomainState::Degraded);
+        const auto d = decide_node_env(p, n, &degraded, j, {}, {});
+        CHECK(value(d, "NCCL_MNNVL_ENABLE") == "0");
+        CHECK(value(d, "NCCL_NVLS_ENABLE") == "0");
+        CHECK(why(d, "NCCL_MNNVL_ENABLE").find("is degraded") != std::string::npos);
+        j.imex_channel = false;
+        const auto no_imex = decide_node_env(p, n, &m, j, {}, {});
+        CHECK(value(no_imex, "NCCL_MNNVL_ENABLE") == "0");
+        CHECK(why(no_imex, "NCCL_MNNVL_ENABLE").find("no IMEX channel") != std::string::npos);
+        CHECK_FALSE(value(no_imex, "NCCL_CUMEM_ENABLE"));
+    }
+    SECTION("a step beyond the domain: NCCL's own choice, said why") {
+        const auto d = decide_node_env(p, n, &m, job(4), {}, {});
+        CHECK_FALSE(value(d, "NCCL_MNNVL_ENABLE"));
+        CHECK(unset_line(d, "NCCL_MNNVL_ENABLE").find("1 NVLink domain(s) and 1 node(s) in none") !=
+              std::string::npos);
+    }
+    SECTION("no domain in the map, one node, or NCCL before 2.21: nothing set") {
+        const auto plain = map(topology::FabricKind::DragonflyPlus);
+        auto d = decide_node_env(p, n, &plain, j, {}, {});
+        CHECK_FALSE(value(d, "NCCL_MNNVL_ENABLE"));
+        CHECK(unset_line(d, "NCCL_MNNVL_ENABLE").empty());
+        CHECK_FALSE(value(decide_node_env(p, n, &m, job(1), {}, {}), "NCCL_MNNVL_ENABLE"));
+        p.min_version = {2, 20, 0};
+        d = decide_node_env(p, n, &m, j, {}, {});
+        CHECK_FALSE(value(d, "NCCL_MNNVL_ENABLE"));
+        CHECK(unset_line(d, "NCCL_MNNVL_ENABLE").find("before 2.21") != std::string::npos);
+    }
+    SECTION("R10's NVLS decision on a shared node stands") {
+        j.exclusive = false;
+        j.imex_channel = false;
+        const auto d = decide_node_env(p, n, &m, j, {}, {});
+        CHECK(std::count_if(d.set.begin(), d.set.end(),
+                            [](const EnvChoice& c) { return c.name == "NCCL_NVLS_ENABLE"; }) == 1);
+    }
+}

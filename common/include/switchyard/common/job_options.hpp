@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The five per-job options users give to srun/sbatch/salloc, their table and their validation.
+// The six per-job options users give to srun/sbatch/salloc, their table and their validation.
 #pragma once
 
 #include <array>
@@ -35,6 +35,9 @@ struct NcclEnvChoice {
 /// Largest accepted --pipeline-stages (each stage needs at least one node).
 inline constexpr unsigned kMaxPipelineStages = 1024;
 
+/// Largest accepted --nvl-group (nodes of one multi-node NVLink domain).
+inline constexpr unsigned kMaxNvlGroup = 4096;
+
 /// What a user asked for; unset options stay nullopt so defaults can be layered under them.
 struct JobOptions {
     std::optional<unsigned> pipeline_stages;
@@ -42,6 +45,7 @@ struct JobOptions {
     std::optional<RankOrder> rank_order;
     std::optional<NcclEnvChoice> nccl_env;
     bool topo_report = false;
+    std::optional<unsigned> nvl_group;  ///< nodes per NVLink group (tensor/expert parallel)
 };
 
 /// Identifies an option in the table; the values are the SPANK `val` numbers (stable).
@@ -51,6 +55,7 @@ enum class OptionId : int {
     RankOrder = 3,
     NcclEnv = 4,
     TopoReport = 5,
+    NvlGroup = 6,
 };
 
 /// One user-facing option as registered with SPANK and shown by `srun --help`.
@@ -63,7 +68,7 @@ struct OptionSpec {
 };
 
 /// The options, in --help order.
-inline constexpr std::array<OptionSpec, 5> kJobOptions{{
+inline constexpr std::array<OptionSpec, 6> kJobOptions{{
     {OptionId::PipelineStages, "pipeline-stages", "N",
      "Switchyard: split the nodes into N pipeline-parallel stages placed by fabric topology", true},
     {OptionId::StageScope, "stage-scope", "leaf|group|any",
@@ -75,6 +80,9 @@ inline constexpr std::array<OptionSpec, 5> kJobOptions{{
      true},
     {OptionId::TopoReport, "topo-report", "",
      "Switchyard: print the stage plan (nodes, SUs, groups, cost) once per step", false},
+    {OptionId::NvlGroup, "nvl-group", "N",
+     "Switchyard: keep each group of N nodes (tensor/expert parallel) inside one NVLink domain",
+     true},
 }};
 
 /// The spec of `id`.
@@ -86,6 +94,9 @@ inline constexpr std::array<OptionSpec, 5> kJobOptions{{
 /// Parses a --pipeline-stages value: a decimal 1..kMaxPipelineStages.
 /// \return Error::invalid_argument "--pipeline-stages: expected ..., got '<value>'" otherwise.
 [[nodiscard]] Result<unsigned> parse_pipeline_stages(std::string_view value);
+
+/// Parses a --nvl-group value: a decimal 1..kMaxNvlGroup.
+[[nodiscard]] Result<unsigned> parse_nvl_group(std::string_view value);
 
 /// Parses a --stage-scope value; an unknown word yields an error listing leaf, group, any.
 [[nodiscard]] Result<StageScope> parse_stage_scope(std::string_view value);

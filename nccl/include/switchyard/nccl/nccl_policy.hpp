@@ -57,6 +57,9 @@ struct NcclPolicy {
     unsigned roce_qps_per_connection = 4;
     std::string ib_addr_family;  ///< RoCE with NCCL >= 2.21: AF_INET / AF_INET6
     std::string ib_addr_range;
+    /// The IMEX channel device a job's multi-node NVLink needs (may contain %n); MNNVL is
+    /// turned off on a node without it. Empty: not checked.
+    std::string imex_channel = "/dev/nvidia-caps-imex-channels/channel0";
     std::vector<NcclProfile> profiles;
 
     [[nodiscard]] const NcclProfile* find_profile(std::string_view name) const;

@@ -24,6 +24,12 @@ struct JobFacts {
     /// GPUs the job holds on this node (Slurm's SLURM_JOB_GPUS), when Slurm says: fewer than
     /// the node has means other jobs may hold the rest, i.e. a shared node.
     std::optional<unsigned> gpus_allocated;
+    /// Whether this node has the IMEX channel device (nccl.imex_channel): what multi-node
+    /// NVLink memory sharing needs. nullopt: not looked at.
+    std::optional<bool> imex_channel;
+    std::string imex_channel_path;  ///< the path looked at (nccl.imex_channel with %n expanded)
+    /// --nvl-group: nodes per NVLink group (tensor/expert parallel) the job asked for.
+    std::optional<unsigned> nvl_group;
 };
 
 /// One variable to set, with why.
@@ -42,7 +48,8 @@ struct NcclDecision {
     bool read_gids = false;             ///< a rule read the ports' GID tables (RoCE, NCCL < 2.21)
 };
 
-/// The node-wide variables for a step (rules R1–R10, R13, profiles, R16 checks on `user_env`).
+/// The node-wide variables for a step (rules R1–R10, R13, R17 multi-node NVLink, profiles, R16
+/// checks on `user_env`).
 /// `choice` Off yields nothing; a profile that is unknown or not user-selectable yields a warning.
 [[nodiscard]] NcclDecision decide_node_env(const NcclPolicy& policy,
                                            const topology::NodeTopology& node,
