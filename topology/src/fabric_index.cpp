@@ -36,6 +36,7 @@ public:
             std::string name;
             std::uint64_t su;
             std::uint64_t railset;
+            std::uint64_t domain;  // kNoRecord: none
         };
         std::vector<Found> found;
         std::uint64_t lo = 0;
@@ -48,15 +49,29 @@ public:
                 continue;
             }
             lo = (*at)->first;
-            found.push_back({n, (*at)->second[0], (*at)->second[1]});
+            found.push_back({n, (*at)->second[0], (*at)->second[1], (*at)->second[2]});
         }
         // The SUs, groups, rail sets and switches those hosts use, in the index's order (so
         // indices compare as in the whole map).
         Ids sus;
         Ids railsets;
+        Ids domains;
         for (const auto& f : found) {
             sus.add(f.su);
             railsets.add(f.railset);
+            if (f.domain != kNoRecord) {
+                domains.add(f.domain);
+            }
+        }
+        domains.finish();
+        std::vector<DomainRecord> domain_records;
+        for (const auto id : domains.ids) {
+            auto r = domain_record(id);
+            if (!r) {
+                return fail(r.error());
+            }
+            sus.add(r->su);  // a domain across two SUs is put under one the step may not use
+            domain_records.push_back(std::move(*r));
         }
         sus.finish();
         railsets.finish();
@@ -131,7 +146,19 @@ public:
             }
             h.rail_count = static_cast<std::uint32_t>(map_.rails.size()) - h.rail_begin;
             map_.sus[h.su].hosts.push_back(static_cast<std::uint32_t>(map_.hosts.size()));
+            if (f.domain != kNoRecord) {
+                h.domain = domains.local(f.domain);
+            }
             map_.hosts.push_back(std::move(h));
+        }
+        for (auto& r : domain_records) {
+            MapDomain d{std::move(r.name), std::move(r.key), sus.local(r.su), r.state, {}};
+            map_.domains.push_back(std::move(d));
+        }
+        for (const auto& h : map_.hosts) {  // a domain's members: the step's hosts in it
+            if (h.domain != kNoDomain) {
+                map_.domains[h.domain].members.push_back(h.name);
+            }
         }
         return std::move(map_);
     }
@@ -149,6 +176,13 @@ private:
         std::uint64_t total = 0;
         std::vector<std::uint64_t> leaves;
     };
+    struct DomainRecord {
+        std::string name;
+        std::uint64_t su = 0;
+        DomainState state = DomainState::Ok;
+        std::string key;
+    };
+    static constexpr std::uint64_t kNoRecord = UINT64_MAX;
     struct RailRecord {
         std::uint64_t hca = 0;
         std::uint64_t sw = 0;
@@ -171,6 +205,7 @@ private:
     const ByteSource& src_;
     MapStamp stamp_;
     Table tables_[kTableCount];
+    std::size_t table_count_ = kTableCountV2;  // of this index's version
     FabricMap map_;
     std::unordered_map<std::uint64_t, std::string> blocks_;
 
@@ -189,7 +224,12 @@ private:
         }
         std::string_view rest(*text);
         std::vector<std::string_view> lines;
-        while (lines.size() < 5 + kTableCount) {
+        // The first line says the version, and so how many table lines follow.
+        if (const auto v3 = std::string(kMagic) + " " + std::to_string(kFabricIndexVersion);
+            std::string_view(*text).substr(0, v3.size() + 1) == v3 + "\n") {
+            table_count_ = kTableCount;
+        }
+        while (lines.size() < 5 + table_count_) {
             const auto nl = rest.find('\n');
             if (nl == std::string_view::npos) {
                 return fail(error_at(lines.size() + 1,
@@ -202,8 +242,10 @@ private:
             rest.remove_prefix(nl + 1);
         }
         const std::uint64_t header_bytes = text->size() - rest.size();
-        if (lines[0] != std::string(kMagic) + " " + std::to_string(kFabricIndexVersion)) {
-            return fail(error_at(1, "expected '" + std::string(kMagic) + " " +
+        if (lines[0] != std::string(kMagic) + " " + std::to_string(kFabricIndexVersion) &&
+            lines[0] != std::string(kMagic) + " 2") {
+            return fail(error_at(1, "expected '" + std::string(kMagic) + " 2' or '" +
+                                        std::string(kMagic) + " " +
                                         std::to_string(kFabricIndexVersion) +
                                         "'; is this an index written by 'switchyard discover'?"));
         }
@@ -249,8 +291,8 @@ private:
             map_.hcas.emplace_back(hcas[i]);
         }
         std::uint64_t offset = header_bytes;
-        std::uint64_t line = 5 + kTableCount + 1;
-        for (std::size_t t = 0; t < kTableCount; ++t) {
+        std::uint64_t line = 5 + table_count_ + 1;
+        for (std::size_t t = 0; t < table_count_; ++t) {
             const auto f = split(lines[5 + t], ' ');
             const auto count = f.size() == 4 ? parse_number<std::uint64_t>(f[2]) : std::nullopt;
             const auto width = f.size() == 4 ? parse_number<std::uint64_t>(f[3]) : std::nullopt;
@@ -319,8 +361,9 @@ private:
         return r;
     }
 
-    /// (position, {su, railset}) of host `name` at or after record `lo`; nullopt if absent.
-    Result<std::optional<std::pair<std::uint64_t, std::array<std::uint64_t, 2>>>> find_host(
+    /// (position, {su, railset, domain}) of host `name` at or after record `lo`; nullopt if
+    /// absent. The domain is kNoRecord in a version-2 index and for a host in none.
+    Result<std::optional<std::pair<std::uint64_t, std::array<std::uint64_t, 3>>>> find_host(
         const std::string& name, std::uint64_t lo) {
         std::uint64_t hi = tables_[kHosts].count;
         while (lo < hi) {
@@ -337,7 +380,7 @@ private:
             }
         }
         if (lo >= tables_[kHosts].count) {
-            return std::optional<std::pair<std::uint64_t, std::array<std::uint64_t, 2>>>{};
+            return std::optional<std::pair<std::uint64_t, std::array<std::uint64_t, 3>>>{};
         }
         auto r = record(kHosts, lo);
         if (!r) {
@@ -345,14 +388,23 @@ private:
         }
         const auto f = split(*r, ' ');
         if (f[0] != name) {
-            return std::optional<std::pair<std::uint64_t, std::array<std::uint64_t, 2>>>{};
+            return std::optional<std::pair<std::uint64_t, std::array<std::uint64_t, 3>>>{};
         }
-        const auto su = f.size() == 3 ? parse_number<std::uint64_t>(f[1]) : std::nullopt;
-        const auto rs = f.size() == 3 ? parse_number<std::uint64_t>(f[2]) : std::nullopt;
-        if (!su || !rs || *su >= tables_[kSus].count || *rs >= tables_[kRailsets].count) {
-            return fail(bad(kHosts, lo, "expected '<name> <su record> <railset record>'"));
+        const bool v3 = table_count_ == kTableCount;
+        const std::size_t want = v3 ? 4 : 3;
+        const auto su = f.size() == want ? parse_number<std::uint64_t>(f[1]) : std::nullopt;
+        const auto rs = f.size() == want ? parse_number<std::uint64_t>(f[2]) : std::nullopt;
+        const auto dom = !v3 || f.size() != want || f[3] == "-"
+                             ? std::optional<std::uint64_t>(kNoRecord)
+                             : parse_number<std::uint64_t>(f[3]);
+        if (!su || !rs || !dom || *su >= tables_[kSus].count || *rs >= tables_[kRailsets].count ||
+            (*dom != kNoRecord && *dom >= tables_[kDomains].count)) {
+            return fail(bad(kHosts, lo,
+                            v3 ? "expected '<name> <su record> <railset record> <domain record "
+                                 "or ->'"
+                               : "expected '<name> <su record> <railset record>'"));
         }
-        return std::optional{std::pair{lo, std::array<std::uint64_t, 2>{*su, *rs}}};
+        return std::optional{std::pair{lo, std::array<std::uint64_t, 3>{*su, *rs, *dom}}};
     }
 
     Result<SuRecord> su_record(std::uint64_t id) {
@@ -378,6 +430,27 @@ private:
             su.leaves.push_back(*sw);
         }
         return su;
+    }
+
+    /// "<name> <su record> <ok|degraded|missing> <key> <hosts>".
+    Result<DomainRecord> domain_record(std::uint64_t id) {
+        auto r = record(kDomains, id);
+        if (!r) {
+            return fail(r.error());
+        }
+        const auto f = split(*r, ' ');
+        const auto su = f.size() == 5 ? parse_number<std::uint64_t>(f[1]) : std::nullopt;
+        std::optional<DomainState> state;
+        if (f.size() == 5) {
+            for (const auto s : {DomainState::Ok, DomainState::Degraded, DomainState::Missing}) {
+                state = to_string(s) == f[2] ? std::optional(s) : state;
+            }
+        }
+        if (!su || !state || f[0].empty() || f[3].empty() || *su >= tables_[kSus].count) {
+            return fail(bad(kDomains, id,
+                            "expected '<name> <su record> <ok|degraded|missing> <key> <hosts>'"));
+        }
+        return DomainRecord{std::string(f[0]), *su, *state, std::string(f[3])};
     }
 
     Result<std::vector<RailRecord>> railset_record(std::uint64_t id) {

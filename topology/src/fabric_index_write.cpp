@@ -75,6 +75,16 @@ Result<std::string> write_fabric_index(const FabricMap& map, std::string_view ma
             railsets.push_back(rails);
         }
         hosts.push_back(h.name + ' ' + std::to_string(h.su) + ' ' + std::to_string(it->second));
+        if (!map.domains.empty()) {
+            hosts.back() +=
+                ' ' + (h.domain == kNoDomain ? std::string("-") : std::to_string(h.domain));
+        }
+    }
+    std::vector<std::string> domains;
+    for (const auto& d : map.domains) {
+        domains.push_back(d.name + ' ' + std::to_string(d.su) + ' ' +
+                          std::string(to_string(d.state)) + ' ' + d.key + ' ' +
+                          std::to_string(d.members.size()));
     }
     std::vector<std::string> sus;
     for (const auto& su : map.sus) {
@@ -94,8 +104,9 @@ Result<std::string> write_fabric_index(const FabricMap& map, std::string_view ma
         switches.push_back(s.name + ' ' + format_guid(s.guid) + ' ' + std::to_string(s.tier) + ' ' +
                            std::to_string(s.uplinks));
     }
+    const bool v3 = !map.domains.empty();
     std::string header =
-        std::string(kMagic) + " " + std::to_string(kFabricIndexVersion) + "\nmap " +
+        std::string(kMagic) + " " + std::to_string(v3 ? kFabricIndexVersion : 2) + "\nmap " +
         hex_digits(*digest, 16) + " " + std::to_string(map_text.size()) + "\nkind " +
         std::string(to_string(map.kind)) + "\ntiers " + std::to_string(map.tiers) + "\nhcas";
     for (const auto& h : map.hcas) {
@@ -103,9 +114,9 @@ Result<std::string> write_fabric_index(const FabricMap& map, std::string_view ma
     }
     header += '\n';
     std::string body;
-    const std::vector<std::string>* in_order[kTableCount] = {&hosts, &sus, &groups, &railsets,
-                                                             &switches};
-    for (std::size_t t = 0; t < kTableCount; ++t) {
+    const std::vector<std::string>* in_order[kTableCount] = {&hosts,    &sus,      &groups,
+                                                             &railsets, &switches, &domains};
+    for (std::size_t t = 0; t < (v3 ? kTableCount : kTableCountV2); ++t) {
         auto part = table(*in_order[t], kTables[t], header);
         if (!part) {
             return fail(part.error());

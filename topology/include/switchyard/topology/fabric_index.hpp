@@ -19,7 +19,8 @@
 
 namespace switchyard::topology {
 
-inline constexpr int kFabricIndexVersion = 2;
+/// 3 adds the NVLink domains; an index of a map without them is still written as version 2.
+inline constexpr int kFabricIndexVersion = 3;
 /// The index of `<map>` is `<map>.index`.
 inline constexpr std::string_view kFabricIndexSuffix = ".index";
 /// Bounds a reader enforces before any work: header bytes, record width, records per table.
