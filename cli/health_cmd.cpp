@@ -110,8 +110,12 @@ int run_health(HealthArgs a) {
         *node,
         topology::expand_node_path(!a.sysfs_root.empty() ? a.sysfs_root : pol->sysfs_root, host));
     std::string set;
-    const auto chosen =
-        health::with_node_paths(pol->health.for_node(node->shape, a.partition, &set), host);
+    std::vector<std::string> notes;
+    const auto chosen = policy::node_checks(
+        *pol, pol->health.for_node(node->shape, a.partition, &set), host, &notes);
+    for (const auto& n : notes) {
+        std::cerr << "switchyard health: warning: " << n << "\n";
+    }
     const auto report = health::run_health_checks(chosen, probe, pol->health.budget_s);
     if (!a.prometheus.empty()) {
         if (auto w = write_file_atomic(a.prometheus, prometheus_text(report, host)); !w) {

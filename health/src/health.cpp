@@ -10,17 +10,11 @@
 #include <map>
 #include <sstream>
 
+#include "check_result.hpp"
 #include "switchyard/common/strings.hpp"
 #include "switchyard/topology/node_readers.hpp"
 
 namespace switchyard::health {
-namespace {
-
-CheckResult result(std::string name, HealthStatus s, std::string detail) {
-    return {std::move(name), s, std::move(detail), 0};
-}
-
-}  // namespace
 
 std::string_view to_string(HealthStatus s) {
     switch (s) {
@@ -61,6 +55,26 @@ const HealthChecks& HealthPolicy::for_node(const std::string& node_shape,
 HealthChecks with_node_paths(HealthChecks c, std::string_view node_name) {
     if (c.link_errors) {
         c.link_errors->state = topology::expand_node_path(c.link_errors->state, node_name);
+    }
+    if (c.imex) {
+        c.imex->channel = topology::expand_node_path(c.imex->channel, node_name);
+        c.imex->command = topology::expand_node_path(c.imex->command, node_name);
+        c.imex->node_name = std::string(node_name);
+    }
+    if (c.xid) {
+        c.xid->source = topology::expand_node_path(c.xid->source, node_name);
+    }
+    return c;
+}
+
+HealthChecks with_fabric(HealthChecks c,
+                         const topology::FabricMap* map,
+                         std::string_view node_name) {
+    if (c.nvlink && map != nullptr) {
+        const auto* h = map->find_host(node_name);
+        if (h != nullptr && h->domain != topology::kNoDomain) {
+            c.nvlink->expected_domain = map->domains[h->domain].key;
+        }
     }
     return c;
 }
@@ -446,6 +460,43 @@ const CheckKind kCheckKinds[] = {
                                 auto bounded = c;
                                 bounded.timeout_s = std::min(c.timeout_s, left);
                                 return check_nvml(probe, bounded);
+                            }});
+         }
+     }},
+    {"nvlink",
+     [](const HealthChecks& p, std::vector<PlannedCheck>& out) {
+         if (p.nvlink) {
+             out.push_back({"nvlink", [c = *p.nvlink](NodeProbe& probe, double left) {
+                                auto bounded = c;
+                                bounded.timeout_s = std::min(c.timeout_s, left);
+                                return check_nvlink(probe, bounded);
+                            }});
+         }
+     }},
+    {"imex",
+     [](const HealthChecks& p, std::vector<PlannedCheck>& out) {
+         if (p.imex) {
+             out.push_back({"imex", [c = *p.imex](NodeProbe& probe, double left) {
+                                auto bounded = c;
+                                bounded.timeout_s = std::min(c.timeout_s, left);
+                                return check_imex(probe, bounded);
+                            }});
+         }
+     }},
+    {"xid",
+     [](const HealthChecks& p, std::vector<PlannedCheck>& out) {
+         if (p.xid) {
+             out.push_back(
+                 {"xid", [c = *p.xid](NodeProbe& probe, double) { return check_xid(probe, c); }});
+         }
+     }},
+    {"clock_events",
+     [](const HealthChecks& p, std::vector<PlannedCheck>& out) {
+         if (p.clock_events) {
+             out.push_back({"clock-events", [c = *p.clock_events](NodeProbe& probe, double left) {
+                                auto bounded = c;
+                                bounded.timeout_s = std::min(c.timeout_s, left);
+                                return check_clock_events(probe, bounded);
                             }});
          }
      }},

@@ -2,7 +2,10 @@
 // SystemProbe: the real node behind the health checks' seam.
 #include "switchyard/health/node_probe.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
@@ -41,7 +44,70 @@ ProcessRun SystemProbe::run(const std::vector<std::string>& argv, double timeout
 }
 
 NvmlFacts SystemProbe::nvml(const std::string& library, bool nvlinks, double timeout_s) {
-    return topology::read_nvml(library, nvlinks, timeout_s);
+    // One query serves every check of a run: a GPU's facts do not change in between, and NVML's
+    // initialisation is the slow part (hundreds of ms on a node of 8 GPUs).
+    if (nvml_ && nvml_library_ == library && (nvml_nvlinks_ || !nvlinks) &&
+        nvml_->state == NvmlFacts::State::Read) {
+        return *nvml_;
+    }
+    nvml_ = topology::read_nvml(library, nvlinks, timeout_s);
+    nvml_library_ = library;
+    nvml_nvlinks_ = nvlinks;
+    return *nvml_;
+}
+
+FileStatus SystemProbe::file_status(const std::string& path) {
+    FileStatus f;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) {
+        if (errno != ENOENT && errno != ENOTDIR) {
+            f.error = std::strerror(errno);
+        }
+        return f;
+    }
+    f.exists = true;
+    f.char_device = S_ISCHR(st.st_mode);
+    f.uid = st.st_uid;
+    f.mode = st.st_mode & 07777U;
+    return f;
+}
+
+Result<std::string> SystemProbe::kernel_log(const std::string& source) {
+    const int fd = ::open(source.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        return fail(Error::io(source + ": " + std::strerror(errno)));
+    }
+    struct stat st {};
+    std::string out;
+    if (::fstat(fd, &st) != 0 || (!S_ISCHR(st.st_mode) && !S_ISREG(st.st_mode))) {
+        ::close(fd);
+        return fail(Error::io(source + ": not the kernel log (a character device or a file)"));
+    }
+    // /dev/kmsg gives one record per read and EAGAIN at the end; a file gives blocks to EOF.
+    // A record lost to the ring buffer's turnover (EPIPE) is skipped. The newest records are
+    // kept when the log is larger than the bound.
+    char buf[8192];
+    for (std::size_t reads = 0; reads < 4'000'000; ++reads) {
+        const auto n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EPIPE) {
+            continue;
+        }
+        if (n <= 0) {
+            break;
+        }
+        out.append(buf, static_cast<std::size_t>(n));
+        if (S_ISCHR(st.st_mode) && out.back() != '\n') {
+            out += '\n';
+        }
+        if (out.size() > 2 * kMaxKernelLog) {
+            out.erase(0, out.size() - kMaxKernelLog);
+        }
+    }
+    ::close(fd);
+    if (out.size() > kMaxKernelLog) {
+        out.erase(0, out.size() - kMaxKernelLog);
+    }
+    return out;
 }
 
 Result<std::string> SystemProbe::read_state(const std::string& path) {

@@ -95,8 +95,12 @@ int run_health_gate(const policy::Policy& pol,
     }
     health::SystemProbe probe(*node, topology::expand_node_path(pol.sysfs_root, node_name));
     std::string set;
+    notes.clear();
     const auto checks =
-        health::with_node_paths(h.for_node(node->shape, partition, &set), node_name);
+        policy::node_checks(pol, h.for_node(node->shape, partition, &set), node_name, &notes);
+    for (const auto& n : notes) {
+        log.warning(Component::Health, n);
+    }
     if (!set.empty()) {
         log.info(Component::Health, node_name + ": check set '" + set + "'");
     }

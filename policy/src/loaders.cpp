@@ -198,4 +198,24 @@ Result<topology::NodeTopology> load_node(const Policy& policy, const NodeSources
     return node;
 }
 
+health::HealthChecks node_checks(const Policy& policy,
+                                 const health::HealthChecks& chosen,
+                                 const std::string& node_name,
+                                 std::vector<std::string>* notes) {
+    auto checks = health::with_node_paths(chosen, node_name);
+    if (!checks.nvlink || policy.fabric_map.empty()) {
+        return checks;
+    }
+    const std::vector<std::string> hosts{node_name};
+    auto map = load_fabric_map_file(policy.fabric_map, &hosts, notes);
+    if (!map) {
+        if (notes != nullptr) {
+            notes->push_back("nvlink check: the fabric map's domain of " + node_name +
+                             " not compared: " + map.error().to_string());
+        }
+        return checks;
+    }
+    return health::with_fabric(std::move(checks), &*map, node_name);
+}
+
 }  // namespace switchyard::policy

@@ -142,6 +142,102 @@ public:
         out.nvml = c;
     }
 
+    /// An NVML library name or path (health.<check>.library).
+    void library(const YAML::Node& r, const std::string& k, std::string& out) {
+        if (auto v = r["library"]) {
+            out = text(v, k + ".library", "a library name or path");
+            if (out.empty() && v.IsScalar()) {
+                problem(v, k + ".library",
+                        "expected a library name or path, e.g. libnvidia-ml.so.1");
+            }
+        }
+    }
+
+    void read_nvlink(const YAML::Node& r, const std::string& k, health::HealthChecks& out) {
+        if (!keys(r, k + ".", {"library", "timeout_s"})) {
+            return;
+        }
+        health::NvlinkCheck c;
+        library(r, k, c.library);
+        if (auto v = r["timeout_s"]) {
+            c.timeout_s = positive(v, k + ".timeout_s", 600).value_or(c.timeout_s);
+        }
+        out.nvlink = c;
+    }
+
+    void read_imex(const YAML::Node& r, const std::string& k, health::HealthChecks& out) {
+        if (!keys(r, k + ".",
+                  {"command", "timeout_s", "channel", "channel_owner", "channel_mode"})) {
+            return;
+        }
+        health::ImexCheck c;
+        if (r["command"]) {
+            c.command = path(r["command"], k + ".command", true);
+        }
+        if (auto v = r["timeout_s"]) {
+            c.timeout_s = positive(v, k + ".timeout_s", 600).value_or(c.timeout_s);
+        }
+        if (r["channel"]) {
+            c.channel = path(r["channel"], k + ".channel", true);
+        }
+        if (auto v = r["channel_owner"]) {
+            c.channel_uid = number(v, k + ".channel_owner", 0, 4294967294U);
+        }
+        if (auto v = r["channel_mode"]) {
+            // An octal string as chmod takes it: "0666", "666".
+            const auto m = scalar(v);
+            unsigned mode = 0;
+            bool ok = !m.empty() && m.size() <= 4;
+            for (const char ch : m) {
+                ok = ok && ch >= '0' && ch <= '7';
+                mode = mode * 8 + static_cast<unsigned>(ch - '0');
+            }
+            if (!ok) {
+                problem(v, k + ".channel_mode",
+                        "expected octal permission bits such as \"0666\", got '" + m + "'");
+            } else {
+                c.channel_mode = mode;
+            }
+        }
+        out.imex = c;
+    }
+
+    void read_xid(const YAML::Node& r, const std::string& k, health::HealthChecks& out) {
+        if (!keys(r, k + ".", {"source", "ignore"})) {
+            return;
+        }
+        health::XidCheck c;
+        if (r["source"]) {
+            c.source = path(r["source"], k + ".source", true);
+        }
+        if (auto list = r["ignore"]) {
+            if (!list.IsSequence()) {
+                problem(list, k + ".ignore", "expected a list of XID codes, e.g. [13, 31, 43, 45]");
+            } else {
+                c.ignore.clear();
+                for (std::size_t i = 0; i < list.size(); ++i) {
+                    if (auto code =
+                            number(list[i], k + ".ignore[" + std::to_string(i) + "]", 1, 100000)) {
+                        c.ignore.push_back(*code);
+                    }
+                }
+            }
+        }
+        out.xid = c;
+    }
+
+    void read_clock_events(const YAML::Node& r, const std::string& k, health::HealthChecks& out) {
+        if (!keys(r, k + ".", {"library", "timeout_s"})) {
+            return;
+        }
+        health::ClockEventsCheck c;
+        library(r, k, c.library);
+        if (auto v = r["timeout_s"]) {
+            c.timeout_s = positive(v, k + ".timeout_s", 600).value_or(c.timeout_s);
+        }
+        out.clock_events = c;
+    }
+
     void read_min_memory(const YAML::Node& v, const std::string& k, health::HealthChecks& out) {
         out.min_memory_gb = positive(v, k, 1e6);
     }
@@ -270,6 +366,10 @@ constexpr CheckReader kCheckReaders[] = {
     {"link_errors", &HealthReader::read_link_errors},
     {"gpus", &HealthReader::read_gpus},
     {"nvml", &HealthReader::read_nvml},
+    {"nvlink", &HealthReader::read_nvlink},
+    {"imex", &HealthReader::read_imex},
+    {"xid", &HealthReader::read_xid},
+    {"clock_events", &HealthReader::read_clock_events},
     {"min_memory_gb", &HealthReader::read_min_memory},
     {"shape", &HealthReader::read_shape},
     {"filesystems", &HealthReader::read_filesystems},

@@ -7,7 +7,8 @@
 // of `switchyard steer` (the weights it set, the nodes it saw drained and back; what it keeps must
 // write back to itself), and scontrol's topologies and partitions (discover --partition-topology
 // slurm) with the option's items, and a site's NodeName lines (discover --slurm-nodes; hosts
-// outside any map keep their line).
+// outside any map keep their line), and what the health gate reads of nvidia-imex-ctl (-N -j)
+// and of the kernel log (XID records).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -51,6 +52,21 @@ void node_facts(std::string_view text) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     (void)switchyard::topology::parse_guid_map(text, "fuzz.map");
+    if (const auto imex = switchyard::health::parse_imex_status(text, "fuzz.imex")) {
+        if (imex->status.empty() || imex->nodes.size() > 4096) {
+            std::abort();  // an accepted answer has a status and at most 4096 nodes
+        }
+        for (const auto& n : imex->nodes) {
+            if (n.status.empty()) {
+                std::abort();
+            }
+        }
+    }
+    for (const auto& x : switchyard::health::parse_xids(text)) {
+        if (x.code > 100000 || x.device.size() > 64) {
+            std::abort();
+        }
+    }
     if (const auto c = switchyard::topology::parse_expected_cabling(text, "fuzz.cabling");
         c &&
         ((c->global && (*c->global < 1 || *c->global > switchyard::topology::kMaxExpectedCables)) ||

@@ -4,7 +4,7 @@
 //   gpu uuid=GPU-1 sbe=60 dbe=5 pending=1 remap_unc=0 remap_pending=0 remap_failed=0 ecc_unc=0
 //       nvlinks=12 remap=unsupported
 //       fabric=completed cluster=8c6f0a52-1f3e-4c1b-9d7a-0e2f4b6c8d10 clique=32766 health=0x155
-//       fabric_status=0 fabric_rc=<nvmlReturn_t> fabric_api=v1
+//       fabric_status=0 fabric_rc=<nvmlReturn_t> fabric_api=v1 clocks=0x88
 // and optional lines `init=<nvmlReturn_t>` (nvmlInit fails with it) and `hang=<seconds>`
 // (nvmlInit sleeps that long: a stuck driver). `fabric` is not-supported, not-started,
 // in-progress, completed or a number; without it the GPU has no multi-node fabric (the query
@@ -243,6 +243,15 @@ int nvmlDeviceGetNvLinkState(void* device, unsigned link, int* active) {
         return kInvalidArgument;
     }
     *active = link < g->num("nvlinks") ? 1 : 0;
+    return kSuccess;
+}
+
+int nvmlDeviceGetCurrentClocksEventReasons(void* device, unsigned long long* reasons) {
+    const auto* g = gpu(device);
+    if (g == nullptr || reasons == nullptr) {
+        return kInvalidArgument;
+    }
+    *reasons = g->num("clocks");
     return kSuccess;
 }
 

@@ -19,7 +19,9 @@ public:
     std::map<std::string, std::string> unwritable;  ///< dir → why
     std::map<std::string, ProcessRun> commands;     ///< argv[0] → what it does
     health::NvmlFacts nvml_facts;
-    std::map<std::string, std::string> state;  ///< path → content
+    std::map<std::string, health::FileStatus> files;  ///< path → lstat; absent: no such file
+    std::map<std::string, std::string> logs;          ///< kernel log source → text
+    std::map<std::string, std::string> state;         ///< path → content
     double clock = 0;
     double seconds_per_command = 0;  ///< how long each command "runs"
     std::vector<std::string> ran;    ///< argv[0] of each command run, in order
@@ -60,6 +62,17 @@ public:
                                          bool /*nvlinks*/,
                                          double /*timeout_s*/) override {
         return nvml_facts;
+    }
+    [[nodiscard]] health::FileStatus file_status(const std::string& path) override {
+        const auto it = files.find(path);
+        return it == files.end() ? health::FileStatus{} : it->second;
+    }
+    [[nodiscard]] Result<std::string> kernel_log(const std::string& source) override {
+        const auto it = logs.find(source);
+        if (it == logs.end()) {
+            return fail(Error::io(source + ": No such file or directory"));
+        }
+        return it->second;
     }
     [[nodiscard]] Result<std::string> read_state(const std::string& path) override {
         const auto it = state.find(path);

@@ -64,6 +64,7 @@ struct Nvml {
     int (*nvlink_state)(NvmlDevice, unsigned, int*);
     int (*fabric_v)(NvmlDevice, FabricInfoV2*);
     int (*fabric_v1)(NvmlDevice, FabricInfoV1*);
+    int (*clock_events)(NvmlDevice, unsigned long long*);
 };
 
 template <typename F>
@@ -105,6 +106,9 @@ std::optional<Nvml> load(const std::string& path, std::string& why) {
     bind(lib, "nvmlDeviceGetNvLinkState", n.nvlink_state);
     bind(lib, "nvmlDeviceGetGpuFabricInfoV", n.fabric_v);
     bind(lib, "nvmlDeviceGetGpuFabricInfo", n.fabric_v1);
+    if (!bind(lib, "nvmlDeviceGetCurrentClocksEventReasons", n.clock_events)) {
+        bind(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", n.clock_events);  // before R535
+    }
     return n;
 }
 
@@ -227,6 +231,10 @@ NvmlGpu read_gpu(const Nvml& n, NvmlDevice d, unsigned index, bool nvlinks) {
         g.nvlinks_active = active;
     }
     g.fabric = read_fabric(n, d);
+    if (unsigned long long reasons = 0;
+        n.clock_events != nullptr && n.clock_events(d, &reasons) == kNvmlSuccess) {
+        g.clock_events = reasons;
+    }
     return g;
 }
 

@@ -14,7 +14,9 @@
 
 #include "switchyard/common/on_error.hpp"
 #include "switchyard/common/pattern.hpp"
+#include "switchyard/health/fabric_checks.hpp"
 #include "switchyard/health/node_probe.hpp"
+#include "switchyard/topology/fabric_map.hpp"
 #include "switchyard/topology/node_topology.hpp"
 
 namespace switchyard::health {
@@ -80,6 +82,10 @@ struct HealthChecks {
     std::optional<LinkErrorsCheck> link_errors;
     std::optional<unsigned> gpus;  ///< GPUs expected on PCI (link width/speed not degraded)
     std::optional<NvmlCheck> nvml;
+    std::optional<NvlinkCheck> nvlink;
+    std::optional<ImexCheck> imex;
+    std::optional<XidCheck> xid;
+    std::optional<ClockEventsCheck> clock_events;
     std::optional<double> min_memory_gb;
     /// The node's shape fingerprint expected exactly (GPUs, NICs, NUMA, GPU↔NIC pairing), as
     /// `switchyard node` prints it: a GPU that lost its PIX NIC or a missing NIC changes it.
@@ -123,10 +129,16 @@ struct HealthPolicy {
                                                std::string* set_name = nullptr) const;
 };
 
-/// `c` with %n (the node's name) expanded in its state-file path (link_errors.state): nodes
-/// sharing a filesystem, or emulated on one host, keep apart. `expand_node_path` does the same
-/// for breaker.state.
+/// `c` with %n (the node's name) expanded in its paths (link_errors.state, imex.channel,
+/// xid.source) and the node's name given to the IMEX check: nodes sharing a filesystem, or
+/// emulated on one host, keep apart. `expand_node_path` does the same for breaker.state.
 [[nodiscard]] HealthChecks with_node_paths(HealthChecks c, std::string_view node_name);
+
+/// `c` with what the fabric map says of `node_name`: the NVLink domain it must be in
+/// (nvlink.expected_domain). `map` may be null (no map: nothing to compare).
+[[nodiscard]] HealthChecks with_fabric(HealthChecks c,
+                                       const topology::FabricMap* map,
+                                       std::string_view node_name);
 
 /// Every drain reason Switchyard sets starts with this; others' reasons are never touched (the
 /// prolog gate, `health --resume` and the breaker all recognise their own by it).
@@ -157,6 +169,20 @@ struct HealthReport {
 /// NVML's view of the GPUs (see NvmlCheck). An NVML that does not answer within c.timeout_s
 /// fails the check (SystemProbe leaves its thread behind, never joined, never unloaded).
 [[nodiscard]] CheckResult check_nvml(NodeProbe& probe, const NvmlCheck& c);
+
+/// The GPUs' multi-node NVLink fabric (see NvlinkCheck): NVML through the probe; a node whose
+/// GPUs take part in no multi-node fabric fails only when the map puts it in a domain.
+[[nodiscard]] CheckResult check_nvlink(NodeProbe& probe, const NvlinkCheck& c);
+
+/// The IMEX domain UP, this node READY and connected to every peer, and the channel device
+/// present (a character device, with the owner and mode asked for).
+[[nodiscard]] CheckResult check_imex(NodeProbe& probe, const ImexCheck& c);
+
+/// XID errors in the kernel log since boot, per code, except c.ignore.
+[[nodiscard]] CheckResult check_xid(NodeProbe& probe, const XidCheck& c);
+
+/// Clock-event reasons of every GPU (see ClockEventsCheck).
+[[nodiscard]] CheckResult check_clock_events(NodeProbe& probe, const ClockEventsCheck& c);
 
 /// The node's shape fingerprint against the one the policy expects.
 [[nodiscard]] CheckResult check_shape(NodeProbe& probe, const std::string& expected);

@@ -22,6 +22,15 @@ namespace switchyard::health {
 using NvmlGpu = topology::NvmlGpu;
 using NvmlFacts = topology::NvmlFacts;
 
+/// What lstat says of a path (the IMEX channel device).
+struct FileStatus {
+    bool exists = false;
+    bool char_device = false;
+    std::uint32_t uid = 0;
+    std::uint32_t mode = 0;  ///< permission bits
+    std::string error;       ///< why it could not be looked at, other than being absent
+};
+
 /// Free space of a filesystem, in GB (10^9 bytes).
 struct FsSpace {
     double free_gb = 0;
@@ -46,6 +55,11 @@ public:
     [[nodiscard]] virtual NvmlFacts nvml(const std::string& library,
                                          bool nvlinks,
                                          double timeout_s) = 0;
+    /// lstat of `path` (links are not followed).
+    [[nodiscard]] virtual FileStatus file_status(const std::string& path) = 0;
+    /// The kernel log since boot: /dev/kmsg's records (read without blocking), or the text of
+    /// another file standing for it; at most kMaxKernelLog bytes, the newest kept.
+    [[nodiscard]] virtual Result<std::string> kernel_log(const std::string& source) = 0;
     /// A state file this process owns ("" when absent); Error::io when it is not trusted.
     [[nodiscard]] virtual Result<std::string> read_state(const std::string& path) = 0;
     [[nodiscard]] virtual Result<void> write_state(const std::string& path,
@@ -71,6 +85,8 @@ public:
     [[nodiscard]] NvmlFacts nvml(const std::string& library,
                                  bool nvlinks,
                                  double timeout_s) override;
+    [[nodiscard]] FileStatus file_status(const std::string& path) override;
+    [[nodiscard]] Result<std::string> kernel_log(const std::string& source) override;
     [[nodiscard]] Result<std::string> read_state(const std::string& path) override;
     [[nodiscard]] Result<void> write_state(const std::string& path,
                                            std::string_view content) override;
@@ -79,6 +95,13 @@ public:
 private:
     const topology::NodeTopology& node_;
     std::filesystem::path root_;
+    /// The last NVML answer: the checks that read NVML share one query per gate run.
+    std::optional<NvmlFacts> nvml_;
+    std::string nvml_library_;
+    bool nvml_nvlinks_ = false;
 };
+
+/// The most of the kernel log a check reads.
+inline constexpr std::size_t kMaxKernelLog = std::size_t{16} << 20;
 
 }  // namespace switchyard::health

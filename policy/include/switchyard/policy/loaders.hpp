@@ -27,6 +27,15 @@ namespace switchyard::policy {
     const std::vector<std::string>* hosts = nullptr,
     std::vector<std::string>* notes = nullptr);
 
+/// The checks `chosen` as they run on `node_name`: %n expanded (health::with_node_paths) and,
+/// when the nvlink check runs and the policy names a fabric map, the node's NVLink domain from
+/// it (health::with_fabric; the map read for this node only). A map that cannot be read is
+/// added to `notes` and the domain left unchecked.
+[[nodiscard]] health::HealthChecks node_checks(const Policy& policy,
+                                               const health::HealthChecks& chosen,
+                                               const std::string& node_name,
+                                               std::vector<std::string>* notes = nullptr);
+
 /// What load_node does with the policy's node cache (node.cache).
 enum class NodeCache {
     None,   ///< read the node, every port in full (the CLI)

@@ -45,6 +45,9 @@ struct NvmlGpu {
     std::optional<std::uint64_t> uncorrected_ecc;  ///< volatile, since the driver loaded
     std::optional<unsigned> nvlinks_active;        ///< when asked for
     std::optional<GpuFabric> fabric;               ///< nullopt: the driver has no fabric query
+    /// nvmlDeviceGetCurrentClocksEventReasons (or the older ...ThrottleReasons): why the clocks
+    /// are held down now (bit mask); nullopt when NVML cannot say.
+    std::optional<std::uint64_t> clock_events;
 };
 
 /// NVML's answer, or why there is none.
