@@ -3,6 +3,8 @@
 -- * A new allocation with --pipeline-stages on a topology/block partition (24.05+) gets
 --   --segment=<nodes per stage>, so slurmctld itself allocates each stage inside one block
 --   (scalable unit); requests Slurm could never place are refused here with what to change.
+--   With --nvl-group=N (blocks of NVLink domains) the segment keeps each group of N nodes,
+--   or each stage that fits a domain, inside one domain.
 --   job_submit.lua cannot set segment_size before Slurm 25.11.2, so the client does it there;
 --   from 25.11.2 on job_submit.lua does it too and this part is optional.
 -- * An srun inside an allocation with --pipeline-stages gets the planner's node order
@@ -45,7 +47,8 @@ local function allocation_request(options)
     -- Only this request's own option: inside a pipeline job the environment carries the outer
     -- job's stage count, which a new, plain submission must not inherit.
     local stages_text = spank_value(options, "pipeline-stages")
-    if not is_set(stages_text) then return slurm.SUCCESS end
+    local nvl_text = spank_value(options, "nvl-group")
+    if not is_set(stages_text) and not is_set(nvl_text) then return slurm.SUCCESS end
     local hints = stages_lib.load_hints(HINTS)
     local lo, hi = string.match(options.nodes or "", "^(%d+)%-?(%d*)$")
     local nodes = tonumber(lo or "")
@@ -60,6 +63,7 @@ local function allocation_request(options)
     end
     local req, err = stages_lib.request_for(hints, {
         stages = tonumber(stages_text), stages_text = stages_text, nodes = nodes,
+        nvl_group = tonumber(nvl_text or ""), nvl_group_text = nvl_text,
         scope = spank_value(options, "stage-scope") or "any", segment = user_segment,
     }, options.partition)
     if req == nil then

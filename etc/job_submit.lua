@@ -64,7 +64,8 @@ local function unset(v) return v == nil or v == NO_VAL or v == NO_VAL16 or v == 
 
 function slurm_job_submit(job_desc, part_list, submit_uid)
     local stages_text = spank_option(job_desc, "pipeline_stages")
-    if stages_text == nil then
+    local nvl_text = spank_option(job_desc, "nvl_group")
+    if stages_text == nil and nvl_text == nil then
         return slurm.SUCCESS
     end
     -- segment_size reads as nil before 25.11.2 (the field is unknown to the Lua API there).
@@ -78,6 +79,7 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     end
     local req, err, note = stages_lib.request_for(hints, {
         stages = tonumber(stages_text), stages_text = stages_text,
+        nvl_group = tonumber(nvl_text), nvl_group_text = nvl_text,
         nodes = (not unset(job_desc.min_nodes)) and job_desc.min_nodes or nil,
         scope = spank_option(job_desc, "stage_scope") or "any",
         segment = (not unset(segment)) and segment or nil,

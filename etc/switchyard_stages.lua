@@ -33,8 +33,8 @@ local OPTION = { segment = "--segment", switches = "--switches", features = "--c
 
 local function empty_hints()
     return { topology = "tree", su_size = 0, group_size = 0, groups = {}, spans = {},
-             block_size = 0, group_block_size = 0, nvl_size = 0, su_block_size = 0, partitions = {},
-             default_partition = nil }
+             block_size = 0, group_block_size = 0, nvl_size = 0, su_block_size = 0,
+             nvl_domains = {}, partitions = {}, default_partition = nil }
 end
 
 --- The entry of hints.spans for runs of `span` groups (made when missing).
@@ -71,6 +71,7 @@ function M.load_hints(path)
         local key, num = string.match(l, "^([%w_]+)%s*=%s*(%d+),?$")
         local skey, str = string.match(l, "^([%w_]+)%s*=%s*\"([%w_%.%-]*)\",?$")
         local list = string.match(l, "^groups%s*=%s*{(.*)},?$")
+        local nvl_list = string.match(l, "^nvl_domains%s*=%s*{(.*)},?$")
         local part_list = string.match(l, "^partitions%s*=%s*{(.*)},?$")
         local span_list_k, span_list = string.match(l, "^groups_(%d+)%s*=%s*{(.*)},?$")
         local span_size_k = key ~= nil and string.match(key, "^group_size_(%d+)$") or nil
@@ -96,15 +97,16 @@ function M.load_hints(path)
                 return empty_hints(), fmt("%s:%d: expected partitions = { \"<partition>=tree|block|flat|other\", ... }",
                     path, n)
             end
-        elseif list ~= nil or (span_list ~= nil and #span_list_k <= 4) then
-            names = list ~= nil and hints.groups or span_entry(hints, tonumber(span_list_k)).groups
-            local rest = string.gsub(list or span_list, "%s*\"([%w_%.%-]+)\"%s*,?", function(g)
+        elseif list ~= nil or nvl_list ~= nil or (span_list ~= nil and #span_list_k <= 4) then
+            names = list ~= nil and hints.groups or nvl_list ~= nil and hints.nvl_domains
+                or span_entry(hints, tonumber(span_list_k)).groups
+            local rest = string.gsub(list or nvl_list or span_list, "%s*\"([%w_%.%-]+)\"%s*,?", function(g)
                 table.insert(names, g)
                 return ""
             end)
             if string.match(rest, "^%s*$") == nil then
                 return empty_hints(), fmt("%s:%d: expected %s = { \"name\", ... }", path, n,
-                    list ~= nil and "groups" or "groups_" .. span_list_k)
+                    list ~= nil and "groups" or nvl_list ~= nil and "nvl_domains" or "groups_" .. span_list_k)
             end
         else
             return empty_hints(), fmt("%s:%d: '%s' is not a line switchyard discover writes; expected key = number, topology = \"tree\", \"block\", \"flat\" or \"other\", or groups = { ... }",
@@ -165,6 +167,10 @@ local function block_request(hints, job, per_stage)
             return nil, fmt("--segment=%d does not make whole stages of %d nodes (-N%d --pipeline-stages=%d); drop --segment or give a divisor of %d",
                 seg, per_stage, job.nodes, job.stages, per_stage)
         end
+        if job.nvl_group ~= nil and seg % job.nvl_group ~= 0 then
+            return nil, fmt("--segment=%d splits NVLink groups of %d nodes (--nvl-group=%d); give a multiple of %d up to %d, or drop --segment",
+                seg, job.nvl_group, job.nvl_group, job.nvl_group, base)
+        end
         -- The segments make whole stages: kept. They are the user's own or, on 25.11.2 and
         -- later where job_submit.lua reads segment_size, cli_filter.lua's: either way Slurm
         -- places each segment on its own, so the job prefers the fewest groups, as below.
@@ -177,6 +183,12 @@ local function block_request(hints, job, per_stage)
     -- its own, and when no group has room for all of them, in several groups: the pipeline
     -- sends then cross the global links, which on a Dragonfly+ fabric cost more than a stage
     -- across two SUs of one group (issue 16's replay).
+    -- NVLink groups (--nvl-group): the base block is one NVLink domain, so each segment is one
+    -- stage when a stage fits a domain (its groups inside it), else one group.
+    if job.nvl_group ~= nil then
+        local seg = (base > 0 and per_stage <= base) and per_stage or job.nvl_group
+        return { segment = seg, prefer = preference(hints, job.nodes) }, nil
+    end
     local group_block = hints.group_block_size or 0
     if job.scope ~= "leaf" and group_block > 0 and job.nodes <= group_block then
         return {}, nil
@@ -196,6 +208,12 @@ local function block_request(hints, job, per_stage)
 end
 
 local function tree_request(hints, job, per_stage)
+    -- A job inside one NVLink domain: a matching OR over the domains' features. A larger one
+    -- cannot be told to keep each group of N in a domain on a tree (the leaf level is the SU):
+    -- the step's rank order keeps each group's ranks together, as far as its nodes allow.
+    if job.nvl_group ~= nil and #hints.nvl_domains > 0 and job.nodes <= hints.nvl_size then
+        return { features = one_of(hints.nvl_domains) }, nil
+    end
     if job.scope == "leaf" and hints.su_size > 0 then
         if per_stage > hints.su_size then
             return nil, fmt("--stage-scope=leaf: a stage of %d nodes cannot fit one scalable unit (%d nodes)",
@@ -333,8 +351,24 @@ end
 --- "leaf"|"group"|"any", job.segment the job's --segment (the user's or cli_filter.lua's) or nil.
 function M.request(hints, job, kind)
     kind = kind or hints.topology
+    if job.stages == nil and job.nvl_group ~= nil then
+        job.stages = 1 -- NVLink groups without pipeline stages: one stage of every node
+    end
     if job.stages == nil or job.stages < 1 or job.stages ~= math.floor(job.stages) then
         return nil, fmt("--pipeline-stages=%s: expected a whole number of stages", tostring(job.stages_text or job.stages))
+    end
+    if job.nvl_group ~= nil then
+        local n = job.nvl_group
+        if n < 1 or n ~= math.floor(n) then
+            return nil, fmt("--nvl-group=%s: expected a whole number of nodes", tostring(job.nvl_group_text or n))
+        end
+        if (hints.nvl_size or 0) == 0 then
+            return nil, fmt("--nvl-group=%d: this cluster's fabric map has no NVLink domains (switchyard discover --node-facts finds them)", n)
+        end
+        if n > hints.nvl_size then
+            return nil, fmt("--nvl-group=%d is larger than an NVLink domain (%d nodes): a group's nodes could not share one; use %d or less",
+                n, hints.nvl_size, hints.nvl_size)
+        end
     end
     if job.nodes == nil or job.nodes == 0 then
         return {}, nil -- node count decided later; the plugin checks at step launch
@@ -345,6 +379,17 @@ function M.request(hints, job, kind)
             math.floor(job.nodes / job.stages) * job.stages, math.ceil(job.nodes / job.stages) * job.stages)
     end
     local per_stage = job.nodes / job.stages
+    if job.nvl_group ~= nil then
+        local n = job.nvl_group
+        if job.nodes % n ~= 0 then
+            return nil, fmt("--nvl-group=%d does not divide the job's %d nodes (try -N%d or -N%d)",
+                n, job.nodes, math.max(n, math.floor(job.nodes / n) * n), math.ceil(job.nodes / n) * n)
+        end
+        if per_stage % n ~= 0 then
+            return nil, fmt("--nvl-group=%d does not divide a pipeline stage of %d nodes: tensor/expert groups nest inside stages",
+                n, per_stage)
+        end
+    end
     if kind == "block" then
         return block_request(hints, job, per_stage)
     elseif kind == "tree" then

@@ -20,8 +20,52 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
+namespace {
+
+/// The NVLink part: hosts of a degraded domain score kDegradedDomain, those of a domain short
+/// of hosts against the usual domain (a tray out) its shortfall; the worse of the two.
+void nvlink_degradation(const topology::FabricMap& map, std::map<std::string, Degradation>& out) {
+    constexpr double kDegradedDomain = 0.5;
+    std::vector<double> sizes;
+    for (const auto& d : map.domains) {
+        if (d.state != topology::DomainState::Missing) {
+            sizes.push_back(static_cast<double>(d.members.size()));
+        }
+    }
+    const double usual = sizes.empty() ? 0 : median(sizes);
+    for (const auto& d : map.domains) {
+        Degradation deg;
+        const auto n = static_cast<double>(d.members.size());
+        if (d.state == topology::DomainState::Degraded) {
+            deg = {kDegradedDomain, "NVLink domain " + d.name +
+                                        " is degraded (a tray's GPUs not registered or "
+                                        "unhealthy)"};
+        }
+        if (d.state != topology::DomainState::Missing && usual > 0 && n < usual &&
+            1 - n / usual > deg.score) {
+            deg = {1 - n / usual, "NVLink domain " + d.name + " has " + short_number(n) +
+                                      " hosts, the usual domain " + short_number(usual)};
+        }
+        if (deg.score <= 0) {
+            continue;
+        }
+        for (const auto& m : d.members) {
+            if (map.find_host(m) == nullptr) {
+                continue;
+            }
+            auto& cur = out[m];
+            if (deg.score > cur.score) {
+                cur = deg;
+            }
+        }
+    }
+}
+
+}  // namespace
+
 std::map<std::string, Degradation> fabric_degradation(const topology::FabricMap& map) {
     std::map<std::string, Degradation> out;
+    nvlink_degradation(map, out);
     if (!map.link_counts) {
         return out;
     }
@@ -57,8 +101,9 @@ std::map<std::string, Degradation> fabric_degradation(const topology::FabricMap&
             d.why = "group " + g.name + " has " + std::to_string(g.global) +
                     " global cables to some group, the usual group " + short_number(usual_global);
         }
-        if (d.score > 0) {
-            out.emplace(h.name, std::move(d));
+        if (auto it = out.find(h.name);
+            d.score > 0 && (it == out.end() || d.score > it->second.score)) {
+            out[h.name] = std::move(d);
         }
     }
     return out;

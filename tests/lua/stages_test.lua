@@ -20,9 +20,35 @@ local block3 = { topology = "block", su_size = 4, group_size = 8, block_size = 4
                  groups = { "grp_g1", "grp_g2", "grp_g3" },
                  spans = { { span = 2, size = 16, groups = { "grp2_g1" } } } }
 local pairs8 = "[grp2_g1|grp2_g3|grp2_g5|grp2_g7]"
+-- dfp16 with an NVLink domain of 2 hosts under each half SU (discover/nvl-dfp16's hints).
+local nvl_names = {}
+for i = 1, 8 do table.insert(nvl_names, "nvl_a1b2c3d" .. i .. "_32766") end
+local nvl = { topology = "block", su_size = 4, group_size = 8, groups = { "grp_g1", "grp_g2" },
+              block_size = 2, group_block_size = 8, nvl_size = 2, su_block_size = 4, nvl_domains = nvl_names }
+local nvl_tree = { topology = "tree", su_size = 4, group_size = 8, groups = { "grp_g1", "grp_g2" },
+                   block_size = 2, group_block_size = 8, nvl_size = 2, su_block_size = 4, nvl_domains = nvl_names }
 
 local cases = {
     -- name, hints, job, expected request (table) or expected message fragment (string)
+    { "nvl block: groups of 2 without stages: a segment per group", nvl, { nvl_group = 2, nodes = 8 },
+      { segment = 2, prefer = "[grp_g1|grp_g2]" } },
+    { "nvl block: stages that fit a domain are the segments", nvl, { nvl_group = 1, stages = 4, nodes = 8 },
+      { segment = 2, prefer = "[grp_g1|grp_g2]" } },
+    { "nvl block: a group larger than a domain", nvl, { nvl_group = 4, nodes = 8 },
+      "--nvl-group=4 is larger than an NVLink domain (2 nodes): a group's nodes could not share one; use 2 or less" },
+    { "nvl block: a node count the group does not divide", nvl, { nvl_group = 2, nodes = 7 },
+      "--nvl-group=2 does not divide the job's 7 nodes (try -N6 or -N8)" },
+    { "nvl block: a stage the group does not divide", nvl, { nvl_group = 2, stages = 4, nodes = 4 },
+      "--nvl-group=2 does not divide a pipeline stage of 1 nodes: tensor/expert groups nest inside stages" },
+    { "nvl block: the user's segment splits groups", nvl, { nvl_group = 2, nodes = 6, segment = 1 },
+      "--segment=1 splits NVLink groups of 2 nodes (--nvl-group=2); give a multiple of 2 up to 2" },
+    { "nvl: not a number", nvl, { nvl_group = 0, nvl_group_text = "0", nodes = 8 },
+      "--nvl-group=0: expected a whole number of nodes" },
+    { "nvl: a cluster without NVLink domains refuses", block, { nvl_group = 2, nodes = 8 },
+      "--nvl-group=2: this cluster's fabric map has no NVLink domains" },
+    { "nvl tree: a job inside one domain gets a matching OR over the domains", nvl_tree,
+      { nvl_group = 2, nodes = 2 }, { features = "[" .. table.concat(nvl_names, "|") .. "]" } },
+    { "nvl tree: a job larger than a domain: nothing a tree can ask", nvl_tree, { nvl_group = 2, nodes = 4 }, {} },
     { "tree leaf: --switches=stages", tree, { stages = 2, nodes = 8, scope = "leaf" }, { switches = 2 } },
     { "tree leaf: stage larger than an SU", tree, { stages = 1, nodes = 8, scope = "leaf" },
       "a stage of 8 nodes cannot fit one scalable unit (4 nodes)" },
@@ -197,7 +223,7 @@ write(hints_path, "-- Written by switchyard discover.\nreturn {\n  topology = \"
 h, why = lib.load_hints(hints_path)
 if why == nil and same(h, { topology = "block", su_size = 4, group_size = 8, groups = h.groups,
         spans = h.spans, block_size = 4, group_block_size = 8, nvl_size = 0, su_block_size = 0,
-        partitions = h.partitions })
+        nvl_domains = h.nvl_domains, partitions = h.partitions }) and #h.nvl_domains == 0
         and next(h.partitions) == nil and h.default_partition == nil and table.concat(h.groups, ",") == "grp_g1,grp_g2"
         and #h.spans == 0 then
     passed = passed + 1 else failed = failed + 1; print("FAIL load_hints of discover's hints: " .. tostring(why)) end
@@ -294,6 +320,17 @@ if same(kept, {}) and dropped_note ~= nil and string.find(dropped_note,
 kept, dropped_note = lib.without_unknown_features({ prefer = "[a|b|c|d|e]" }, {})
 if dropped_note ~= nil and string.find(dropped_note, "features a, b, c (and 2 more)", 1, true) then
     passed = passed + 1 else failed = failed + 1; print("FAIL without_unknown_features many: " .. tostring(dropped_note)) end
+
+-- The hints of a fabric with NVLink domains, as discover writes them (discover/nvl-dfp16).
+local nvl_path = os.tmpname()
+local golden = assert(io.open(etc .. "/../tests/golden/discover/nvl-dfp16/job_submit_hints.lua.expected", "r"))
+write(nvl_path, golden:read("*a"))
+golden:close()
+h, why = lib.load_hints(nvl_path)
+os.remove(nvl_path)
+if why == nil and h.nvl_size == 2 and h.su_block_size == 4 and h.block_size == 2
+        and table.concat(h.nvl_domains, ",") == table.concat(nvl_names, ",") then
+    passed = passed + 1 else failed = failed + 1; print("FAIL load_hints of NVLink hints: " .. tostring(why)) end
 
 print(string.format("%d passed, %d failed", passed, failed))
 os.exit(failed == 0 and 0 or 1)

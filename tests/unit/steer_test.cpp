@@ -166,3 +166,25 @@ TEST_CASE("steer: a node switchyard drained counts for a window after it is back
     h.observe("n1", false, 5100);
     CHECK(h.text() == "flap n1 5000 5100\n");
 }
+
+TEST_CASE("steer: a degraded or short NVLink domain weighs on its hosts", "[steer][nvlink]") {
+    namespace topo = switchyard::topology;
+    FabricMap m;  // no cable counts: the NVLink part stands alone
+    m.sus = {{"su1", 0, {}, {0, 1, 2, 3, 4, 5, 6}, 0}};
+    for (const auto* n : {"a1", "a2", "b1", "b2", "c1", "d1", "d2"}) {
+        m.hosts.push_back({n, 0, 0, 0});
+    }
+    m.domains = {{"nvl_a", "a.1", 0, topo::DomainState::Ok, {"a1", "a2"}},
+                 {"nvl_b", "b.1", 0, topo::DomainState::Degraded, {"b1", "b2"}},
+                 {"nvl_c", "c.1", 0, topo::DomainState::Ok, {"c1"}},
+                 {"nvl_d", "d.1", 0, topo::DomainState::Missing, {"d1", "d2", "gone"}}};
+    const auto s = fabric_degradation(m);
+    REQUIRE(s.size() == 3);
+    CHECK(s.at("b1").score == 0.5);
+    CHECK(s.at("b2").why == "NVLink domain nvl_b is degraded (a tray's GPUs not registered or "
+                            "unhealthy)");
+    CHECK(s.at("c1").score == 0.5);  // 1 host where the usual domain has 2
+    CHECK(s.at("c1").why == "NVLink domain nvl_c has 1 hosts, the usual domain 2");
+    CHECK(s.count("a1") == 0);
+    CHECK(s.count("d1") == 0);  // a placeholder's hosts are down, not steered
+}

@@ -277,8 +277,13 @@ std::string write_job_submit_hints(const FabricMap& map,
            " },\n" + spans + "  block_size = " + std::to_string(layout.base) +
            ",\n  group_block_size = " + std::to_string(layout.group) + ",\n";
     if (!map.domains.empty()) {
+        std::string names;
+        for (const auto& d : map.domains) {
+            names += (names.empty() ? "\"" : ", \"") + d.name + "\"";
+        }
         out += "  nvl_size = " + std::to_string(layout.base) +
-               ",\n  su_block_size = " + std::to_string(layout.su) + ",\n";
+               ",\n  su_block_size = " + std::to_string(layout.su) + ",\n  nvl_domains = { " +
+               names + " },\n";
     }
     out += "}\n";
     return out;

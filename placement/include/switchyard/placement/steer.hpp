@@ -24,8 +24,9 @@ struct Degradation {
 
 /// The fabric's part, per host of the map with a score above 0: its SU's uplinks per rail
 /// against the fabric's usual (the median SU's), and on Dragonfly+ its group's global cables
-/// against the usual group's; the worse of the two. Empty for maps without cable counts
-/// (version < 4) and for fabrics of one SU.
+/// against the usual group's; and its NVLink domain: degraded (0.5), or short of hosts against
+/// the usual domain (its shortfall); the worst of these. The cable parts need a map with cable
+/// counts (version 4 on) and more than one SU.
 [[nodiscard]] std::map<std::string, Degradation> fabric_degradation(const topology::FabricMap& map);
 
 /// Adds the health gate's part for `node`: the soft signal of its passing checks (0..1, how near
