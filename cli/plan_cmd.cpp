@@ -17,16 +17,22 @@ struct PlanArgs {
     std::string policy;
     std::string nodes;
     unsigned stages = 1;
+    unsigned nvl_group = 0;
     std::string scope = "group";
     bool json = false;
     bool order = false;
 };
 
 nlohmann::json facts_json(const placement::PlanFacts& f) {
-    return {{"stages_in_one_su", f.stages_in_one_su},
-            {"stages_in_one_group", f.stages_in_one_group},
-            {"adjacent_in_one_group", f.adjacent_in_one_group},
-            {"outside_scope", f.outside_scope}};
+    nlohmann::json out{{"stages_in_one_su", f.stages_in_one_su},
+                       {"stages_in_one_group", f.stages_in_one_group},
+                       {"adjacent_in_one_group", f.adjacent_in_one_group},
+                       {"outside_scope", f.outside_scope}};
+    if (f.nvl_groups > 0) {
+        out["nvl_groups"] = f.nvl_groups;
+        out["nvl_groups_in_one_domain"] = f.nvl_groups_in_one_domain;
+    }
+    return out;
 }
 
 int run_plan(const PlanArgs& a) {
@@ -62,7 +68,8 @@ int run_plan(const PlanArgs& a) {
         }
         map = std::move(*m);
     }
-    auto plan = placement::plan_stages(*hosts, map ? &*map : nullptr, a.stages, *scope, params);
+    auto plan = placement::plan_stages(*hosts, map ? &*map : nullptr, a.stages, *scope, params,
+                                       a.nvl_group);
     if (!plan) {
         std::cerr << "switchyard plan: " << plan.error().message() << "\n";
         return kExitUsage;
@@ -114,6 +121,10 @@ void setup_plan(CLI::App& cmd, Runner& run) {
         ->required()
         ->check(CLI::Range(1U, 1024U));
     cmd.add_option("--scope", a->scope, "leaf, group or any: where a stage must fit");
+    cmd.add_option("--nvl-group", a->nvl_group,
+                   "nodes per NVLink group (tensor/expert parallel): N consecutive ranks kept "
+                   "inside one NVLink domain")
+        ->check(CLI::Range(1U, kMaxNvlGroup));
     cmd.add_flag("--json", a->json, "JSON: stages, order, cost, facts, warnings");
     cmd.add_flag("--order", a->order, "only the node order, comma-separated (for cli_filter.lua)");
     cmd.callback([&run, a] { run = [a] { return run_plan(*a); }; });

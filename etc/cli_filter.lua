@@ -81,8 +81,15 @@ function slurm_cli_pre_submit(options, offset)
         return allocation_request(options)
     end
     local stages = stages_option(options)
+    local nvl = spank_value(options, "nvl-group")
+        or os.getenv("SLURM_SPANK__SLURM_SPANK_OPTION_switchyard_nvl_group")
+    if not is_set(stages) and is_set(nvl) then stages = "1" end
     if not is_set(stages) or not string.match(stages, "^%d+$") then
         return slurm.SUCCESS
+    end
+    local nvl_arg = ""
+    if is_set(nvl) and string.match(nvl, "^%d+$") then
+        nvl_arg = " --nvl-group " .. stages_lib.shell_quote(nvl)
     end
     if is_set(options.nodelist) or is_set(options.distribution) or is_set(options.exclude) then
         return slurm.SUCCESS -- the user chose the nodes or the layout
@@ -93,9 +100,9 @@ function slurm_cli_pre_submit(options, offset)
         return slurm.SUCCESS -- a step on part of the allocation: Slurm picks the nodes
     end
     -- io.popen runs a shell: every argument is quoted, so a quote in a node list stays text.
-    local cmd = string.format("%s plan --policy %s --nodes %s --stages %s --order 2>/dev/null",
+    local cmd = string.format("%s plan --policy %s --nodes %s --stages %s%s --order 2>/dev/null",
         stages_lib.shell_quote(SWITCHYARD), stages_lib.shell_quote(POLICY),
-        stages_lib.shell_quote(job_nodes), stages_lib.shell_quote(stages))
+        stages_lib.shell_quote(job_nodes), stages_lib.shell_quote(stages), nvl_arg)
     local pipe = io.popen(cmd)
     if pipe == nil then return slurm.SUCCESS end
     local order = pipe:read("*l")

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -31,8 +32,14 @@ std::vector<FlowBw> flow_bandwidth(const std::vector<std::pair<Place, Place>>& p
     std::vector<double> out_of_pod(loc.id_limit(), 0.0);
     std::vector<double> into_pod(loc.id_limit(), 0.0);
     std::map<std::pair<std::uint32_t, std::uint32_t>, double> global;
+    const auto nvlink = [](const Place& a, const Place& b) {
+        return a.domain != topology::kNoDomain && a.domain == b.domain;
+    };
     for (const auto* set : {&places, &others}) {
         for (const auto& [pa, pb] : *set) {
+            if (nvlink(pa, pb)) {
+                continue;  // over NVLink: no fabric link carries it
+            }
             if (pa.su != pb.su) {
                 out_of[pa.su] += 1;
                 into[pb.su] += 1;
@@ -53,6 +60,10 @@ std::vector<FlowBw> flow_bandwidth(const std::vector<std::pair<Place, Place>>& p
     std::vector<FlowBw> bw;
     bw.reserve(places.size());
     for (const auto& [pa, pb] : places) {
+        if (nvlink(pa, pb)) {
+            bw.push_back({p.nvlink_bytes_per_s, {Limit::Kind::NvLink, pa.domain, pa.domain, 0, 0}});
+            continue;
+        }
         FlowBw f{p.link_bytes_per_s, {}};
         const auto consider = [&](Limit::Kind kind, std::uint32_t a, std::uint32_t b, double cables,
                                   double flows) {
@@ -86,6 +97,9 @@ std::vector<FlowBw> flow_bandwidth(const std::vector<std::pair<Place, Place>>& p
 }
 
 double alpha(const Place& pa, const Place& pb, const Locator& loc, const CostParams& p) {
+    if (pa.domain != topology::kNoDomain && pa.domain == pb.domain) {
+        return p.alpha_nvlink;
+    }
     const int hops = pa.su == pb.su ? 1 : pa.group == pb.group ? 3 : (loc.dragonfly() ? 4 : 5);
     return p.alpha_net + (hops - 1) * p.alpha_hop;
 }
@@ -147,7 +161,8 @@ PlanCost cost_of(const std::vector<std::vector<std::string>>& named,
     std::vector<std::size_t> boundary;
     job_flows(stages, ring, &owner, p2p, &boundary);
     const auto ring_bw = flow_bandwidth(ring, busy, loc, p);
-    std::vector<FlowBw> slowest(stages.size(), FlowBw{p.link_bytes_per_s, {}});
+    // Every stage of two nodes or more has ring flows: its slowest is one of them.
+    std::vector<FlowBw> slowest(stages.size(), FlowBw{std::numeric_limits<double>::infinity(), {}});
     std::vector<double> sum_alpha(stages.size(), 0.0);
     for (std::size_t e = 0; e < ring.size(); ++e) {
         if (ring_bw[e].bytes_per_s < slowest[owner[e]].bytes_per_s) {
@@ -207,6 +222,8 @@ void explain(PlanCost& c, const Locator& loc) {
             case Limit::Kind::PodDown:
                 return head + std::string("pod ") + loc.group_name(l.a) + " links from the core" +
                        counts;
+            case Limit::Kind::NvLink:
+                return std::string(head) + "NVLink domain " + loc.domain_name(l.a);
             case Limit::Kind::Port:
                 break;
         }
@@ -217,16 +234,25 @@ void explain(PlanCost& c, const Locator& loc) {
     c.why = dp + (dp.empty() || pp.empty() ? "" : "; ") + pp;
 }
 
-PlanCost lower_bound(unsigned stages, std::size_t k, const CostParams& p) {
+PlanCost lower_bound(unsigned stages,
+                     std::size_t k,
+                     const CostParams& p,
+                     std::size_t nvlink_capacity) {
     PlanCost c;
     const double n = static_cast<double>(k);
+    const bool dp_nvlink = k > 1 && nvlink_capacity >= k;
+    const bool pp_nvlink = nvlink_capacity >= 2 * k;
+    const double dp_bw =
+        dp_nvlink ? std::max(p.nvlink_bytes_per_s, p.link_bytes_per_s) : p.link_bytes_per_s;
+    const double pp_bw =
+        pp_nvlink ? std::max(p.nvlink_bytes_per_s, p.link_bytes_per_s) : p.link_bytes_per_s;
+    const double dp_alpha = dp_nvlink ? std::min(p.alpha_nvlink, p.alpha_net) : p.alpha_net;
+    const double pp_alpha = pp_nvlink ? std::min(p.alpha_nvlink, p.alpha_net) : p.alpha_net;
     if (k > 1) {
-        c.dp = 2 * (n - 1) * p.alpha_net +
-               2 * (n - 1) / n * p.grad_bytes / (p.rails * p.link_bytes_per_s);
+        c.dp = 2 * (n - 1) * dp_alpha + 2 * (n - 1) / n * p.grad_bytes / (p.rails * dp_bw);
     }
     if (stages > 1) {
-        c.pp = 2.0 * p.micro_batches *
-               (p.alpha_net + p.activation_bytes / (p.rails * p.link_bytes_per_s));
+        c.pp = 2.0 * p.micro_batches * (pp_alpha + p.activation_bytes / (p.rails * pp_bw));
     }
     c.total = c.dp + c.pp;
     return c;
@@ -260,6 +286,8 @@ CostParams cost_params(const PlacementPolicy& p) {
     c.grad_bytes = p.grad_gbytes * 1e9;
     c.activation_bytes = p.activation_mbytes * 1e6;
     c.micro_batches = p.micro_batches;
+    c.nvlink_bytes_per_s = p.nvlink_gbps * 1e9;
+    c.alpha_nvlink = p.alpha_nvlink_us * 1e-6;
     return c;
 }
 

@@ -15,10 +15,12 @@ namespace switchyard::placement {
 using topology::FabricKind;
 using topology::FabricMap;
 
-/// Where a node sits: SU and group indices (unknown hosts get their own, past the map's).
+/// Where a node sits: SU and group indices (unknown hosts get their own, past the map's), and
+/// its NVLink domain when that domain is healthy (flows inside it go over NVLink).
 struct Place {
     std::uint32_t su;
     std::uint32_t group;
+    std::uint32_t domain = topology::kNoDomain;
 };
 
 class Locator {
@@ -32,7 +34,10 @@ public:
         for (const auto& n : nodes) {
             const auto* h = map != nullptr ? map->find_host(n) : nullptr;
             if (h != nullptr) {
-                places_[n] = {h->su, map->sus[h->su].group};
+                const bool nvlink = h->domain != topology::kNoDomain &&
+                                    map->domains[h->domain].state == topology::DomainState::Ok;
+                places_[n] = {h->su, map->sus[h->su].group,
+                              nvlink ? h->domain : topology::kNoDomain};
             } else {
                 places_[n] = {sus + unknown, groups + unknown};
                 ++unknown;
@@ -43,6 +48,20 @@ public:
     [[nodiscard]] Place at(const std::string& n) const { return places_.at(n); }
     [[nodiscard]] std::string su_name(std::uint32_t su) const {
         return map_ != nullptr && su < map_->sus.size() ? map_->sus[su].name : "?";
+    }
+    [[nodiscard]] std::string domain_name(std::uint32_t d) const {
+        return map_ != nullptr && d < map_->domains.size() ? map_->domains[d].name : "?";
+    }
+    /// The most of `nodes` that one healthy NVLink domain holds (0: none in one).
+    [[nodiscard]] std::size_t nvlink_capacity(const std::vector<std::string>& nodes) const {
+        std::unordered_map<std::uint32_t, std::size_t> count;
+        std::size_t most = 0;
+        for (const auto& n : nodes) {
+            if (const auto d = at(n).domain; d != topology::kNoDomain) {
+                most = std::max(most, ++count[d]);
+            }
+        }
+        return most;
     }
     [[nodiscard]] std::string group_name(std::uint32_t g) const {
         return map_ != nullptr && g < map_->groups.size() ? map_->groups[g].name : "?";
@@ -117,8 +136,13 @@ private:
 /// each ("su03 uplinks: 16 cables per rail for 32 flows").
 void explain(PlanCost& c, const Locator& loc);
 
-/// The cost if every stage sat in one SU and every boundary in one group.
-[[nodiscard]] PlanCost lower_bound(unsigned stages, std::size_t k, const CostParams& p);
+/// The cost if every stage sat in one SU and every boundary in one group; at NVLink speed
+/// where a healthy NVLink domain holds `nvlink_capacity` of the nodes: a stage's all-reduce
+/// when it holds a stage (k), a boundary's sends when it holds two stages.
+[[nodiscard]] PlanCost lower_bound(unsigned stages,
+                                   std::size_t k,
+                                   const CostParams& p,
+                                   std::size_t nvlink_capacity = 0);
 
 /// The rail count comes from the map when it knows the nodes: the fewest rails any of them
 /// has (a stage's all-reduce runs at its slowest member's width), else the policy's value.

@@ -21,6 +21,12 @@ std::string format_plan(const StagePlan& p) {
                       std::to_string(p.facts.stages_in_one_group) + "/" + std::to_string(p.stages) +
                       " (best " + std::to_string(p.bound.stages_in_one_group) + ", Slurm order " +
                       std::to_string(p.slurm_facts.stages_in_one_group) + ")\n";
+    if (p.facts.nvl_groups > 0) {
+        out +=
+            "  NVLink groups in one domain: " + std::to_string(p.facts.nvl_groups_in_one_domain) +
+            "/" + std::to_string(p.facts.nvl_groups) + " (Slurm order " +
+            std::to_string(p.slurm_facts.nvl_groups_in_one_domain) + ")\n";
+    }
     for (const auto& s : p.stage_list) {
         std::string nodes;
         for (const auto& n : s.nodes) {

@@ -55,11 +55,72 @@ PlanFacts order_facts(const std::vector<std::string>& order,
     return facts_of(cut(order, stages), Locator(map, order), scope);
 }
 
+namespace {
+
+/// The NVLink domain of `n` in the map, healthy or not (kNoDomain when none).
+std::uint32_t domain_of(const FabricMap* map, const std::string& n) {
+    const auto* h = map != nullptr ? map->find_host(n) : nullptr;
+    return h != nullptr ? h->domain : topology::kNoDomain;
+}
+
+/// One SU's nodes (sorted by name) arranged by NVLink domain: each domain's nodes together, in
+/// whole groups of `group` first (domain order), the domains' remainders after them.
+void arrange_by_domain(std::vector<std::string>& list, const FabricMap* map, unsigned group) {
+    if (map == nullptr || map->domains.empty()) {
+        return;
+    }
+    std::stable_sort(list.begin(), list.end(), [&](const std::string& a, const std::string& b) {
+        return domain_of(map, a) < domain_of(map, b);
+    });
+    if (group < 2) {
+        return;
+    }
+    std::vector<std::string> whole;
+    std::vector<std::string> rest;
+    for (std::size_t i = 0; i < list.size();) {
+        std::size_t j = i;
+        while (j < list.size() && domain_of(map, list[j]) == domain_of(map, list[i])) {
+            ++j;
+        }
+        const bool none = domain_of(map, list[i]) == topology::kNoDomain;
+        const std::size_t full = none ? 0 : (j - i) / group * group;
+        whole.insert(whole.end(), list.begin() + static_cast<std::ptrdiff_t>(i),
+                     list.begin() + static_cast<std::ptrdiff_t>(i + full));
+        rest.insert(rest.end(), list.begin() + static_cast<std::ptrdiff_t>(i + full),
+                    list.begin() + static_cast<std::ptrdiff_t>(j));
+        i = j;
+    }
+    whole.insert(whole.end(), rest.begin(), rest.end());
+    list = std::move(whole);
+}
+
+/// Groups of `group` consecutive nodes of `order`, and those inside one NVLink domain.
+void count_nvl_groups(PlanFacts& f,
+                      const std::vector<std::string>& order,
+                      const FabricMap* map,
+                      unsigned group) {
+    if (group == 0) {
+        return;
+    }
+    for (std::size_t i = 0; i + group <= order.size(); i += group) {
+        ++f.nvl_groups;
+        const auto d = domain_of(map, order[i]);
+        bool one = d != topology::kNoDomain;
+        for (std::size_t j = i + 1; one && j < i + group; ++j) {
+            one = domain_of(map, order[j]) == d;
+        }
+        f.nvl_groups_in_one_domain += one ? 1U : 0U;
+    }
+}
+
+}  // namespace
+
 Result<StagePlan> plan_stages(const std::vector<std::string>& nodes,
                               const FabricMap* map,
                               unsigned stages,
                               StageScope scope,
-                              const CostParams& policy_params) {
+                              const CostParams& policy_params,
+                              unsigned nvl_group) {
     const auto params = with_map_rails(policy_params, map, nodes);
     if (stages == 0) {
         return fail(Error::invalid_argument("--pipeline-stages: expected at least 1 stage"));
@@ -88,6 +149,7 @@ Result<StagePlan> plan_stages(const std::vector<std::string>& nodes,
     std::vector<std::vector<std::string>> whole;                 // stages inside one SU
     std::map<std::uint32_t, std::vector<std::string>> leftover;  // per group, SU-ordered
     for (auto& [key, list] : by_su) {
+        arrange_by_domain(list, map, nvl_group);
         std::size_t i = 0;
         for (; i + k <= list.size(); i += k) {
             whole.emplace_back(list.begin() + static_cast<std::ptrdiff_t>(i),
@@ -157,6 +219,12 @@ Result<StagePlan> plan_stages(const std::vector<std::string>& nodes,
     }
     out.facts = facts_of(ordered, loc, scope);
     out.slurm_facts = facts_of(cut(nodes, stages), loc, scope);
+    count_nvl_groups(out.facts, out.order, map, nvl_group);
+    count_nvl_groups(out.slurm_facts, nodes, map, nvl_group);
+    if (nvl_group > 0 && k % nvl_group != 0) {
+        out.warnings.push_back("NVLink groups of " + std::to_string(nvl_group) +
+                               " do not divide stages of " + std::to_string(k) + " nodes");
+    }
     for (const auto& [key, list] : by_su) {
         out.bound.stages_in_one_su += static_cast<unsigned>(list.size() / k);
     }
@@ -169,7 +237,7 @@ Result<StagePlan> plan_stages(const std::vector<std::string>& nodes,
     }
     out.cost = cost_of(ordered, loc, params);
     out.slurm_cost = cost_of(cut(nodes, stages), loc, params);
-    out.lower_bound_cost = lower_bound(stages, k, params);
+    out.lower_bound_cost = lower_bound(stages, k, params, loc.nvlink_capacity(sorted));
     if (map == nullptr) {
         out.warnings.push_back("no fabric map: stages follow node-name order");
     } else if (!loc.unknown().empty()) {

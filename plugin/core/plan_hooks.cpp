@@ -84,13 +84,15 @@ void prepare_plan(SpankApi& api,
                   const nccl::JobFacts& job,
                   const topology::FabricMap* map) {
     auto& st = plugin_state();
-    if (!opts.pipeline_stages) {
+    if (!opts.pipeline_stages && !opts.nvl_group) {
         return;
     }
     st.rank_topology = opts.rank_order == RankOrder::Topology;
-    auto plan = placement::plan_stages(job.hosts, map, *opts.pipeline_stages,
-                                       opts.stage_scope.value_or(StageScope::Any),
-                                       placement::cost_params(pol.placement));
+    // --nvl-group alone: one stage of every node, its ranks in NVLink groups.
+    auto plan =
+        placement::plan_stages(job.hosts, map, opts.pipeline_stages.value_or(1),
+                               opts.stage_scope.value_or(StageScope::Any),
+                               placement::cost_params(pol.placement), opts.nvl_group.value_or(0));
     if (!plan) {
         st.plan_error = plan.error().message();
         return;

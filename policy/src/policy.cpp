@@ -89,10 +89,10 @@ private:
                                  "ib_addr_family", "ib_addr_range", "imex_channel", "profiles"})) {
             read_nccl_section(source_, problems_, *nccl, p.nccl);
         }
-        if (auto pl =
-                section(root, "placement",
-                        {"link_gbps", "alpha_net_us", "alpha_hop_us", "leaf_oversubscription",
-                         "global_links", "grad_gbytes", "activation_mbytes", "micro_batches"})) {
+        if (auto pl = section(root, "placement",
+                              {"link_gbps", "alpha_net_us", "alpha_hop_us", "leaf_oversubscription",
+                               "global_links", "grad_gbytes", "activation_mbytes", "micro_batches",
+                               "nvlink_gbps", "alpha_nvlink_us"})) {
             read_placement(*pl, p.placement);
         }
         if (auto h =
@@ -125,7 +125,9 @@ private:
             {"alpha_hop_us", &out.alpha_hop_us},
             {"leaf_oversubscription", &out.leaf_oversubscription},
             {"grad_gbytes", &out.grad_gbytes},
-            {"activation_mbytes", &out.activation_mbytes}};
+            {"activation_mbytes", &out.activation_mbytes},
+            {"nvlink_gbps", &out.nvlink_gbps},
+            {"alpha_nvlink_us", &out.alpha_nvlink_us}};
         for (const auto& [key, dest] : reals) {
             if (n[key]) {
                 *dest = positive(n[key], std::string("placement.") + key, 1e6).value_or(*dest);

@@ -344,3 +344,59 @@ TEST_CASE("cost calibration: a 3-level fat tree's pod links to the core pace a s
     flat.kind = FabricKind::FatTree;
     CHECK(shared_cost({mixed}, {}, &flat, p).dp_bytes_per_s == Approx(47.5e9));
 }
+
+namespace {
+
+/// One SU of 8 hosts (n0001..n0008) in NVLink domains of 4, members interleaved by name:
+/// d0 = n0001,n0003,n0005,n0007 and d1 = the even ones; `state` for d1.
+FabricMap nvl_map(topology::DomainState d1 = topology::DomainState::Ok) {
+    auto m = make_map(FabricKind::FatTree, 1, 1, 8);
+    m.domains = {{"nvl_d0", "d0.1", 0, topology::DomainState::Ok, {}},
+                 {"nvl_d1", "d1.1", 0, d1, {}}};
+    for (std::uint32_t i = 0; i < m.hosts.size(); ++i) {
+        m.hosts[i].domain = i % 2;
+        m.domains[i % 2].members.push_back(m.hosts[i].name);
+    }
+    return m;
+}
+
+}  // namespace
+
+TEST_CASE("planner: NVLink groups keep their ranks in one domain", "[planner][nvlink]") {
+    const auto m = nvl_map();
+    const auto all = nodes("n[0001-0008]");
+    auto p = plan_stages(all, &m, 2, StageScope::Any, {}, 2);
+    REQUIRE(p);
+    // Each stage is one domain, its nodes in name order; Slurm's order alternates domains.
+    CHECK(p->order == std::vector<std::string>{"n0001", "n0003", "n0005", "n0007", "n0002", "n0004",
+                                               "n0006", "n0008"});
+    CHECK(p->facts.nvl_groups == 4);
+    CHECK(p->facts.nvl_groups_in_one_domain == 4);
+    CHECK(p->slurm_facts.nvl_groups_in_one_domain == 0);
+    // The DP rings stay on NVLink: the plan's DP runs at NVLink speed, Slurm's at the network's.
+    INFO(p->cost.why);
+    CHECK(p->cost.dp_limit.kind == Limit::Kind::NvLink);
+    CHECK(p->cost.why.rfind("dp at 900.0 GB/s per rail: NVLink domain nvl_d0", 0) == 0);
+    CHECK(p->slurm_cost.dp > 10 * p->cost.dp);
+    // The bound knows a domain holds a stage (4 of the nodes), not two (8): DP on NVLink only.
+    CHECK(p->lower_bound_cost.dp <= p->cost.dp);
+    CHECK(p->lower_bound_cost.total <= p->cost.total);
+    // Groups of 3 do not divide stages of 4: said; groups of 4 fit each domain whole.
+    auto odd = plan_stages(all, &m, 2, StageScope::Any, {}, 3);
+    REQUIRE(odd);
+    CHECK(odd->warnings.back() == "NVLink groups of 3 do not divide stages of 4 nodes");
+    auto one = plan_stages(all, &m, 1, StageScope::Any, {}, 4);
+    REQUIRE(one);
+    CHECK(one->facts.nvl_groups_in_one_domain == 2);
+}
+
+TEST_CASE("planner: a degraded domain is not NVLink to the cost model", "[planner][nvlink]") {
+    const auto m = nvl_map(topology::DomainState::Degraded);
+    auto p = plan_stages(nodes("n[0001-0008]"), &m, 2, StageScope::Any, {}, 2);
+    REQUIRE(p);
+    // The order still keeps each domain together (the planner places, the prolog gates), but
+    // the degraded domain's stage runs at the network's speed and paces the step.
+    CHECK(p->facts.nvl_groups_in_one_domain == 4);
+    CHECK(p->cost.dp_limit.kind == Limit::Kind::Port);
+    CHECK(p->cost.dp_bytes_per_s == 47.5e9);
+}

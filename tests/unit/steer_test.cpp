@@ -181,8 +181,9 @@ TEST_CASE("steer: a degraded or short NVLink domain weighs on its hosts", "[stee
     const auto s = fabric_degradation(m);
     REQUIRE(s.size() == 3);
     CHECK(s.at("b1").score == 0.5);
-    CHECK(s.at("b2").why == "NVLink domain nvl_b is degraded (a tray's GPUs not registered or "
-                            "unhealthy)");
+    CHECK(s.at("b2").why ==
+          "NVLink domain nvl_b is degraded (a tray's GPUs not registered or "
+          "unhealthy)");
     CHECK(s.at("c1").score == 0.5);  // 1 host where the usual domain has 2
     CHECK(s.at("c1").why == "NVLink domain nvl_c has 1 hosts, the usual domain 2");
     CHECK(s.count("a1") == 0);

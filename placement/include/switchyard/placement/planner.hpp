@@ -24,6 +24,8 @@ struct PlacementPolicy {
     double grad_gbytes = 2;            ///< DP all-reduce per stage and step
     double activation_mbytes = 64;     ///< one micro-batch at a PP boundary
     unsigned micro_batches = 8;
+    double nvlink_gbps = 900;    ///< GB/s per GPU and direction inside an NVLink domain
+    double alpha_nvlink_us = 3;  ///< per ring step over NVLink
 };
 
 struct PlannedStage {
@@ -37,15 +39,18 @@ struct PlannedStage {
 struct PlanFacts {
     unsigned stages_in_one_su = 0;
     unsigned stages_in_one_group = 0;
-    unsigned adjacent_in_one_group = 0;  ///< boundaries k|k+1 whose two stages share one group
-    unsigned outside_scope = 0;          ///< stages that break the requested scope
+    unsigned adjacent_in_one_group = 0;     ///< boundaries k|k+1 whose two stages share one group
+    unsigned outside_scope = 0;             ///< stages that break the requested scope
+    unsigned nvl_groups = 0;                ///< groups of --nvl-group nodes in rank order
+    unsigned nvl_groups_in_one_domain = 0;  ///< of them, inside one NVLink domain
 };
 
 /// What limits a flow's bandwidth: its node port (the default), its SU's uplinks (leaving it)
-/// or downlinks (entering it), the global cables between two Dragonfly+ groups, or a 3-level
-/// fat tree's pod cables to the core (leaving or entering the pod).
+/// or downlinks (entering it), the global cables between two Dragonfly+ groups, a 3-level
+/// fat tree's pod cables to the core (leaving or entering the pod), or NVLink (both ends in
+/// one healthy NVLink domain: `a` is the domain).
 struct Limit {
-    enum class Kind { Port, Uplinks, Downlinks, Global, PodUp, PodDown } kind = Kind::Port;
+    enum class Kind { Port, Uplinks, Downlinks, Global, PodUp, PodDown, NvLink } kind = Kind::Port;
     std::uint32_t a = 0;  ///< SU (uplinks, downlinks), first group (global) or pod; map index
     std::uint32_t b = 0;  ///< second group (global)
     double cables = 0;    ///< per rail
@@ -90,20 +95,28 @@ struct CostParams {
     double grad_bytes = 2e9;             ///< DP all-reduce size per stage
     double activation_bytes = 64e6;      ///< one micro-batch's activations at a PP boundary
     unsigned micro_batches = 8;
+    /// Inside a healthy NVLink domain: per GPU and direction (NVLink 5, 1.8 TB/s per GPU both
+    /// ways; a GB200 tray has one rail NIC per GPU, so it stands in for a rail's bandwidth).
+    double nvlink_bytes_per_s = 900e9;
+    double alpha_nvlink = 3e-6;  ///< per ring step over NVLink, s
 };
 
 /// The cost parameters a policy asks for.
 [[nodiscard]] CostParams cost_params(const PlacementPolicy& p);
 
 /// Plans `stages` stages over `nodes` (the step's nodes in any order: the plan depends on the
-/// set only, with node names as the tie-break, so every node computes the same plan).
+/// set only, with node names as the tie-break, so every node computes the same plan). Inside
+/// each SU the nodes of one NVLink domain are consecutive; with `nvl_group` N, whole groups of N
+/// from each domain come first, so N consecutive ranks share a domain wherever the nodes allow
+/// (PlanFacts::nvl_groups_in_one_domain counts them).
 /// \return the plan, or Error::invalid_argument when the nodes do not divide into equal stages,
 ///         stages is 0, or a node appears twice.
 [[nodiscard]] Result<StagePlan> plan_stages(const std::vector<std::string>& nodes,
                                             const topology::FabricMap* map,
                                             unsigned stages,
                                             StageScope scope,
-                                            const CostParams& params = {});
+                                            const CostParams& params = {},
+                                            unsigned nvl_group = 0);
 
 /// Facts of a given node order cut into `stages` equal stages.
 [[nodiscard]] PlanFacts order_facts(const std::vector<std::string>& order,
