@@ -64,6 +64,17 @@ HealthChecks with_node_paths(HealthChecks c, std::string_view node_name) {
     if (c.xid) {
         c.xid->source = topology::expand_node_path(c.xid->source, node_name);
     }
+    // NVML's library may be named per node too (a test cluster of emulated nodes).
+    if (c.nvml) {
+        c.nvml->library = topology::expand_node_path(c.nvml->library, node_name).string();
+    }
+    if (c.nvlink) {
+        c.nvlink->library = topology::expand_node_path(c.nvlink->library, node_name).string();
+    }
+    if (c.clock_events) {
+        c.clock_events->library =
+            topology::expand_node_path(c.clock_events->library, node_name).string();
+    }
     return c;
 }
 

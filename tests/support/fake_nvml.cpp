@@ -11,6 +11,10 @@
 // answers NOT_SUPPORTED). `fabric_api=v1` answers the V2 query with a version mismatch, as a
 // driver before R550 does; `fabric_rc` makes the query fail. The file may name the node:
 // $SWITCHYARD_FAKE_NVML's "%n" is replaced by $SWITCHYARD_FAKE_NODE (one file per emulated node).
+// Without $SWITCHYARD_FAKE_NVML the file is nvml.conf beside the library itself: a copy of the
+// library per emulated node, in that node's directory, answers for that node wherever it is
+// loaded (slurmstepd's prolog on a multi-slurmd test cluster, where no variable tells the node).
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -50,6 +54,14 @@ void load() {
     State s;
     const char* path = std::getenv("SWITCHYARD_FAKE_NVML");
     std::string file = path != nullptr ? path : "";
+    if (file.empty()) {
+        static const int anchor = 0;  // an object of this library: dladdr names its file
+        Dl_info self{};
+        if (dladdr(&anchor, &self) != 0 && self.dli_fname != nullptr) {
+            file = self.dli_fname;
+            file = file.substr(0, file.rfind('/') + 1) + "nvml.conf";
+        }
+    }
     const char* node = std::getenv("SWITCHYARD_FAKE_NODE");
     if (const auto at = file.find("%n"); at != std::string::npos && node != nullptr) {
         file.replace(at, 2, node);

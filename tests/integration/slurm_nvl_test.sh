@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# NVL72 racks in a real 72-node cluster (fixture `slurm72n`): four NVLink domains of 18 nodes in
+# two SUs (make-fabric-nvl72), rack 4 gone since the last capture (its block kept in place),
+# node040's GPU 1 reporting degraded NVLink bandwidth, the health gate on (PrologFlags=Alloc),
+# the shipped Lua filters. On 24.05+ the blocks are the domains (BlockSizes=18,36); on 22.05 the
+# tree's leaf level is the SU and the domains are node features.
+# Usage: slurm_nvl_test.sh RUN FABRIC_DIR TOPOLOGY_PLUGIN CASE
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib/assert.sh
+. "$here/lib/assert.sh"
+run=${1:?usage: slurm_nvl_test.sh RUN FABRIC_DIR tree|block CASE}
+fabric=${2:?}
+plugin=${3:?}
+case_name=${4:?}
+use_cluster "$run"
+
+rack_of() { local n=${1#node}; echo $(( (10#$n - 1) / 18 + 1 )); }
+reason_of() { scontrol show node "$1" | sed -n 's/^ *Reason=\(.*\) \[.*$/\1/p'; }
+drained() { scontrol show node "$1" | grep -qE 'State=[A-Z+]*DRAIN'; }
+job_id() { grep -oE '[0-9]+' <<<"$1" | tail -1; }
+# The tasks' lines "<node> <SWITCHYARD_RANK> <MNNVL> <CUMEM> <CLIQUE>", by rank.
+vars='echo "$SLURMD_NODENAME $SWITCHYARD_RANK ${NCCL_MNNVL_ENABLE:--} ${NCCL_CUMEM_ENABLE:--} ${NCCL_MNNVL_CLIQUE_ID:--}"'
+
+case $case_name in
+  rack-down)
+    # Rack 4 is powered off: its nodes are down, as Slurm sees a rack that went away.
+    run_capture scontrol update NodeName=node[055-072] State=DOWN Reason="rack 4 powered off"
+    expect_rc 0 "rack 4's nodes set down"
+    expect_eq "$(sinfo -h -N -n node[055-072] -o %t | sort -u | paste -sd,)" down "they are down"
+    ;;
+  blocks-kept)
+    # The rack that reported nothing keeps its block, in the place it had: the same blocks, in
+    # the same order, as the capture with every rack (so the others are not renumbered).
+    expect_eq "$(sed -n 's/^BlockName=\([^ ]*\) .*/\1/p' "$fabric/topology-block.conf" | paste -sd,)" \
+      "$(sed -n 's/^BlockName=\([^ ]*\) .*/\1/p' "$fabric/before/topology-block.conf" | paste -sd,)" \
+      "the blocks and their order are the earlier capture's"
+    expect_contains "$(cat "$fabric/topology-block.conf")" "BlockName=nvl_5eed0004_32766 Nodes=node[055-072]" \
+      "rack 4's block holds its nodes"
+    expect_contains "$(cat "$fabric/topology-block.conf")" "BlockSizes=18,36" "a block per domain, an aggregate per SU"
+    if [ "$plugin" = block ]; then
+      run_capture scontrol show topology
+      expect_eq "$(grep -c '^BlockName=nvl_.*BlockSize=18' <<<"$out")" 4 "slurmctld has the 4 domain blocks of 18"
+      expect_eq "$(grep -c '^AggregatedBlock=.*BlockSize=36' <<<"$out")" 2 "and an aggregate of 36 per SU"
+    else
+      expect_contains "$(scontrol show node node001)" "nvl_5eed0001_32766" "node001 carries its domain's feature"
+      expect_contains "$(scontrol show node node040)" "nvl_5eed0003_32766" "node040 carries its domain's feature"
+    fi
+    ;;
+  degraded-drained)
+    # A job that takes node040: its prolog finds the degraded GPU and drains it; the job waits
+    # to be requeued (breaker, requeue and reason as for any check).
+    jid=$(sbatch --parsable -w node040 -o /dev/null --wrap 'true')
+    rc=0; wait_for 60 drained node040 || rc=$?
+    expect_rc 0 "node040 is drained by the gate"
+    expect_contains "$(reason_of node040)" "switchyard: nvlink: GPU 1: bandwidth degraded" \
+      "with the check's own reason"
+    scancel "$jid" 2>/dev/null
+    for n in node039 node041; do
+      ! drained "$n" && echo "ok: $n, in the same rack, is not drained" || fail_check "$n drained"
+    done
+    ;;
+  nvl-group-in-domain)
+    # 18 nodes in NVLink groups of 18: one whole domain. Rack 3 has node040 drained and rack 4
+    # is down, so the job gets rack 1 or 2.
+    run_capture sbatch --wait -N18 --exclusive --nvl-group=18 -o "$run/jobs/nvl18-%j.out" \
+      --wrap "srun bash -c '$vars'"
+    expect_rc 0 "sbatch -N18 --nvl-group=18"
+    f=$run/jobs/nvl18-$(job_id "$out").out
+    out=$(cat "$f")
+    expect_eq "$(awk '{print $1}' "$f" | sort -u | wc -l)" 18 "18 nodes ran"
+    racks=$(for n in $(awk '{print $1}' "$f"); do rack_of "$n"; done | sort -u | paste -sd,)
+    expect_eq "$(tr ',' '\n' <<<"$racks" | wc -l)" 1 "all in one NVLink domain (rack $racks)"
+    expect_eq "$(awk '{print $3" "$4}' "$f" | sort -u)" "1 1" \
+      "every task has NCCL_MNNVL_ENABLE=1 and NCCL_CUMEM_ENABLE=1 (one healthy domain, IMEX up)"
+    ;;
+  groups-in-domains)
+    # 36 nodes in groups of 18 (block topology: --segment=18, one segment per domain block):
+    # ranks 0-17 in one domain, 18-35 in another; across two domains NCCL chooses MNNVL itself.
+    run_capture sbatch --wait -N36 --exclusive --nvl-group=18 -o "$run/jobs/nvl36-%j.out" \
+      --wrap "srun bash -c '$vars'"
+    expect_rc 0 "sbatch -N36 --nvl-group=18"
+    f=$run/jobs/nvl36-$(job_id "$out").out
+    out=$(cat "$f")
+    expect_eq "$(awk '{print $1}' "$f" | sort -u | wc -l)" 36 "36 nodes ran"
+    for g in 0 1; do
+      racks=$(awk -v g="$g" '$2 >= g * 18 && $2 < (g + 1) * 18 {print $1}' "$f" |
+              while read -r n; do rack_of "$n"; done | sort -u | paste -sd,)
+      expect_eq "$(tr ',' '\n' <<<"$racks" | wc -l)" 1 "ranks $((g * 18))-$((g * 18 + 17)) in one domain (rack $racks)"
+    done
+    expect_eq "$(awk '{print $3}' "$f" | sort -u)" "-" "NCCL_MNNVL_ENABLE left to NCCL across two domains"
+    ;;
+  clique-per-group)
+    # NVLink groups of 9 inside one domain: a clique id per group, 9 nodes each.
+    run_capture sbatch --wait -N18 --exclusive --nvl-group=9 -o "$run/jobs/nvl9-%j.out" \
+      --wrap "srun bash -c '$vars'"
+    expect_rc 0 "sbatch -N18 --nvl-group=9"
+    f=$run/jobs/nvl9-$(job_id "$out").out
+    out=$(cat "$f")
+    expect_eq "$(awk '{print $5}' "$f" | sort | uniq -c | awk '{print $2":"$1}' | paste -sd,)" "1:9,2:9" \
+      "NCCL_MNNVL_CLIQUE_ID 1 on 9 nodes and 2 on the other 9"
+    ;;
+  refused)
+    run_capture sbatch -N19 --nvl-group=19 --wrap true
+    expect_nonzero_rc "a group of 19 nodes is refused at submission"
+    expect_contains "$err" "--nvl-group=19 is larger than an NVLink domain (18 nodes)" "with the reason"
+    run_capture sbatch -N20 --nvl-group=18 --wrap true
+    expect_nonzero_rc "20 nodes in groups of 18 are refused"
+    expect_contains "$err" "--nvl-group=18 does not divide the job's 20 nodes (try -N18 or -N36)" "with the counts to use"
+    run_capture sbatch -N4 --nvl-group=0 --wrap true
+    expect_nonzero_rc "--nvl-group=0 is refused by the plugin's option check"
+    expect_contains "$err" "--nvl-group: expected a whole number of nodes from 1 to 4096, got '0'" "named"
+    ;;
+  *)
+    echo "unknown case '$case_name'"; exit 2 ;;
+esac
+finish
