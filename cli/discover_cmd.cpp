@@ -306,67 +306,110 @@ Result<void> read_nvlink_facts(const nlohmann::json& j,
     return {};
 }
 
-/// --node-facts: `switchyard node --json` of each host, in <host>.json, read into host → net
-/// device → RDMA device (a port's RoCE GIDs' devices, or its NIC's own when it has one port)
-/// and host → NVLink domain.
-Result<HostFacts> read_node_facts(const std::string& dir) {
+/// One facts file's part: its host's net device → RDMA device and NVLink domain.
+struct OneHostFacts {
+    std::map<std::string, std::string, std::less<>> devices;
+    topo::HostNvlinkMap nvlink;  ///< at most this host
+};
+
+/// A `switchyard node --json` file (or `--nvlink-only`'s): its NVLink part, and with `nics`
+/// (--lldp) each NIC's net devices. \return Error::parse naming the file.
+Result<OneHostFacts> parse_host_facts(const std::string& path, const std::string& text, bool nics) {
+    auto bad = [&](const std::string& what) -> Result<void> {
+        return fail(Error::parse(SourceLoc{path, 0, 0},
+                                 what + "; expected `switchyard node --json` output"));
+    };
+    const auto j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+        return fail(bad("not a JSON object").error());
+    }
+    OneHostFacts out;
+    const auto name = std::filesystem::path(path).stem().string();
+    if (auto r = read_nvlink_facts(j, name, bad, out.nvlink); !r) {
+        return fail(r.error());
+    }
+    if (!nics) {
+        return out;
+    }
+    const auto list = j.find("nics");
+    if (list == j.end() || !list->is_array()) {
+        return fail(bad("no \"nics\" list").error());
+    }
+    for (const auto& nic : *list) {
+        if (!nic.is_object() || !nic.contains("name") || !nic["name"].is_string()) {
+            return fail(bad("a NIC without a \"name\"").error());
+        }
+        // The NIC as node_topology reads it: its net devices, its ports' GIDs' ones.
+        topo::Nic n;
+        n.name = nic["name"].get<std::string>();
+        for (const auto& d : nic.value("netdevs", nlohmann::json::array())) {
+            if (d.is_string()) {
+                n.netdevs.push_back(d.get<std::string>());
+            }
+        }
+        for (const auto& p : nic.value("ports", nlohmann::json::array())) {
+            auto& port = n.ports.emplace_back();
+            for (const auto& g : p.is_object() ? p.value("gids", nlohmann::json::array())
+                                               : nlohmann::json::array()) {
+                if (g.is_object() && g.value("ndev", nlohmann::json()).is_string()) {
+                    port.gids.push_back({0, "", "", g["ndev"].get<std::string>()});
+                }
+            }
+        }
+        // A NIC with net devices on several ports keeps their names: one CA per port, and
+        // one RDMA device name for two would collide.
+        std::vector<std::vector<std::string>> per_port;
+        for (const auto& port : n.ports) {
+            if (auto devs = topo::port_netdevs(n, port); !devs.empty()) {
+                per_port.push_back(std::move(devs));
+            }
+        }
+        if (per_port.size() == 1) {
+            for (const auto& d : per_port.front()) {
+                out.devices.try_emplace(d, n.name);
+            }
+        }
+    }
+    return out;
+}
+
+/// --node-facts: `switchyard node --json` of each host, in <host>.json, read and parsed on up
+/// to four threads and gathered in name order (the first error in name order is the one
+/// reported): host → net device → RDMA device (a port's RoCE GIDs' devices, or its NIC's own
+/// when it has one port; with --lldp only, where the files must list their NICs) and host →
+/// NVLink domain.
+Result<HostFacts> read_node_facts(const std::string& dir, bool nics) {
+    constexpr std::size_t kWindow = 256;
+    const auto paths =
+        list_dir_files(dir, "--node-facts", ".json",
+                       "`switchyard node --json` outputs, one per host", topo::kMaxLldpFiles);
+    if (!paths) {
+        return fail(paths.error());
+    }
     HostFacts facts;
-    auto& out = facts.devices;
-    auto ok = for_each_dir_file(
-        dir, "--node-facts", ".json", "`switchyard node --json` outputs, one per host",
-        topo::kMaxLldpFiles, [&](const std::string& path, std::string&& text) -> Result<void> {
-            auto bad = [&](const std::string& what) {
-                return fail(Error::parse(SourceLoc{path, 0, 0},
-                                         what + "; expected `switchyard node --json` output"));
-            };
-            const auto j = nlohmann::json::parse(text, nullptr, false);
-            if (j.is_discarded() || !j.is_object()) {
-                return bad("not a JSON object");
+    std::vector<std::optional<Result<OneHostFacts>>> parsed(kWindow);
+    const auto threads = std::clamp(std::thread::hardware_concurrency(), 1U, 4U);
+    auto ok = ordered_pipeline(
+        paths->size(), threads, kWindow,
+        [&](std::size_t i) {
+            const auto& path = (*paths)[i];
+            auto text = read_input(path, kSmallInput);
+            parsed[i % kWindow] = text ? parse_host_facts(path, *text, nics)
+                                       : Result<OneHostFacts>(fail(text.error()));
+        },
+        [&](std::size_t i) -> Result<void> {
+            auto& f = *parsed[i % kWindow];
+            if (!f) {
+                return fail(f.error());
             }
-            const auto name = std::filesystem::path(path).stem().string();
-            if (auto r = read_nvlink_facts(j, name, bad, facts.nvlink); !r) {
-                return r;
+            const auto name = std::filesystem::path((*paths)[i]).stem().string();
+            if (!f->devices.empty()) {
+                facts.devices[name] = std::move(f->devices);
             }
-            const auto nics = j.find("nics");
-            if (nics == j.end() || !nics->is_array()) {
-                return bad("no \"nics\" list");
+            for (auto& [host, nv] : f->nvlink) {
+                facts.nvlink.emplace(host, std::move(nv));
             }
-            auto& host = out[name];
-            for (const auto& nic : *nics) {
-                if (!nic.is_object() || !nic.contains("name") || !nic["name"].is_string()) {
-                    return bad("a NIC without a \"name\"");
-                }
-                // The NIC as node_topology reads it: its net devices, its ports' GIDs' ones.
-                topo::Nic n;
-                n.name = nic["name"].get<std::string>();
-                for (const auto& d : nic.value("netdevs", nlohmann::json::array())) {
-                    if (d.is_string()) {
-                        n.netdevs.push_back(d.get<std::string>());
-                    }
-                }
-                for (const auto& p : nic.value("ports", nlohmann::json::array())) {
-                    auto& port = n.ports.emplace_back();
-                    for (const auto& g : p.is_object() ? p.value("gids", nlohmann::json::array())
-                                                       : nlohmann::json::array()) {
-                        if (g.is_object() && g.value("ndev", nlohmann::json()).is_string()) {
-                            port.gids.push_back({0, "", "", g["ndev"].get<std::string>()});
-                        }
-                    }
-                }
-                // A NIC with net devices on several ports keeps their names: one CA per port,
-                // and one RDMA device name for two would collide.
-                std::vector<std::vector<std::string>> per_port;
-                for (const auto& port : n.ports) {
-                    if (auto devs = topo::port_netdevs(n, port); !devs.empty()) {
-                        per_port.push_back(std::move(devs));
-                    }
-                }
-                if (per_port.size() == 1) {
-                    for (const auto& d : per_port.front()) {
-                        host.try_emplace(d, n.name);
-                    }
-                }
-            }
+            parsed[i % kWindow].reset();
             return {};
         });
     if (!ok) {
@@ -473,7 +516,7 @@ int run_discover(const DiscoverArgs& a) {
     }
     HostFacts facts;
     if (!a.node_facts.empty()) {
-        auto f = read_node_facts(a.node_facts);
+        auto f = read_node_facts(a.node_facts, !a.lldp.empty());
         if (!f) {
             std::cerr << "switchyard discover: --node-facts: " << f.error().to_string() << "\n";
             return kExitProblem;

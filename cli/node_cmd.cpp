@@ -27,6 +27,7 @@ struct NodeArgs {
     std::string lldp;  ///< a file of lldpctl output, "lldpcli", "off" or "" (lldpcli when live)
     std::string lldpd_socket;
     std::string nvml;  ///< libnvidia-ml to ask, "off", or "" (the driver's when live)
+    bool nvlink_only = false;
     bool json = false;
 };
 
@@ -364,7 +365,26 @@ void print_text(const topo::NodeTopology& n,
     }
 }
 
+/// --nvlink-only: NVML alone, no hwloc, sysfs or lldpd: the facts discover needs of an NVL72
+/// node, small and fast to gather and to read at 100k hosts.
+int run_nvlink_only(const NodeArgs& a) {
+    NodeArgs asked = a;
+    if (asked.nvml.empty()) {
+        asked.nvml = topo::kNvmlLibrary;
+    }
+    const NvlinkView nvlink = read_nvlink_view(asked);
+    if (a.json) {
+        std::cout << nlohmann::json{{"nvlink", nvlink_json(nvlink)}}.dump(1) << "\n";
+    } else {
+        print_nvlink(nvlink);
+    }
+    return kExitOk;
+}
+
 int run_node(const NodeArgs& a) {
+    if (a.nvlink_only) {
+        return run_nvlink_only(a);
+    }
     Result<topo::NodeTopology> node = fail(Error::internal("unset"));
     std::string verbs;
     if (!a.hwloc_xml.empty()) {
@@ -412,7 +432,9 @@ void setup_node(CLI::App& cmd, Runner& run) {
         "  switchyard node --sysfs-root /tmp/fake-sys   # a node described only by a sysfs tree\n"
         "  switchyard node --lldp off                   # without asking lldpd for neighbours\n"
         "  switchyard node --nvml off                   # without asking NVML for the NVLink "
-        "domain\n");
+        "domain\n"
+        "  switchyard node --nvlink-only --json         # the facts discover needs of an NVL72 "
+        "node\n");
     cmd.add_option("--hwloc-xml", args->hwloc_xml,
                    "hwloc XML export (lstopo --of xml) instead of this machine");
     cmd.add_option("--sysfs-root", args->sysfs_root,
@@ -426,6 +448,9 @@ void setup_node(CLI::App& cmd, Runner& run) {
                    "each GPU's multi-node NVLink fabric (cluster UUID, clique, state, health) "
                    "and the node's NVLink domain from: libnvidia-ml.so.1 (the default for this "
                    "machine), off, or a path to an NVML library (5 s deadline)");
+    cmd.add_flag("--nvlink-only", args->nvlink_only,
+                 "only the NVLink part (NVML; no hwloc, sysfs or lldpd): what discover "
+                 "--node-facts needs of an NVL72 node on InfiniBand");
     cmd.add_flag("--json", args->json,
                  "JSON: gpus, nics with ports (and their lldp neighbours), paths, nvlink, shape, "
                  "warnings");
