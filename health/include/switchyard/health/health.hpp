@@ -130,8 +130,9 @@ struct HealthPolicy {
 };
 
 /// `c` with %n (the node's name) expanded in its paths (link_errors.state, imex.channel,
-/// xid.source, the NVML libraries) and the node's name given to the IMEX check: nodes sharing a filesystem, or
-/// emulated on one host, keep apart. `expand_node_path` does the same for breaker.state.
+/// xid.source, the NVML libraries) and the node's name given to the IMEX check: nodes sharing a
+/// filesystem, or emulated on one host, keep apart. `expand_node_path` does the same for
+/// breaker.state.
 [[nodiscard]] HealthChecks with_node_paths(HealthChecks c, std::string_view node_name);
 
 /// `c` with what the fabric map says of `node_name`: the NVLink domain it must be in
