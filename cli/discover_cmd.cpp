@@ -257,6 +257,17 @@ struct HostFacts {
     topo::HostNvlinkMap nvlink;  ///< host → its NVLink domain, when its file has "nvlink"
 };
 
+/// `s` with every byte outside printable ASCII as '?': text from a facts file goes into the
+/// map's anomaly lines and the terminal.
+std::string printable(std::string s) {
+    for (auto& c : s) {
+        if (c < 0x20 || c > 0x7e) {
+            c = '?';
+        }
+    }
+    return s;
+}
+
 /// The "nvlink" object of a node file: its domain, health and problems. A file without one
 /// (written with --nvml off, or by an older switchyard) says nothing of the host's domain.
 Result<void> read_nvlink_facts(const nlohmann::json& j,
@@ -290,15 +301,22 @@ Result<void> read_nvlink_facts(const nlohmann::json& j,
             "\"nvlink\" needs \"multi_node\" and \"healthy\" (true or false) and "
             "\"domain\" (a string of at most 256 characters)");
     }
-    if (domain->find_first_of(" \t\n\r,") != std::string::npos) {
-        return bad("\"nvlink\".\"domain\" '" + *domain +
-                   "' has a space or comma; expected <clusterUuid>.<cliqueId>");
+    // <clusterUuid>.<cliqueId>: hex digits and dashes, a dot, digits. Nothing else reaches the
+    // map's lines (a newline there would be a line of its own).
+    const auto dot = domain->rfind('.');
+    const bool key_ok =
+        domain->empty() || (dot != std::string::npos && dot > 0 && dot + 1 < domain->size() &&
+                            domain->find_first_not_of("0123456789abcdefABCDEF-") == dot &&
+                            domain->find_first_not_of("0123456789", dot + 1) == std::string::npos);
+    if (!key_ok) {
+        return bad("\"nvlink\".\"domain\" '" + printable(*domain) +
+                   "' is not <clusterUuid>.<cliqueId> (hex digits and dashes, a dot, digits)");
     }
     topo::HostNvlinkFacts f{*multi, *domain, *healthy, {}};
     if (const auto p = nv->find("problems"); p != nv->end() && p->is_array()) {
         for (const auto& item : *p) {
             if (item.is_string() && f.problems.size() < 16) {
-                f.problems.push_back(item.get<std::string>().substr(0, 200));
+                f.problems.push_back(printable(item.get<std::string>().substr(0, 200)));
             }
         }
     }
@@ -325,6 +343,11 @@ Result<OneHostFacts> parse_host_facts(const std::string& path, const std::string
     }
     OneHostFacts out;
     const auto name = std::filesystem::path(path).stem().string();
+    if (name.empty() || printable(name) != name || name.find(' ') != std::string::npos) {
+        return fail(Error::parse(SourceLoc{printable(path), 0, 0},
+                                 "the file's name is not <host>.json (a space or a byte that is "
+                                 "not printable ASCII)"));
+    }
     if (auto r = read_nvlink_facts(j, name, bad, out.nvlink); !r) {
         return fail(r.error());
     }

@@ -28,10 +28,12 @@ tasks() { sed -n 's/^T //p' "$1" > "$2"; }
 
 case $case_name in
   rack-down)
-    # Rack 4 is powered off: its nodes are down, as Slurm sees a rack that went away.
-    run_capture scontrol update NodeName=node[055-072] State=DOWN Reason="rack 4 powered off"
-    expect_rc 0 "rack 4's nodes set down"
-    expect_eq "$(sinfo -h -N -n node[055-072] -o %t | sort -u | paste -sd,)" down "they are down"
+    # Rack 4 is powered off: its nodes are out of service, as an admin marks a rack that went
+    # away (drained: their emulated slurmds still run, and a DOWN node that registers would be
+    # returned to service by ReturnToService=2).
+    run_capture scontrol update NodeName=node[055-072] State=DRAIN Reason="rack 4 powered off"
+    expect_rc 0 "rack 4's nodes taken out of service"
+    expect_eq "$(sinfo -h -N -n node[055-072] -o %t | sort -u | paste -sd,)" drain "they are drained"
     ;;
   blocks-kept)
     # The rack that reported nothing keeps its block, in the place it had: the same blocks, in
