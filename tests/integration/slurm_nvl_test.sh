@@ -84,6 +84,9 @@ case $case_name in
   groups-in-domains)
     # 36 nodes in groups of 18 (block topology: --segment=18, one segment per domain block):
     # ranks 0-17 in one domain, 18-35 in another; across two domains NCCL chooses MNNVL itself.
+    # Racks 1 and 2 must be whole for it: a node drained there by anything is named first.
+    expect_eq "$(sinfo -h -N -n node[001-036] -t drain,down -o '%N %E' | sort -u | paste -sd';')" "" \
+      "racks 1 and 2 have no node out of service"
     run_capture sbatch --wait -N36 --exclusive --nvl-group=18 -o "$run/jobs/nvl36-%j.out" \
       --wrap "srun bash -c '$vars'"
     expect_rc 0 "sbatch -N36 --nvl-group=18"
