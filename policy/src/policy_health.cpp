@@ -153,16 +153,23 @@ public:
         }
     }
 
-    void read_nvlink(const YAML::Node& r, const std::string& k, health::HealthChecks& out) {
+    /// A check that only reads NVML: {library, timeout_s} into `c`; false when a key is unknown.
+    template <typename Check>
+    bool nvml_reader(const YAML::Node& r, const std::string& k, Check& c) {
         if (!keys(r, k + ".", {"library", "timeout_s"})) {
-            return;
+            return false;
         }
-        health::NvlinkCheck c;
         library(r, k, c.library);
         if (auto v = r["timeout_s"]) {
             c.timeout_s = positive(v, k + ".timeout_s", 600).value_or(c.timeout_s);
         }
-        out.nvlink = c;
+        return true;
+    }
+
+    void read_nvlink(const YAML::Node& r, const std::string& k, health::HealthChecks& out) {
+        if (health::NvlinkCheck c; nvml_reader(r, k, c)) {
+            out.nvlink = c;
+        }
     }
 
     void read_imex(const YAML::Node& r, const std::string& k, health::HealthChecks& out) {
@@ -227,15 +234,9 @@ public:
     }
 
     void read_clock_events(const YAML::Node& r, const std::string& k, health::HealthChecks& out) {
-        if (!keys(r, k + ".", {"library", "timeout_s"})) {
-            return;
+        if (health::ClockEventsCheck c; nvml_reader(r, k, c)) {
+            out.clock_events = c;
         }
-        health::ClockEventsCheck c;
-        library(r, k, c.library);
-        if (auto v = r["timeout_s"]) {
-            c.timeout_s = positive(v, k + ".timeout_s", 600).value_or(c.timeout_s);
-        }
-        out.clock_events = c;
     }
 
     void read_min_memory(const YAML::Node& v, const std::string& k, health::HealthChecks& out) {

@@ -23,8 +23,17 @@ job_id() { grep -oE '[0-9]+' <<<"$1" | tail -1; }
 # The tasks' lines "T <node> <SWITCHYARD_RANK> <MNNVL> <CUMEM> <CLIQUE>": the job's output has
 # slurmstepd's own lines too (24.11 warns there of the emulated nodes' hardware).
 vars='echo "T $SLURMD_NODENAME $SWITCHYARD_RANK ${NCCL_MNNVL_ENABLE:--} ${NCCL_CUMEM_ENABLE:--} ${NCCL_MNNVL_CLIQUE_ID:--}"'
-# tasks JOB_OUTPUT FILE — the task lines of a job's output, without their mark, into FILE.
-tasks() { sed -n 's/^T //p' "$1" > "$2"; }
+# job NAME SBATCH_ARGS... — runs a job whose tasks print $vars, waits for it; `f` is then the
+# file of its task lines (without their mark) and `out` their text.
+job() {
+  local name=$1; shift
+  run_capture sbatch --wait --exclusive "$@" -o "$run/jobs/$name-%j.out" --wrap "srun bash -c '$vars'"
+  expect_rc 0 "sbatch $*"
+  local id; id=$(job_id "$out")
+  f=$run/jobs/$name-$id.tasks
+  sed -n 's/^T //p' "$run/jobs/$name-$id.out" > "$f"
+  out=$(cat "$f")
+}
 
 case $case_name in
   rack-down)
@@ -69,12 +78,7 @@ case $case_name in
   nvl-group-in-domain)
     # 18 nodes in NVLink groups of 18: one whole domain. Rack 3 has node040 drained and rack 4
     # is down, so the job gets rack 1 or 2.
-    run_capture sbatch --wait -N18 --exclusive --nvl-group=18 -o "$run/jobs/nvl18-%j.out" \
-      --wrap "srun bash -c '$vars'"
-    expect_rc 0 "sbatch -N18 --nvl-group=18"
-    f=$run/jobs/nvl18-$(job_id "$out").tasks
-    tasks "$run/jobs/nvl18-$(job_id "$out").out" "$f"
-    out=$(cat "$f")
+    job nvl18 -N18 --nvl-group=18
     expect_eq "$(awk '{print $1}' "$f" | sort -u | wc -l)" 18 "18 nodes ran"
     racks=$(for n in $(awk '{print $1}' "$f"); do rack_of "$n"; done | sort -u | paste -sd,)
     expect_eq "$(tr ',' '\n' <<<"$racks" | wc -l)" 1 "all in one NVLink domain (rack $racks)"
@@ -87,12 +91,7 @@ case $case_name in
     # Racks 1 and 2 must be whole for it: a node drained there by anything is named first.
     expect_eq "$(sinfo -h -N -n node[001-036] -t drain,down -o '%N %E' | sort -u | paste -sd';')" "" \
       "racks 1 and 2 have no node out of service"
-    run_capture sbatch --wait -N36 --exclusive --nvl-group=18 -o "$run/jobs/nvl36-%j.out" \
-      --wrap "srun bash -c '$vars'"
-    expect_rc 0 "sbatch -N36 --nvl-group=18"
-    f=$run/jobs/nvl36-$(job_id "$out").tasks
-    tasks "$run/jobs/nvl36-$(job_id "$out").out" "$f"
-    out=$(cat "$f")
+    job nvl36 -N36 --nvl-group=18
     expect_eq "$(awk '{print $1}' "$f" | sort -u | wc -l)" 36 "36 nodes ran"
     for g in 0 1; do
       racks=$(awk -v g="$g" '$2 >= g * 18 && $2 < (g + 1) * 18 {print $1}' "$f" |
@@ -103,12 +102,7 @@ case $case_name in
     ;;
   clique-per-group)
     # NVLink groups of 9 inside one domain: a clique id per group, 9 nodes each.
-    run_capture sbatch --wait -N18 --exclusive --nvl-group=9 -o "$run/jobs/nvl9-%j.out" \
-      --wrap "srun bash -c '$vars'"
-    expect_rc 0 "sbatch -N18 --nvl-group=9"
-    f=$run/jobs/nvl9-$(job_id "$out").tasks
-    tasks "$run/jobs/nvl9-$(job_id "$out").out" "$f"
-    out=$(cat "$f")
+    job nvl9 -N18 --nvl-group=9
     expect_eq "$(awk '{print $5}' "$f" | sort | uniq -c | awk '{print $2":"$1}' | paste -sd,)" "1:9,2:9" \
       "NCCL_MNNVL_CLIQUE_ID 1 on 9 nodes and 2 on the other 9"
     ;;
