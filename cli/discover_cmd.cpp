@@ -326,28 +326,49 @@ Result<void> read_nvlink_facts(const nlohmann::json& j,
 
 /// One facts file's part: its host's net device → RDMA device and NVLink domain.
 struct OneHostFacts {
+    std::string host;
     std::map<std::string, std::string, std::less<>> devices;
     topo::HostNvlinkMap nvlink;  ///< at most this host
 };
 
 /// A `switchyard node --json` file (or `--nvlink-only`'s): its NVLink part, and with `nics`
 /// (--lldp) each NIC's net devices. \return Error::parse naming the file.
-Result<OneHostFacts> parse_host_facts(const std::string& path, const std::string& text, bool nics) {
+/// A host name from a facts file's name or line: printable ASCII, no space.
+bool host_name_ok(const std::string& name) {
+    return !name.empty() && printable(name) == name && name.find(' ') == std::string::npos;
+}
+
+Result<OneHostFacts> parse_host_facts(const std::string& path,
+                                      std::string_view text,
+                                      bool nics,
+                                      std::uint32_t line = 0) {
     auto bad = [&](const std::string& what) -> Result<void> {
-        return fail(Error::parse(SourceLoc{path, 0, 0},
-                                 what + "; expected `switchyard node --json` output"));
+        return fail(Error::parse(SourceLoc{path, line, 0},
+                                 what + (line == 0 ? "; expected `switchyard node --json` output"
+                                                   : "; expected a line of `switchyard node "
+                                                     "--nvlink-only --line`")));
     };
     const auto j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
         return fail(bad("not a JSON object").error());
     }
     OneHostFacts out;
-    const auto name = std::filesystem::path(path).stem().string();
-    if (name.empty() || printable(name) != name || name.find(' ') != std::string::npos) {
-        return fail(Error::parse(SourceLoc{printable(path), 0, 0},
-                                 "the file's name is not <host>.json (a space or a byte that is "
-                                 "not printable ASCII)"));
+    std::string name;
+    if (line == 0) {
+        name = std::filesystem::path(path).stem().string();
+        if (!host_name_ok(name)) {
+            return fail(Error::parse(SourceLoc{printable(path), 0, 0},
+                                     "the file's name is not <host>.json (a space or a byte that "
+                                     "is not printable ASCII)"));
+        }
+    } else {
+        const auto h = j.find("host");
+        name = h != j.end() && h->is_string() ? h->get<std::string>() : std::string();
+        if (!host_name_ok(name) || name.size() > 256) {
+            return fail(bad("no \"host\" name (printable ASCII, no space)").error());
+        }
     }
+    out.host = name;
     if (auto r = read_nvlink_facts(j, name, bad, out.nvlink); !r) {
         return fail(r.error());
     }
@@ -425,9 +446,8 @@ Result<HostFacts> read_node_facts(const std::string& dir, bool nics) {
             if (!f) {
                 return fail(f.error());
             }
-            const auto name = std::filesystem::path((*paths)[i]).stem().string();
             if (!f->devices.empty()) {
-                facts.devices[name] = std::move(f->devices);
+                facts.devices[f->host] = std::move(f->devices);
             }
             for (auto& [host, nv] : f->nvlink) {
                 facts.nvlink.emplace(host, std::move(nv));
@@ -439,6 +459,76 @@ Result<HostFacts> read_node_facts(const std::string& dir, bool nics) {
         return fail(ok.error());
     }
     return facts;
+}
+
+/// --node-facts FILE: one `switchyard node --nvlink-only --line` per line (blank lines
+/// skipped), parsed in chunks on up to four threads and gathered in file order; a host on two
+/// lines is an error naming both. NVLink domains only (no NIC list: not for --lldp).
+Result<HostFacts> read_node_facts_lines(const std::string& path) {
+    constexpr std::size_t kChunk = 4096;
+    auto text = InputText::open(path, kDumpInput);
+    if (!text) {
+        return fail(text.error());
+    }
+    std::vector<std::pair<std::string_view, std::uint32_t>> lines;  // (text, line number)
+    std::uint32_t number = 0;
+    for (const auto l : split(text->text(), '\n')) {
+        ++number;
+        if (!trim(l).empty()) {
+            lines.emplace_back(l, number);
+        }
+    }
+    const std::size_t chunks = (lines.size() + kChunk - 1) / kChunk;
+    std::vector<std::vector<Result<OneHostFacts>>> parsed(chunks);
+    const auto threads = std::clamp(std::thread::hardware_concurrency(), 1U, 4U);
+    HostFacts facts;
+    std::map<std::string, std::uint32_t, std::less<>> seen;
+    auto ok = ordered_pipeline(
+        chunks, threads, 2 * threads,
+        [&](std::size_t c) {
+            for (std::size_t i = c * kChunk; i < std::min(lines.size(), (c + 1) * kChunk); ++i) {
+                parsed[c].push_back(parse_host_facts(path, lines[i].first, false, lines[i].second));
+            }
+        },
+        [&](std::size_t c) -> Result<void> {
+            for (std::size_t k = 0; k < parsed[c].size(); ++k) {
+                auto& f = parsed[c][k];
+                if (!f) {
+                    return fail(f.error());
+                }
+                const auto at = lines[c * kChunk + k].second;
+                if (auto [it, fresh] = seen.emplace(f->host, at); !fresh) {
+                    return fail(Error::parse(SourceLoc{path, at, 0},
+                                             "host '" + f->host + "' again (first on line " +
+                                                 std::to_string(it->second) + ")"));
+                }
+                for (auto& [host, nv] : f->nvlink) {
+                    facts.nvlink.emplace(host, std::move(nv));
+                }
+            }
+            parsed[c].clear();
+            parsed[c].shrink_to_fit();
+            return {};
+        });
+    if (!ok) {
+        return fail(ok.error());
+    }
+    return facts;
+}
+
+/// --node-facts: a directory of files, or a file of lines.
+Result<HostFacts> read_facts(const std::string& path, bool nics) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+        return read_node_facts(path, nics);
+    }
+    if (nics) {
+        return fail(Error::invalid_argument(
+            path +
+            ": with --lldp, --node-facts is a directory of `switchyard node --json` "
+            "files (one per host, with its NICs); a file of --nvlink-only lines has none"));
+    }
+    return read_node_facts_lines(path);
 }
 
 /// The graph of an --lldp directory: every file read and parsed on up to four threads, and
@@ -539,7 +629,7 @@ int run_discover(const DiscoverArgs& a) {
     }
     HostFacts facts;
     if (!a.node_facts.empty()) {
-        auto f = read_node_facts(a.node_facts, !a.lldp.empty());
+        auto f = read_facts(a.node_facts, !a.lldp.empty());
         if (!f) {
             std::cerr << "switchyard discover: --node-facts: " << f.error().to_string() << "\n";
             return kExitProblem;
@@ -694,8 +784,9 @@ void setup_discover(CLI::App& cmd, Runner& run) {
     ib->excludes(lldp);
     lldp->excludes(ib);
     cmd.add_option("--node-facts", args->node_facts,
-                   "a directory of `switchyard node --json` outputs, <host>.json: each host's "
-                   "NVLink domain (GB200/GB300 NVL72 racks: the level below the SU, one block "
+                   "a directory of `switchyard node --json` outputs, <host>.json, or a file of "
+                   "`switchyard node --nvlink-only --line` lines: each host's NVLink domain "
+                   "(GB200/GB300 NVL72 racks: the level below the SU, one block "
                    "each) and, with --lldp, each host port's RDMA device (mlx5_0) instead of its "
                    "net device (eth0)");
     cmd.add_option("--expect-nvl-size", args->expect_nvl_size,

@@ -28,6 +28,8 @@ struct NodeArgs {
     std::string lldpd_socket;
     std::string nvml;  ///< libnvidia-ml to ask, "off", or "" (the driver's when live)
     bool nvlink_only = false;
+    bool line = false;
+    std::string host;
     bool json = false;
 };
 
@@ -373,7 +375,20 @@ int run_nvlink_only(const NodeArgs& a) {
         asked.nvml = topo::kNvmlLibrary;
     }
     const NvlinkView nvlink = read_nvlink_view(asked);
-    if (a.json) {
+    if (a.line) {
+        // One compact line per node, named: what `srun ... > facts.jsonl` gathers for discover.
+        const auto& n = nvlink.node;
+        std::cout << nlohmann::json{{"host", a.host.empty() ? short_hostname() : a.host},
+                                    {"nvlink",
+                                     {{"multi_node", n.multi_node},
+                                      {"domain", n.domain},
+                                      {"state", topo::to_string(n.state)},
+                                      {"healthy", n.healthy},
+                                      {"problems", n.problems},
+                                      {"note", nvlink.note}}}}
+                         .dump()
+                  << "\n";
+    } else if (a.json) {
         std::cout << nlohmann::json{{"nvlink", nvlink_json(nvlink)}}.dump(1) << "\n";
     } else {
         print_nvlink(nvlink);
@@ -451,6 +466,12 @@ void setup_node(CLI::App& cmd, Runner& run) {
     cmd.add_flag("--nvlink-only", args->nvlink_only,
                  "only the NVLink part (NVML; no hwloc, sysfs or lldpd): what discover "
                  "--node-facts needs of an NVL72 node on InfiniBand");
+    cmd.add_flag("--line", args->line,
+                 "with --nvlink-only: one compact JSON line naming the host, for discover "
+                 "--node-facts FILE (srun -N... switchyard node --nvlink-only --line > "
+                 "facts.jsonl)")
+        ->needs("--nvlink-only");
+    cmd.add_option("--host", args->host, "with --line: the host's name (default: the host name)");
     cmd.add_flag("--json", args->json,
                  "JSON: gpus, nics with ports (and their lldp neighbours), paths, nvlink, shape, "
                  "warnings");

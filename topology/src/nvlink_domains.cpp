@@ -138,7 +138,12 @@ void assign_nvlink_domains(FabricMap& map,
         }
         if (per_su.size() > 1) {
             std::string where;
+            std::size_t shown = 0;
             for (const auto& [su, n] : per_su) {
+                if (shown++ == kListed) {
+                    where += ", ... (" + std::to_string(per_su.size()) + " SUs in all)";
+                    break;
+                }
                 where +=
                     (where.empty() ? "" : ", ") + std::to_string(n) + " in " + map.sus[su].name;
             }
