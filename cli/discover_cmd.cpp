@@ -484,7 +484,7 @@ Result<HostFacts> read_node_facts_lines(const std::string& path) {
     HostFacts facts;
     std::map<std::string, std::uint32_t, std::less<>> seen;
     auto ok = ordered_pipeline(
-        chunks, threads, 2 * threads,
+        chunks, threads, std::size_t{2} * threads,
         [&](std::size_t c) {
             for (std::size_t i = c * kChunk; i < std::min(lines.size(), (c + 1) * kChunk); ++i) {
                 parsed[c].push_back(parse_host_facts(path, lines[i].first, false, lines[i].second));
