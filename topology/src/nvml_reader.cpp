@@ -286,8 +286,9 @@ NvmlFacts read_nvml(const std::string& library, bool nvlinks, double timeout_s) 
         f.why = std::move(why);
         return f;
     };
+    std::thread worker;
     try {
-        std::thread([shared, library, nvlinks, failed] {
+        worker = std::thread([shared, library, nvlinks, failed] {
             NvmlFacts f;
             try {
                 f = query(library, nvlinks);
@@ -297,13 +298,17 @@ NvmlFacts read_nvml(const std::string& library, bool nvlinks, double timeout_s) 
             const std::lock_guard lock(shared->m);
             shared->facts = std::move(f);
             shared->cv.notify_all();
-        }).detach();
+        });
     } catch (const std::system_error& e) {
         return failed(std::string("cannot start a thread: ") + e.what());
     }
     std::unique_lock lock(shared->m);
     if (!shared->cv.wait_for(lock, std::chrono::duration<double>(timeout_s),
                              [&] { return shared->facts.has_value(); })) {
+        // A hung driver: the thread is left behind, never joined (the library is never
+        // unloaded, so it can finish whenever NVML does).
+        lock.unlock();
+        worker.detach();
         NvmlFacts f;
         f.state = NvmlFacts::State::TimedOut;
         std::ostringstream d;
@@ -311,7 +316,14 @@ NvmlFacts read_nvml(const std::string& library, bool nvlinks, double timeout_s) 
         f.why = d.str();
         return f;
     }
-    return std::move(*shared->facts);
+    auto facts = std::move(*shared->facts);
+    lock.unlock();
+    // It answered: wait for the thread to end. A thread left running its last instructions
+    // while the caller returns can still be inside this library's code when the host unloads
+    // it: slurmstepd's prolog does, right after the hook (seen as a SIGSEGV in the prolog of a
+    // few nodes of 72 on Slurm 24.11 and 26.05).
+    worker.join();
+    return facts;
 }
 
 }  // namespace switchyard::topology
