@@ -65,9 +65,9 @@ struct NvmlFacts {
 
 /// NVML's view of the GPUs, read in a thread of its own, joined once NVML answered: when it
 /// does not answer within `timeout_s` the facts say TimedOut and the thread is left behind
-/// (never joined, the library never unloaded). With `nvlinks`, each GPU's active NVLinks are counted. Each GPU's fabric
-/// information is read when the driver has the entry point. A `library` path (not a bare name)
-/// is loaded only when check_trusted_when_root accepts it.
+/// (never joined, the library never unloaded). With `nvlinks`, each GPU's active NVLinks are
+/// counted. Each GPU's fabric information is read when the driver has the entry point. A `library`
+/// path (not a bare name) is loaded only when check_trusted_when_root accepts it.
 [[nodiscard]] NvmlFacts read_nvml(const std::string& library, bool nvlinks, double timeout_s);
 
 /// The library name the loader finds on a node with NVIDIA's driver.
