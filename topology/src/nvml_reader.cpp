@@ -238,6 +238,16 @@ NvmlGpu read_gpu(const Nvml& n, NvmlDevice d, unsigned index, bool nvlinks) {
     return g;
 }
 
+/// Keeps the module holding this code loaded for the rest of the process (RTLD_NODELETE): a
+/// thread left running in it must never find its code unmapped.
+void pin_this_module() {
+    static const int anchor = 0;
+    Dl_info self{};
+    if (dladdr(&anchor, &self) != 0 && self.dli_fname != nullptr) {
+        (void)dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+    }
+}
+
 NvmlFacts query(const std::string& library, bool nvlinks) {
     NvmlFacts f;
     const auto n = load(library, f.why);
@@ -305,9 +315,11 @@ NvmlFacts read_nvml(const std::string& library, bool nvlinks, double timeout_s) 
     std::unique_lock lock(shared->m);
     if (!shared->cv.wait_for(lock, std::chrono::duration<double>(timeout_s),
                              [&] { return shared->facts.has_value(); })) {
-        // A hung driver: the thread is left behind, never joined (the library is never
-        // unloaded, so it can finish whenever NVML does).
+        // A hung driver: the thread is left behind, never joined. Neither NVML nor this
+        // module may be unloaded under it (slurmstepd unloads the module after the hook): the
+        // module is pinned, so the thread can finish whenever NVML does.
         lock.unlock();
+        pin_this_module();
         worker.detach();
         NvmlFacts f;
         f.state = NvmlFacts::State::TimedOut;
