@@ -148,8 +148,8 @@ local function block_request(hints, job, per_stage)
     if job.scope == "leaf" and base > 0 and per_stage > base then
         local fewer = math.ceil(job.nodes / base)
         while job.nodes % fewer ~= 0 do fewer = fewer + 1 end
-        return nil, fmt("--stage-scope=leaf: a stage of %d nodes cannot fit one block (scalable unit of %d nodes); use --pipeline-stages=%d or more, or --stage-scope=group",
-            per_stage, base, fewer)
+        return nil, fmt("--stage-scope=leaf: a stage of %d nodes cannot fit one block (%s of %d nodes); use --pipeline-stages=%d or more, or --stage-scope=group",
+            per_stage, (hints.nvl_size or 0) > 0 and "NVLink domain" or "scalable unit", base, fewer)
     end
     if job.scope == "group" and hints.group_size > 0 and per_stage > hints.group_size then
         return nil, fmt("--stage-scope=group: a stage of %d nodes cannot fit one group (%d nodes)",

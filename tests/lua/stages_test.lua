@@ -42,6 +42,8 @@ local cases = {
       "--nvl-group=2 does not divide a pipeline stage of 1 nodes: tensor/expert groups nest inside stages" },
     { "nvl block: the user's segment splits groups", nvl, { nvl_group = 2, nodes = 6, segment = 1 },
       "--segment=1 splits NVLink groups of 2 nodes (--nvl-group=2); give a multiple of 2 up to 2" },
+    { "nvl block: --stage-scope=leaf names the block a domain", nvl, { stages = 1, nodes = 4, scope = "leaf" },
+      "a stage of 4 nodes cannot fit one block (NVLink domain of 2 nodes)" },
     { "nvl: not a number", nvl, { nvl_group = 0, nvl_group_text = "0", nodes = 8 },
       "--nvl-group=0: expected a whole number of nodes" },
     { "nvl: a cluster without NVLink domains refuses", block, { nvl_group = 2, nodes = 8 },
