@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "rules_mnnvl.hpp"
 #include "switchyard/common/strings.hpp"
 #include "switchyard/nccl/params.hpp"
 
@@ -370,106 +371,8 @@ private:
         }
     }
 
-    bool is_set(std::string_view name) const {
-        return std::any_of(d_.set.begin(), d_.set.end(),
-                           [&](const EnvChoice& c) { return c.name == name; });
-    }
-
-    /// R17: multi-node NVLink (GB200/GB300 NVL72). MNNVL on (1: NCCL fails rather than fall
-    /// back to the network) only when every node of the step is in one healthy NVLink domain
-    /// of the map and this node has its IMEX channel; off (0, with NVLS) where the domain is
-    /// degraded or the channel is missing, since NCCL's automatic mode would try and fail
-    /// there; NCCL's own choice when the step spans domains. With --nvl-group N smaller than
-    /// the step's hosts in the domain, NCCL_MNNVL_CLIQUE_ID splits the domain into groups of N
-    /// (consecutive in name order).
-    void mnnvl() {
-        if (map_ == nullptr || map_->domains.empty()) {
-            return;  // no NVLink domain known: most clusters, nothing to say
-        }
-        const auto* me = map_->find_host(job_.this_host);
-        if (me == nullptr || me->domain == topology::kNoDomain) {
-            unset("NCCL_MNNVL_ENABLE", "this node is in no NVLink domain of the fabric map");
-            return;
-        }
-        const auto& d = map_->domains[me->domain];
-        if (job_.hosts.size() < 2) {
-            unset("NCCL_MNNVL_ENABLE", "a one-node step: NVLink inside the node needs no MNNVL");
-            return;
-        }
-        std::set<std::uint32_t> domains;
-        std::size_t outside = 0;
-        std::vector<std::string> mates;  // the step's hosts in this node's domain
-        for (const auto& h : job_.hosts) {
-            const auto* host = map_->find_host(h);
-            if (host == nullptr || host->domain == topology::kNoDomain) {
-                ++outside;
-                continue;
-            }
-            domains.insert(host->domain);
-            if (host->domain == me->domain) {
-                mates.push_back(h);
-            }
-        }
-        const std::string where = "NVLink domain " + d.name;
-        auto off = [&](const std::string& why) {
-            set("NCCL_MNNVL_ENABLE", "0", "R17 MNNVL", why);
-            if (!is_set("NCCL_NVLS_ENABLE")) {
-                set("NCCL_NVLS_ENABLE", "0", "R17 MNNVL",
-                    "NVLink SHARP across nodes needs the same fabric: " + why);
-            }
-        };
-        if (d.state != topology::DomainState::Ok) {
-            off(where + " is " + std::string(topology::to_string(d.state)) +
-                " in the fabric map: the network carries what NVLink would");
-            return;
-        }
-        if (job_.imex_channel && !*job_.imex_channel) {
-            off("no IMEX channel on this node (" +
-                (job_.imex_channel_path.empty() ? policy_.imex_channel : job_.imex_channel_path) +
-                "): MNNVL would fail at start (CUDA error 800)");
-            return;
-        }
-        if (policy_.min_version < NcclVersion{2, 21, 0}) {
-            unset("NCCL_MNNVL_ENABLE",
-                  "NCCL before 2.21 has no NCCL_MNNVL_ENABLE (nccl.min_version " +
-                      to_string(policy_.min_version) + ")");
-            return;
-        }
-        if (policy_.min_version < NcclVersion{2, 25, 2}) {
-            d_.warnings.push_back(
-                "multi-node NVLink on GB200/GB300 needs NCCL 2.25.2 or later; "
-                "nccl.min_version is " +
-                to_string(policy_.min_version));
-        }
-        if (domains.size() != 1 || outside != 0) {
-            unset("NCCL_MNNVL_ENABLE",
-                  "the step spans " + std::to_string(domains.size()) + " NVLink domain(s)" +
-                      (outside != 0 ? " and " + std::to_string(outside) + " node(s) in none" : "") +
-                      ": NCCL's own choice (NVLink inside each domain, the network between)");
-            return;
-        }
-        const std::string imex = job_.imex_channel ? ", IMEX channel present" : "";
-        set("NCCL_MNNVL_ENABLE", "1", "R17 MNNVL",
-            "all " + std::to_string(job_.hosts.size()) + " nodes of the step are in healthy " +
-                where + imex + ": NVLink across nodes, and NCCL fails rather than fall back");
-        set("NCCL_CUMEM_ENABLE", "1", "R17 MNNVL", "multi-node NVLink shares memory through cuMem");
-        if (job_.nvl_group && *job_.nvl_group < mates.size()) {
-            if (policy_.min_version < NcclVersion{2, 23, 0}) {
-                unset("NCCL_MNNVL_CLIQUE_ID",
-                      "--nvl-group needs NCCL 2.23 to split a domain (nccl.min_version " +
-                          to_string(policy_.min_version) + ")");
-                return;
-            }
-            std::sort(mates.begin(), mates.end());
-            const auto pos = static_cast<std::size_t>(
-                std::find(mates.begin(), mates.end(), job_.this_host) - mates.begin());
-            const auto group = pos / *job_.nvl_group;
-            set("NCCL_MNNVL_CLIQUE_ID", std::to_string(group + 1), "R17 MNNVL",
-                "--nvl-group=" + std::to_string(*job_.nvl_group) + " splits the step's " +
-                    std::to_string(mates.size()) + " nodes of " + where + " into groups; this " +
-                    "node is in group " + std::to_string(group + 1) + " (name order)");
-        }
-    }
+    /// R17 (rules_mnnvl.cpp).
+    void mnnvl() { decide_mnnvl(policy_, map_, job_, d_); }
 
     void obsolete(const std::map<std::string, std::string>& user_env) {
         for (const auto& [name, value] : user_env) {
