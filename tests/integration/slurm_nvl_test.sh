@@ -62,6 +62,25 @@ case $case_name in
       expect_contains "$(scontrol show node node040)" "nvl_5eed0003_32766" "node040 carries its domain's feature"
     fi
     ;;
+  gather-with-srun)
+    # The admin guide's recipe, through Slurm: one line per node into one file, then discover.
+    # Emulated nodes share one host, so each names itself and its own copy of the fake library
+    # (a real node needs neither). node040 is asked directly: its prolog would drain it.
+    bin=${SWITCHYARD_BIN:?}
+    run_capture srun -N53 -w 'node[001-039,041-054]' --ntasks-per-node=1 sh -c \
+      "$bin node --nvlink-only --line --host \$SLURMD_NODENAME --nvml $fabric/nodes/\$SLURMD_NODENAME/libnvidia-ml.so.1"
+    expect_rc 0 "srun ... switchyard node --nvlink-only --line on 53 nodes"
+    { printf '%s\n' "$out"; "$bin" node --nvlink-only --line --host node040 \
+        --nvml "$fabric/nodes/node040/libnvidia-ml.so.1"; } > "$run/jobs/facts.jsonl"
+    expect_eq "$(grep -c '"host"' "$run/jobs/facts.jsonl")" 54 "54 lines, one per node of racks 1-3"
+    rm -rf "$run/jobs/gathered"
+    run_capture "$bin" discover --ibnetdiscover "$fabric/ibnetdiscover.txt" \
+      --node-facts "$run/jobs/facts.jsonl" --expect-nvl-size 18 \
+      --previous-map "$fabric/before/fabric.map" --topology-plugin "$plugin" -o "$run/jobs/gathered"
+    expect_rc 0 "discover from the gathered file"
+    expect_eq "$(cmp "$run/jobs/gathered/fabric.map" "$fabric/fabric.map" && echo same)" same \
+      "the same map as the fixture's facts give"
+    ;;
   degraded-drained)
     # A job that takes node040: its prolog finds the degraded GPU and drains it; the job waits
     # to be requeued (breaker, requeue and reason as for any check).
