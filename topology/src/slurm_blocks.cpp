@@ -15,6 +15,28 @@ bool power_of_two(std::size_t n) {
     return n > 0 && (n & (n - 1)) == 0;
 }
 
+/// "every SU holds 3 NVLink domains, not a power of two of at least 2" and the like, or "" when
+/// the counts are one power of two of at least 2.
+std::string uneven(const std::vector<std::size_t>& counts,
+                   const std::string& unit,
+                   const std::string& holder) {
+    const std::size_t first = counts.front();
+    const bool same =
+        std::all_of(counts.begin(), counts.end(), [&](std::size_t n) { return n == first; });
+    if (same && power_of_two(first) && first >= 2) {
+        return "";
+    }
+    if (!same) {
+        std::string list;
+        for (const auto n : counts) {
+            list += (list.empty() ? "" : ", ") + std::to_string(n);
+        }
+        return holder + "s hold " + list + " " + unit + "s";
+    }
+    return "every " + holder + " holds " + std::to_string(first) + " " + unit +
+           (first == 1 ? "" : "s") + ", not a power of two of at least 2";
+}
+
 BlockLayout su_block_layout(const FabricMap& map) {
     BlockLayout out;
     if (map.sus.empty()) {
@@ -63,49 +85,17 @@ BlockLayout su_block_layout(const FabricMap& map) {
     if (map.groups.size() < 2) {
         return out;
     }
-    const std::size_t first = per_group.front();
-    const bool same =
-        std::all_of(per_group.begin(), per_group.end(), [&](std::size_t n) { return n == first; });
-    if (!same || !power_of_two(first) || first < 2 || smallest != largest) {
-        std::string counts;
-        for (const auto n : per_group) {
-            counts += (counts.empty() ? "" : ", ") + std::to_string(n);
-        }
-        const std::string why = smallest != largest ? "the SUs differ in size"
-                                : !same             ? "groups hold " + counts + " SUs"
-                                        : "every group holds " + std::to_string(first) + " SU" +
-                                              (first == 1 ? "" : "s") +
-                                              ", not a power of two of at least 2";
+    const auto why = smallest != largest ? std::string("the SUs differ in size")
+                                         : uneven(per_group, "SU", "group");
+    if (!why.empty()) {
         out.notes.push_back(why +
                             ": Slurm aggregates 2^k consecutive blocks, aligned, so an aggregated "
                             "block would not be one group; BlockSizes has the SU level only "
                             "(groups come from the plan's stage order)");
         return out;
     }
-    out.group = smallest * first;
+    out.group = smallest * per_group.front();
     return out;
-}
-
-/// "every SU holds 3 NVLink domains, not a power of two of at least 2" and the like, or "" when
-/// the counts are one power of two of at least 2.
-std::string uneven(const std::vector<std::size_t>& counts,
-                   const std::string& unit,
-                   const std::string& holder) {
-    const std::size_t first = counts.front();
-    const bool same =
-        std::all_of(counts.begin(), counts.end(), [&](std::size_t n) { return n == first; });
-    if (same && power_of_two(first) && first >= 2) {
-        return "";
-    }
-    if (!same) {
-        std::string list;
-        for (const auto n : counts) {
-            list += (list.empty() ? "" : ", ") + std::to_string(n);
-        }
-        return holder + "s hold " + list + " " + unit + "s";
-    }
-    return "every " + holder + " holds " + std::to_string(first) + " " + unit +
-           (first == 1 ? "" : "s") + ", not a power of two of at least 2";
 }
 
 /// The NVLink level under the SU layout: a base block per domain, SU by SU in the SU layout's
