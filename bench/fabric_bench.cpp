@@ -3,16 +3,15 @@
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
+#include "switchyard/discover/classify.hpp"
+#include "switchyard/discover/ibnetdiscover.hpp"
+#include "switchyard/discover/lldp.hpp"
+#include "switchyard/fabric/fabric_index.hpp"
 #include "switchyard/placement/planner.hpp"
-#include "switchyard/topology/classify.hpp"
-#include "switchyard/topology/fabric_index.hpp"
-#include "switchyard/topology/lldp.hpp"
-#include "switchyard/topology/slurm_writers.hpp"
+#include "switchyard/slurmconf/slurm_writers.hpp"
 #include "synthetic_fabric.hpp"
 
 namespace {
-
-namespace topo = switchyard::topology;
 
 double peak_rss_mib() {
     rusage u{};
@@ -21,8 +20,9 @@ double peak_rss_mib() {
 }
 
 /// discover's files from a classified map, as `switchyard discover` makes them: their size.
-std::size_t written_bytes(const topo::FabricMap& map) {
-    const auto files = topo::write_discover_files(map, "", "", topo::SlurmTopologies{});
+std::size_t written_bytes(const switchyard::fabric::FabricMap& map) {
+    const auto files = switchyard::slurmconf::write_discover_files(
+        map, "", "", switchyard::slurmconf::SlurmTopologies{});
     std::size_t bytes = 0;
     for (const auto& f : *files) {
         bytes += f.text.size();
@@ -37,12 +37,12 @@ void BM_DiscoverPipeline(benchmark::State& state) {
     const std::string text = switchyard::bench::synthetic_dragonfly(hosts, rails);
     std::size_t out_bytes = 0;
     for (auto _ : state) {
-        auto g = topo::parse_ibnetdiscover(text, "synthetic");
+        auto g = switchyard::discover::parse_ibnetdiscover(text, "synthetic");
         if (!g) {
             state.SkipWithError(g.error().to_string().c_str());
             return;
         }
-        auto c = topo::classify(*g, {});
+        auto c = switchyard::discover::classify(*g, {});
         out_bytes = written_bytes(c.map);
         benchmark::DoNotOptimize(out_bytes);
     }
@@ -63,7 +63,7 @@ void BM_Parse(benchmark::State& state) {
     const std::string text = switchyard::bench::synthetic_dragonfly(
         static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)));
     for (auto _ : state) {
-        auto g = topo::parse_ibnetdiscover(text, "synthetic");
+        auto g = switchyard::discover::parse_ibnetdiscover(text, "synthetic");
         benchmark::DoNotOptimize(g);
     }
 }
@@ -72,9 +72,9 @@ BENCHMARK(BM_Parse)->Args({100000, 1})->Args({100000, 8})->Unit(benchmark::kMill
 void BM_Classify(benchmark::State& state) {
     const std::string text = switchyard::bench::synthetic_dragonfly(
         static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)));
-    auto g = topo::parse_ibnetdiscover(text, "synthetic");
+    auto g = switchyard::discover::parse_ibnetdiscover(text, "synthetic");
     for (auto _ : state) {
-        auto c = topo::classify(*g, {});
+        auto c = switchyard::discover::classify(*g, {});
         benchmark::DoNotOptimize(c.map.hosts.data());
     }
 }
@@ -82,11 +82,11 @@ BENCHMARK(BM_Classify)->Args({100000, 1})->Args({100000, 8})->Unit(benchmark::kM
 
 /// Writing discover's eight files from a classified map: the map, its index, the Slurm files.
 void BM_Write(benchmark::State& state) {
-    auto g = topo::parse_ibnetdiscover(
+    auto g = switchyard::discover::parse_ibnetdiscover(
         switchyard::bench::synthetic_dragonfly(static_cast<std::size_t>(state.range(0)),
                                                static_cast<std::size_t>(state.range(1))),
         "synthetic");
-    const auto c = topo::classify(*g, {});
+    const auto c = switchyard::discover::classify(*g, {});
     for (auto _ : state) {
         benchmark::DoNotOptimize(written_bytes(c.map));
     }
@@ -97,10 +97,11 @@ BENCHMARK(BM_Write)->Args({100000, 8})->Unit(benchmark::kMillisecond);
 void BM_MapLoad(benchmark::State& state) {
     const std::string text = switchyard::bench::synthetic_dragonfly(
         static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)));
-    auto g = topo::parse_ibnetdiscover(text, "synthetic");
-    const auto map_text = topo::write_fabric_map(topo::classify(*g, {}).map, "");
+    auto g = switchyard::discover::parse_ibnetdiscover(text, "synthetic");
+    const auto map_text =
+        switchyard::fabric::write_fabric_map(switchyard::discover::classify(*g, {}).map, "");
     for (auto _ : state) {
-        auto m = topo::read_fabric_map(map_text, "fabric.map");
+        auto m = switchyard::fabric::read_fabric_map(map_text, "fabric.map");
         if (!m) {
             state.SkipWithError(m.error().to_string().c_str());
             return;
@@ -122,9 +123,9 @@ namespace {
 /// The planner on 4096 nodes of a 100k-host map (what user_init pays for a large step).
 void BM_Plan4096(benchmark::State& state) {
     const auto rails = static_cast<std::size_t>(state.range(0));
-    auto g = switchyard::topology::parse_ibnetdiscover(
+    auto g = switchyard::discover::parse_ibnetdiscover(
         switchyard::bench::synthetic_dragonfly(100000, rails), "synthetic");
-    const auto map = switchyard::topology::classify(*g, {}).map;
+    const auto map = switchyard::discover::classify(*g, {}).map;
     std::vector<std::string> nodes;
     for (std::size_t i = 0; i < map.hosts.size() && nodes.size() < 4096; i += 7) {  // scattered
         nodes.push_back(map.hosts[i].name);
@@ -146,7 +147,7 @@ BENCHMARK(BM_Plan4096)->Arg(1)->Arg(8)->Unit(benchmark::kMillisecond);
 void BM_ParseLldpLeaf(benchmark::State& state) {
     const std::string text = switchyard::bench::synthetic_lldp_leaf(32, 8);
     for (auto _ : state) {
-        auto f = topo::parse_lldp(text, "leaf.json");
+        auto f = switchyard::discover::parse_lldp(text, "leaf.json");
         if (!f || f->neighbors.size() != 40) {
             state.SkipWithError("the synthetic leaf did not parse");
             return;

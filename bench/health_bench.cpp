@@ -9,12 +9,10 @@
 #include <sstream>
 
 #include "switchyard/health/health.hpp"
-#include "switchyard/topology/node_readers.hpp"
+#include "switchyard/node/node_readers.hpp"
 #include "typical_node.hpp"
 
 namespace {
-
-namespace topo = switchyard::topology;
 
 switchyard::health::HealthChecks typical_policy(const std::filesystem::path& scratch) {
     switchyard::health::HealthChecks p;
@@ -33,7 +31,7 @@ void BM_BuiltinChecks(benchmark::State& state) {
     switchyard::test::build_typical_gpu_node(fs);
     const auto policy = typical_policy(fs.root());
     for (auto _ : state) {
-        auto node = topo::read_sysfs_node(fs.root());
+        auto node = switchyard::node::read_sysfs_node(fs.root());
         if (!node) {
             state.SkipWithError(node.error().message().c_str());
             return;
@@ -54,7 +52,7 @@ void BM_ChecksOnly(benchmark::State& state) {
     switchyard::test::FakeSysfs fs;
     switchyard::test::build_typical_gpu_node(fs);
     const auto policy = typical_policy(fs.root());
-    const auto node = topo::read_sysfs_node(fs.root());
+    const auto node = switchyard::node::read_sysfs_node(fs.root());
     if (!node) {
         state.SkipWithError(node.error().message().c_str());
         return;
@@ -84,7 +82,7 @@ void BM_NvmlFake(benchmark::State& state) {
     c.library = FAKE_NVML;
     c.gpus = 8;
     c.nvlinks = 18;
-    const topo::NodeTopology none;
+    const switchyard::node::NodeTopology none;
     switchyard::health::SystemProbe probe(none, "/");
     for (auto _ : state) {
         auto r = switchyard::health::check_nvml(probe, c);

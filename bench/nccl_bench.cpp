@@ -9,15 +9,14 @@
 #include <fstream>
 
 #include "fake_sysfs.hpp"
+#include "switchyard/discover/classify.hpp"
+#include "switchyard/discover/ibnetdiscover.hpp"
+#include "switchyard/fabric/fabric_index.hpp"
 #include "switchyard/nccl/rules.hpp"
 #include "switchyard/policy/loaders.hpp"
-#include "switchyard/topology/classify.hpp"
-#include "switchyard/topology/fabric_index.hpp"
 #include "synthetic_fabric.hpp"
 
 namespace {
-
-namespace topo = switchyard::topology;
 namespace pol = switchyard::policy;
 
 /// 4 GPUs, 4 compute HCAs, 1 storage HCA, as tests/integration/make-node-trees builds them.
@@ -45,14 +44,15 @@ void BM_StepNcclWork(benchmark::State& state) {
     node_tree(fs);
     const auto hosts = static_cast<std::size_t>(state.range(0));
     const auto rails = static_cast<std::size_t>(state.range(1));
-    auto g = topo::parse_ibnetdiscover(switchyard::bench::synthetic_dragonfly(hosts, rails),
-                                       "synthetic");
+    auto g = switchyard::discover::parse_ibnetdiscover(
+        switchyard::bench::synthetic_dragonfly(hosts, rails), "synthetic");
     const auto map_path = (fs.root() / "fabric.map").string();
-    const auto map = topo::classify(*g, {}).map;
-    const auto map_text = topo::write_fabric_map(map, "");
+    const auto map = switchyard::discover::classify(*g, {}).map;
+    const auto map_text = switchyard::fabric::write_fabric_map(map, "");
     std::ofstream(map_path) << map_text;
     if (state.range(2) != 0) {
-        std::ofstream(map_path + ".index") << *topo::write_fabric_index(map, map_text);
+        std::ofstream(map_path + ".index")
+            << *switchyard::fabric::write_fabric_index(map, map_text);
     }
     const auto policy_path = (fs.root() / "switchyard.yaml").string();
     std::ofstream(policy_path)

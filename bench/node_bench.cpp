@@ -6,13 +6,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "switchyard/node/node_readers.hpp"
 #include "switchyard/policy/loaders.hpp"
-#include "switchyard/topology/node_readers.hpp"
 #include "typical_node.hpp"
 
 namespace {
-
-namespace topo = switchyard::topology;
 
 std::string slurp(const std::string& path) {
     std::ifstream in(path);
@@ -34,7 +32,7 @@ void BM_ReadHwlocXml(benchmark::State& state, const char* file) {
         return;
     }
     for (auto _ : state) {
-        auto n = topo::read_hwloc_xml(xml, path);
+        auto n = switchyard::node::read_hwloc_xml(xml, path);
         benchmark::DoNotOptimize(n);
     }
     state.counters["xml_KB"] = static_cast<double>(xml.size()) / 1e3;
@@ -48,8 +46,8 @@ BENCHMARK_CAPTURE(BM_ReadHwlocXml, g4dnmetal, "mpibind-g4dnmetal.xml")
 
 void BM_ReadHwlocLive(benchmark::State& state) {
     for (auto _ : state) {
-        auto n = topo::read_hwloc_live();
-        topo::attach_rdma_sysfs(*n, "/sys");
+        auto n = switchyard::node::read_hwloc_live();
+        switchyard::node::attach_rdma_sysfs(*n, "/sys");
         benchmark::DoNotOptimize(n);
     }
 }
@@ -60,7 +58,7 @@ void BM_ReadSysfsNode(benchmark::State& state) {
     switchyard::test::FakeSysfs fs;
     switchyard::test::build_typical_gpu_node(fs);
     for (auto _ : state) {
-        auto n = topo::read_sysfs_node(fs.root());
+        auto n = switchyard::node::read_sysfs_node(fs.root());
         benchmark::DoNotOptimize(n);
     }
 }

@@ -4,21 +4,21 @@
 #include <benchmark/benchmark.h>
 
 #include "render_svg.hpp"
-#include "switchyard/topology/classify.hpp"
+#include "switchyard/discover/classify.hpp"
+#include "switchyard/discover/ibnetdiscover.hpp"
 #include "synthetic_fabric.hpp"
 
 namespace {
 
-namespace topo = switchyard::topology;
-
 void BM_RenderSvg(benchmark::State& state) {
     const auto hosts = static_cast<std::size_t>(state.range(0));
-    auto g = topo::parse_ibnetdiscover(switchyard::bench::synthetic_dragonfly(hosts), "synthetic");
+    auto g = switchyard::discover::parse_ibnetdiscover(
+        switchyard::bench::synthetic_dragonfly(hosts), "synthetic");
     if (!g) {
         state.SkipWithError(g.error().to_string().c_str());
         return;
     }
-    const auto map = topo::classify(*g, {}).map;
+    const auto map = switchyard::discover::classify(*g, {}).map;
     switchyard::cli::RenderOverlay ov;
     ov.stages = 8;
     const auto in_job = map.hosts.size() / 4;

@@ -24,13 +24,11 @@
 
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/common/strings.hpp"
+#include "switchyard/fabric/fabric_map.hpp"
 #include "switchyard/placement/planner.hpp"
 #include "switchyard/placement/steer.hpp"
-#include "switchyard/topology/fabric_map.hpp"
 
 namespace {
-
-namespace topo = switchyard::topology;
 
 struct TraceJob {
     unsigned nodes = 0;
@@ -98,7 +96,7 @@ std::map<unsigned, TraceJob> read_trace(const std::string& path) {
 
 Run read_run(const std::string& path,
              const std::map<unsigned, TraceJob>& trace,
-             const topo::FabricMap& map,
+             const switchyard::fabric::FabricMap& map,
              const switchyard::placement::CostParams& params) {
     Run run;
     const auto slash = path.find_last_of('/');
@@ -208,7 +206,7 @@ struct Summary {
 };
 
 Summary summarise(const Run& run,
-                  const topo::FabricMap& map,
+                  const switchyard::fabric::FabricMap& map,
                   const switchyard::placement::CostParams& params,
                   const std::map<std::string, switchyard::placement::Degradation>& degraded) {
     Summary s;
@@ -336,7 +334,7 @@ std::string fixed(double v, int digits) {
     return buf;
 }
 
-void write_svg(const std::string& dir, const Run& run, const topo::FabricMap& map) {
+void write_svg(const std::string& dir, const Run& run, const switchyard::fabric::FabricMap& map) {
     // Rows: hosts grouped by SU, SUs by group (name order), a gap between SUs; columns:
     // seconds since the first submission.
     std::vector<std::uint32_t> su_order(map.sus.size());
@@ -425,7 +423,7 @@ int main(int argc, char** argv) {
         die("usage: replay_report --map FILE --trace FILE [--svg DIR] [--jobs FILE] "
             "RUN.jobcomp...");
     }
-    auto map = topo::read_fabric_map(slurp(map_path), map_path);
+    auto map = switchyard::fabric::read_fabric_map(slurp(map_path), map_path);
     if (!map) {
         die(map.error().message());
     }
@@ -460,8 +458,8 @@ int main(int argc, char** argv) {
         std::fclose(f);
     }
     std::printf("%zu jobs, fabric %s: %zu hosts, %zu SUs, %zu groups\n", trace.size(),
-                std::string(topo::to_string(map->kind)).c_str(), map->hosts.size(), map->sus.size(),
-                map->groups.size());
+                std::string(switchyard::fabric::to_string(map->kind)).c_str(), map->hosts.size(),
+                map->sus.size(), map->groups.size());
     std::printf("%-30s", "");
     for (const auto& r : runs) {
         std::printf(" %18s", r.label.c_str());

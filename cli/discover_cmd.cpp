@@ -15,18 +15,19 @@
 #include "switchyard/common/pattern.hpp"
 #include "switchyard/common/process.hpp"
 #include "switchyard/common/strings.hpp"
-#include "switchyard/topology/classify.hpp"
-#include "switchyard/topology/fabric_index.hpp"
-#include "switchyard/topology/lldp.hpp"
-#include "switchyard/topology/nvlink.hpp"
-#include "switchyard/topology/slurm_nodes.hpp"
-#include "switchyard/topology/slurm_partitions.hpp"
-#include "switchyard/topology/slurm_writers.hpp"
+#include "switchyard/discover/classify.hpp"
+#include "switchyard/discover/ibnetdiscover.hpp"
+#include "switchyard/discover/lldp.hpp"
+#include "switchyard/discover/nvlink_domains.hpp"
+#include "switchyard/fabric/fabric_index.hpp"
+#include "switchyard/fabric/guid.hpp"
+#include "switchyard/node/nvlink.hpp"
+#include "switchyard/slurmconf/slurm_nodes.hpp"
+#include "switchyard/slurmconf/slurm_partitions.hpp"
+#include "switchyard/slurmconf/slurm_writers.hpp"
 
 namespace switchyard::cli {
 namespace {
-
-namespace topo = switchyard::topology;
 
 struct DiscoverArgs {
     std::string input;
@@ -63,18 +64,18 @@ Result<std::string> scontrol(const std::vector<std::string>& args) {
 /// The cluster's topologies and partitions, asked of slurmctld (the caller's SLURM_CONF):
 /// `scontrol show topoconf` when the cluster runs topology.yaml (25.05+), else the one
 /// TopologyPlugin of `show config`.
-Result<topo::SlurmTopologies> topologies_from_slurm() {
+Result<slurmconf::SlurmTopologies> topologies_from_slurm() {
     auto parts_text = scontrol({"show", "partition", "--oneliner"});
     if (!parts_text) {
         return fail(parts_text.error());
     }
-    auto parts = topo::parse_partitions(*parts_text, "scontrol show partition");
+    auto parts = slurmconf::parse_partitions(*parts_text, "scontrol show partition");
     if (!parts) {
         return fail(parts.error());
     }
-    topo::TopologyConfig config;
+    slurmconf::TopologyConfig config;
     if (auto yaml = scontrol({"show", "topoconf"})) {
-        auto parsed = topo::parse_topoconf(*yaml, "scontrol show topoconf");
+        auto parsed = slurmconf::parse_topoconf(*yaml, "scontrol show topoconf");
         if (!parsed) {
             return fail(parsed.error());
         }
@@ -94,7 +95,7 @@ Result<topo::SlurmTopologies> topologies_from_slurm() {
             const auto eq = line.find('=');
             if (eq != std::string_view::npos && trim(line.substr(0, eq)) == "TopologyPlugin") {
                 const auto value = trim(line.substr(eq + 1));
-                kind = value == "(null)" ? "flat" : topo::topology_kind(value);
+                kind = value == "(null)" ? "flat" : slurmconf::topology_kind(value);
                 if (kind.empty()) {
                     return fail(
                         Error::io("scontrol show config: TopologyPlugin=" + std::string(value) +
@@ -105,13 +106,13 @@ Result<topo::SlurmTopologies> topologies_from_slurm() {
         config.topologies = {{"default", kind}};
         config.cluster_default = "default";
     }
-    return topo::slurm_topologies(*parts, config);
+    return slurmconf::slurm_topologies(*parts, config);
 }
 
 /// The topologies the hints tell the Lua filters: --topology-plugin, then slurmctld's answer
 /// for --partition-topology slurm, then the PART=TOPO items and --default-partition.
-Result<topo::SlurmTopologies> hint_topologies(const DiscoverArgs& a) {
-    topo::SlurmTopologies out;
+Result<slurmconf::SlurmTopologies> hint_topologies(const DiscoverArgs& a) {
+    slurmconf::SlurmTopologies out;
     out.default_kind = a.topology_plugin;
     for (const auto& item : a.partition_topology) {
         if (trim(item) != "slurm") {
@@ -133,7 +134,8 @@ Result<topo::SlurmTopologies> hint_topologies(const DiscoverArgs& a) {
         if (trim(item) == "slurm") {
             continue;
         }
-        if (auto r = topo::add_partition_topologies(item, topo::discover_topology_names(), out);
+        if (auto r = slurmconf::add_partition_topologies(item, slurmconf::discover_topology_names(),
+                                                         out);
             !r) {
             return fail(r.error());
         }
@@ -145,8 +147,8 @@ Result<topo::SlurmTopologies> hint_topologies(const DiscoverArgs& a) {
 }
 
 /// Up to three details per anomaly kind, then "... and N more".
-void print_anomalies(const std::vector<topo::Anomaly>& anomalies) {
-    std::map<std::string, std::vector<const topo::Anomaly*>> by_kind;
+void print_anomalies(const std::vector<fabric::Anomaly>& anomalies) {
+    std::map<std::string, std::vector<const fabric::Anomaly*>> by_kind;
     for (const auto& a : anomalies) {
         by_kind[a.kind].push_back(&a);
     }
@@ -167,7 +169,7 @@ void print_anomalies(const std::vector<topo::Anomaly>& anomalies) {
 }
 
 /// "nvlink domains: 4 (2 per SU), 18 hosts each; 1 degraded, 1 missing".
-void print_nvlink_summary(const topo::FabricMap& m) {
+void print_nvlink_summary(const fabric::FabricMap& m) {
     if (m.domains.empty()) {
         return;
     }
@@ -176,8 +178,8 @@ void print_nvlink_summary(const topo::FabricMap& m) {
     std::size_t missing = 0;
     for (const auto& d : m.domains) {
         ++sizes[d.members.size()];
-        degraded += d.state == topo::DomainState::Degraded ? 1 : 0;
-        missing += d.state == topo::DomainState::Missing ? 1 : 0;
+        degraded += d.state == fabric::DomainState::Degraded ? 1 : 0;
+        missing += d.state == fabric::DomainState::Missing ? 1 : 0;
     }
     std::cout << "nvlink domains: " << m.domains.size() << ", hosts each:";
     for (const auto& [n, count] : sizes) {
@@ -186,9 +188,9 @@ void print_nvlink_summary(const topo::FabricMap& m) {
     std::cout << " " << degraded << " degraded, " << missing << " missing (kept in place)\n";
 }
 
-void print_summary(const topo::Classification& c, const std::string& source) {
+void print_summary(const discover::Classification& c, const std::string& source) {
     const auto& m = c.map;
-    std::cout << "fabric: " << topo::to_string(m.kind) << ", " << m.tiers << " switch tier"
+    std::cout << "fabric: " << fabric::to_string(m.kind) << ", " << m.tiers << " switch tier"
               << (m.tiers == 1 ? "" : "s") << ", " << m.hosts.size() << " hosts, "
               << c.stats.compute_hcas << " compute HCAs (" << c.stats.excluded_hcas
               << " other CAs left out) from " << source << "\n";
@@ -220,13 +222,13 @@ void print_summary(const topo::Classification& c, const std::string& source) {
     }
     std::cout << "\n";
     print_nvlink_summary(m);
-    const auto blocks = topo::block_layout(m);
+    const auto blocks = slurmconf::block_layout(m);
     if (blocks.base == 0) {
         print_anomalies(m.anomalies);
         return;
     }
     std::cout << "block topology: BlockSizes=";
-    const auto sizes = topo::layout_sizes(blocks);
+    const auto sizes = slurmconf::layout_sizes(blocks);
     for (std::size_t i = 0; i < sizes.size(); ++i) {
         std::cout << (i > 0 ? "," : "") << sizes[i];
     }
@@ -250,17 +252,18 @@ void print_summary(const topo::Classification& c, const std::string& source) {
 /// The graph of an --lldp directory: every file read and parsed on up to four threads, and
 /// added on this one in name order (a file keeps only its cables once added). At most
 /// kLldpWindow parsed files wait for their turn.
-Result<topo::FabricGraph> read_lldp(const std::string& dir,
-                                    const std::map<std::string, std::string, std::less<>>& names,
-                                    const std::vector<std::string>& hosts,
-                                    const RdmaDevices* rdma_devices) {
+Result<discover::FabricGraph> read_lldp(
+    const std::string& dir,
+    const std::map<std::string, std::string, std::less<>>& names,
+    const std::vector<std::string>& hosts,
+    const RdmaDevices* rdma_devices) {
     constexpr std::size_t kLldpWindow = 64;
-    topo::LldpOptions opt;
+    discover::LldpOptions opt;
     opt.names = &names;
     opt.hosts = hosts.empty() ? nullptr : &hosts;
     opt.rdma_devices = rdma_devices;
     const auto paths = list_dir_files(dir, "--lldp", "", "lldpctl outputs (one per host or switch)",
-                                      topo::kMaxLldpFiles);
+                                      discover::kMaxLldpFiles);
     if (!paths) {
         return fail(paths.error());
     }
@@ -269,16 +272,16 @@ Result<topo::FabricGraph> read_lldp(const std::string& dir,
                                             ": no file; expected lldpctl outputs (one per host "
                                             "or switch)"));
     }
-    topo::LldpFabric fabric(opt);
-    std::vector<std::optional<Result<topo::LldpFile>>> parsed(kLldpWindow);
+    discover::LldpFabric fabric(opt);
+    std::vector<std::optional<Result<discover::LldpFile>>> parsed(kLldpWindow);
     const auto threads = std::clamp(std::thread::hardware_concurrency(), 1U, 4U);
     auto ok = ordered_pipeline(
         paths->size(), threads, kLldpWindow,
         [&](std::size_t i) {
             const auto& path = (*paths)[i];
             auto text = read_input(path, kSmallInput);
-            parsed[i % kLldpWindow] =
-                text ? topo::parse_lldp(*text, path) : Result<topo::LldpFile>(fail(text.error()));
+            parsed[i % kLldpWindow] = text ? discover::parse_lldp(*text, path)
+                                           : Result<discover::LldpFile>(fail(text.error()));
         },
         [&](std::size_t i) -> Result<void> {
             auto& f = *parsed[i % kLldpWindow];
@@ -317,13 +320,13 @@ int run_discover(const DiscoverArgs& a) {
         }
         expected = std::move(*names);
     }
-    topo::ClassifyOptions opt;
-    topo::GuidMap guid_map;
+    discover::ClassifyOptions opt;
+    discover::GuidMap guid_map;
     std::map<std::string, std::string, std::less<>> lldp_names;
     if (!a.guid_map.empty()) {
         auto gm_text = read_input(a.guid_map, kSmallInput);
-        auto gm = gm_text ? topo::parse_guid_map(*gm_text, a.guid_map)
-                          : Result<topo::GuidMap>(fail(gm_text.error()));
+        auto gm = gm_text ? discover::parse_guid_map(*gm_text, a.guid_map)
+                          : Result<discover::GuidMap>(fail(gm_text.error()));
         if (!gm) {
             std::cerr << "switchyard discover: --guid-map: " << gm.error().to_string() << "\n";
             return kExitProblem;
@@ -352,18 +355,18 @@ int run_discover(const DiscoverArgs& a) {
         }
         facts = std::move(*f);
     }
-    topo::FabricMap previous;
+    fabric::FabricMap previous;
     if (!a.previous_map.empty()) {
         auto text = read_input(a.previous_map, kFabricInput);
-        auto map = text ? topo::read_fabric_map(*text, a.previous_map)
-                        : Result<topo::FabricMap>(fail(text.error()));
+        auto map = text ? fabric::read_fabric_map(*text, a.previous_map)
+                        : Result<fabric::FabricMap>(fail(text.error()));
         if (!map) {
             std::cerr << "switchyard discover: --previous-map: " << map.error().to_string() << "\n";
             return kExitProblem;
         }
         previous = std::move(*map);
     }
-    auto graph = [&]() -> Result<topo::FabricGraph> {
+    auto graph = [&]() -> Result<discover::FabricGraph> {
         if (!a.lldp.empty()) {
             return read_lldp(a.lldp, lldp_names, expected,
                              a.node_facts.empty() ? nullptr : &facts.devices);
@@ -372,17 +375,17 @@ int run_discover(const DiscoverArgs& a) {
         if (!text) {
             return fail(text.error());
         }
-        return topo::parse_ibnetdiscover(text->text(), source);
+        return discover::parse_ibnetdiscover(text->text(), source);
     }();  // the dump is unmapped (or freed) here: the graph holds copies of what it needs
     if (!graph) {
         std::cerr << "switchyard discover: " << graph.error().to_string() << "\n";
         return kExitProblem;
     }
-    topo::ExpectedCabling cabling;
+    discover::ExpectedCabling cabling;
     if (!a.expect_cabling.empty()) {
         auto text = read_input(a.expect_cabling, kSmallInput);
-        auto parsed = text ? topo::parse_expected_cabling(*text, a.expect_cabling)
-                           : Result<topo::ExpectedCabling>(fail(text.error()));
+        auto parsed = text ? discover::parse_expected_cabling(*text, a.expect_cabling)
+                           : Result<discover::ExpectedCabling>(fail(text.error()));
         if (!parsed) {
             std::cerr << "switchyard discover: --expect-cabling: " << parsed.error().to_string()
                       << "\n";
@@ -405,16 +408,16 @@ int run_discover(const DiscoverArgs& a) {
     if (!a.expect_hosts.empty()) {
         opt.expected_hosts = &expected;
     }
-    auto c = topo::classify(*graph, opt);
+    auto c = discover::classify(*graph, opt);
     if (opt.expected_hosts != nullptr) {
-        (void)topo::check_expected_hosts(c.map, expected);
+        (void)discover::check_expected_hosts(c.map, expected);
     }
     for (const auto& w : graph->warnings) {
         c.map.anomalies.push_back(
             {w.kind, w.where.source.empty() ? w.message : w.where.to_string() + ": " + w.message});
     }
-    topo::assign_nvlink_domains(c.map, facts.nvlink,
-                                {a.expect_nvl_size, a.previous_map.empty() ? nullptr : &previous});
+    discover::assign_nvlink_domains(
+        c.map, facts.nvlink, {a.expect_nvl_size, a.previous_map.empty() ? nullptr : &previous});
     print_summary(c, label);
     if (c.map.hosts.empty()) {
         std::cerr << "switchyard discover: no compute host is attached to a switch in " << source
@@ -440,7 +443,7 @@ int run_discover(const DiscoverArgs& a) {
         std::cout << "; default partition " << topologies->default_partition;
     }
     std::cout << "\n";
-    auto files = topo::write_discover_files(
+    auto files = slurmconf::write_discover_files(
         c.map, "written by switchyard " SWITCHYARD_VERSION_STRING " discover from " + label, header,
         *topologies);
     if (!files) {
@@ -449,8 +452,8 @@ int run_discover(const DiscoverArgs& a) {
     }
     if (!a.slurm_nodes.empty()) {
         auto site = read_input(a.slurm_nodes, kSmallInput);
-        auto merged = site ? topo::merge_node_features(*site, a.slurm_nodes, c.map, header)
-                           : Result<topo::NodesConf>(fail(site.error()));
+        auto merged = site ? slurmconf::merge_node_features(*site, a.slurm_nodes, c.map, header)
+                           : Result<slurmconf::NodesConf>(fail(site.error()));
         if (!merged) {
             std::cerr << "switchyard discover: --slurm-nodes: " << merged.error().to_string()
                       << "\n";

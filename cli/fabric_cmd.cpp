@@ -7,13 +7,11 @@
 #include "commands.hpp"
 #include "io.hpp"
 #include "switchyard/common/hostlist.hpp"
-#include "switchyard/topology/fabric_map.hpp"
-#include "switchyard/topology/map_diff.hpp"
+#include "switchyard/fabric/fabric_map.hpp"
+#include "switchyard/fabric/map_diff.hpp"
 
 namespace switchyard::cli {
 namespace {
-
-namespace topo = switchyard::topology;
 
 struct FabricArgs {
     std::string map;
@@ -22,9 +20,9 @@ struct FabricArgs {
     std::string after;
 };
 
-nlohmann::json to_json(const topo::FabricMap& m) {
+nlohmann::json to_json(const fabric::FabricMap& m) {
     using nlohmann::json;
-    json out{{"kind", topo::to_string(m.kind)}, {"tiers", m.tiers}};
+    json out{{"kind", fabric::to_string(m.kind)}, {"tiers", m.tiers}};
     auto& hosts = out["hosts"] = json::array();
     for (const auto& h : m.hosts) {
         json leaves = json::array();
@@ -72,8 +70,8 @@ nlohmann::json to_json(const topo::FabricMap& m) {
     return out;
 }
 
-void print_text(const topo::FabricMap& m) {
-    std::cout << "fabric: " << topo::to_string(m.kind) << ", " << m.tiers << " tiers, "
+void print_text(const fabric::FabricMap& m) {
+    std::cout << "fabric: " << fabric::to_string(m.kind) << ", " << m.tiers << " tiers, "
               << m.groups.size() << " groups, " << m.sus.size() << " scalable units, "
               << m.hosts.size() << " hosts, " << m.anomalies.size() << " anomalies\n";
     for (const auto& g : m.groups) {
@@ -109,7 +107,7 @@ int run_fabric_show(const FabricArgs& a) {
     return kExitOk;
 }
 
-nlohmann::json to_json(const topo::MapDiff& d) {
+nlohmann::json to_json(const fabric::MapDiff& d) {
     using nlohmann::json;
     json moved = json::array();
     for (const auto& m : d.hosts_moved) {
@@ -140,12 +138,13 @@ nlohmann::json to_json(const topo::MapDiff& d) {
 
 int run_fabric_diff(const FabricArgs& a) {
     auto before = load_fabric_map(a.before);
-    auto after = before ? load_fabric_map(a.after) : Result<topo::FabricMap>(fail(before.error()));
+    auto after =
+        before ? load_fabric_map(a.after) : Result<fabric::FabricMap>(fail(before.error()));
     if (!after) {
         std::cerr << "switchyard fabric diff: " << after.error().to_string() << "\n";
         return kExitProblem;
     }
-    const auto d = topo::compare_maps(*before, *after);
+    const auto d = fabric::compare_maps(*before, *after);
     if (a.json) {
         std::cout << to_json(d).dump(1) << "\n";
     } else {

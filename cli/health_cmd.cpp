@@ -11,8 +11,8 @@
 #include "switchyard/common/process.hpp"
 #include "switchyard/common/strings.hpp"
 #include "switchyard/health/drain.hpp"
+#include "switchyard/node/node_readers.hpp"
 #include "switchyard/policy/loaders.hpp"
-#include "switchyard/topology/node_readers.hpp"
 
 namespace switchyard::cli {
 namespace {
@@ -108,7 +108,7 @@ int run_health(HealthArgs a) {
     }
     health::SystemProbe probe(
         *node,
-        topology::expand_node_path(!a.sysfs_root.empty() ? a.sysfs_root : pol->sysfs_root, host));
+        node::expand_node_path(!a.sysfs_root.empty() ? a.sysfs_root : pol->sysfs_root, host));
     std::string set;
     std::vector<std::string> notes;
     const auto chosen = policy::node_checks(

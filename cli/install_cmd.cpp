@@ -38,15 +38,14 @@
 #include "switchyard/common/process.hpp"
 #include "switchyard/common/state_file.hpp"
 #include "switchyard/common/strings.hpp"
-#include "switchyard/topology/fabric_map.hpp"
-#include "switchyard/topology/install_guard.hpp"
-#include "switchyard/topology/map_diff.hpp"
+#include "switchyard/fabric/fabric_map.hpp"
+#include "switchyard/fabric/map_diff.hpp"
+#include "switchyard/slurmconf/install_guard.hpp"
 
 namespace switchyard::cli {
 namespace {
 
 namespace fs = std::filesystem;
-namespace topo = switchyard::topology;
 
 /// The files of a discover output that make a set (fabric.map is required).
 constexpr const char* kSetFiles[] = {
@@ -237,7 +236,7 @@ std::set<std::string> shown_units(std::string_view output) {
 /// Makes slurmctld load the files: job_submit.lua touched (slurmctld before 23.11 reloads it,
 /// and with it slurm.conf's features, only when its mtime changes), `scontrol reconfigure`,
 /// then slurmctld must answer and show every SU of `map` in `scontrol show topology`.
-Result<void> reconfigure_and_check(const fs::path& dir, const topo::FabricMap& map) {
+Result<void> reconfigure_and_check(const fs::path& dir, const fabric::FabricMap& map) {
     const auto lua = dir / "job_submit.lua";
     if (exists_no_follow(lua) && !is_link(lua)) {
         ::utimensat(AT_FDCWD, lua.c_str(), nullptr, 0);
@@ -341,7 +340,7 @@ Result<void> adopt_existing(const fs::path& dir, const std::string& kind) {
 
 /// The uplinks each leaf lacks against the best-cabled leaf of its group, summed: the cables
 /// to look for (0 when the map has no cable counts).
-std::uint64_t cables_missing(const topo::FabricMap& m) {
+std::uint64_t cables_missing(const fabric::FabricMap& m) {
     std::vector<std::uint32_t> best(m.groups.size(), 0);
     for (const auto& su : m.sus) {
         for (const auto l : su.leaves) {
@@ -371,7 +370,7 @@ public:
             return kExitProblem;
         }
         auto text = read_owned_file(a_.state);
-        state_ = topo::InstallRecord::parse(text ? *text : "");
+        state_ = slurmconf::InstallRecord::parse(text ? *text : "");
         state_.last_run = static_cast<std::uint64_t>(std::time(nullptr));
         const int rc = a_.rollback ? rollback() : install();
         if (auto w = replace_owned_file(a_.state, state_.text()); !w) {
@@ -427,7 +426,7 @@ private:
         // What changed against the set in use.
         const auto current = link_target(dir_ / "switchyard");
         const auto installed_map = dir_ / "switchyard" / "fabric.map";
-        topo::FabricMap installed;
+        fabric::FabricMap installed;
         if (exists_no_follow(installed_map)) {
             auto m = load_fabric_map(installed_map.string());
             if (!m) {
@@ -445,13 +444,13 @@ private:
                 installed = std::move(*m);
             }
         }
-        const auto diff = topo::compare_maps(installed, *next);
+        const auto diff = fabric::compare_maps(installed, *next);
         if (installed.hosts.empty()) {
             std::cout << "no installed map to compare with: " << next->hosts.size() << " hosts, "
                       << next->sus.size() << " SUs, " << next->groups.size() << " groups ("
-                      << topo::to_string(next->kind) << ")\n";
+                      << fabric::to_string(next->kind) << ")\n";
         } else {
-            std::cout << topo::format_diff(diff);
+            std::cout << fabric::format_diff(diff);
         }
         if (!current.empty() && same_files(dir_ / current, files)) {
             std::cout << "installed: unchanged, nothing to do (" << (dir_ / "switchyard").string()
@@ -459,7 +458,8 @@ private:
             state_.last_result = "unchanged";
             return kExitOk;
         }
-        const auto refusals = topo::install_refusals(installed, *next, diff, {a_.max_hosts_lost});
+        const auto refusals =
+            slurmconf::install_refusals(installed, *next, diff, {a_.max_hosts_lost});
         if (!refusals.empty()) {
             if (!a_.force) {
                 state_.refused++;
@@ -628,8 +628,8 @@ private:
 
     const InstallArgs& a_;
     fs::path dir_;
-    topo::InstallRecord state_;
-    std::optional<topo::FabricMap> installed_map_;
+    slurmconf::InstallRecord state_;
+    std::optional<fabric::FabricMap> installed_map_;
     std::optional<std::size_t> capture_hosts_;
 };
 

@@ -138,12 +138,12 @@ std::string short_hostname() {
     return h.substr(0, h.find('.'));
 }
 
-Result<topology::FabricMap> load_fabric_map(const std::string& path) {
+Result<fabric::FabricMap> load_fabric_map(const std::string& path) {
     auto text = read_input(path, kFabricInput);
     if (!text) {
         return fail(text.error());
     }
-    return topology::read_fabric_map(*text, path);
+    return fabric::read_fabric_map(*text, path);
 }
 
 std::string slurm_problem(const ProcessRun& r, std::string_view command) {

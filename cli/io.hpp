@@ -13,8 +13,8 @@
 #include "switchyard/common/file.hpp"
 #include "switchyard/common/process.hpp"
 #include "switchyard/common/result.hpp"
+#include "switchyard/fabric/fabric_map.hpp"
 #include "switchyard/health/drain.hpp"
-#include "switchyard/topology/fabric_map.hpp"
 
 namespace switchyard::cli {
 
@@ -115,6 +115,6 @@ void keep_until_exit(T&& value) {
     const std::string& nodes);
 
 /// Reads and validates a fabric map file (errors name the file and line).
-[[nodiscard]] Result<topology::FabricMap> load_fabric_map(const std::string& path);
+[[nodiscard]] Result<fabric::FabricMap> load_fabric_map(const std::string& path);
 
 }  // namespace switchyard::cli

@@ -9,8 +9,8 @@
 #include "io.hpp"
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/nccl/rules.hpp"
+#include "switchyard/node/node_readers.hpp"
 #include "switchyard/policy/loaders.hpp"
-#include "switchyard/topology/node_readers.hpp"
 
 namespace switchyard::cli {
 namespace {
@@ -68,7 +68,7 @@ int run_nccl_env(const NcclArgs& a) {
         std::cerr << "switchyard nccl-env: " << node.error().to_string() << "\n";
         return kExitProblem;
     }
-    std::optional<topology::FabricMap> map;
+    std::optional<fabric::FabricMap> map;
     const auto map_path = !a.map.empty() ? a.map : pol.fabric_map;
     if (!map_path.empty()) {
         auto m = policy::load_fabric_map_file(map_path);
@@ -84,7 +84,7 @@ int run_nccl_env(const NcclArgs& a) {
     // The IMEX channel as the plugin looks at it: only for nodes of a map with NVLink domains.
     if (!pol.nccl.imex_channel.empty() && map && !map->domains.empty()) {
         std::error_code ec;
-        const auto channel = topology::expand_node_path(pol.nccl.imex_channel, job.this_host);
+        const auto channel = node::expand_node_path(pol.nccl.imex_channel, job.this_host);
         job.imex_channel = std::filesystem::exists(channel, ec);
         job.imex_channel_path = channel.string();
     }

@@ -12,14 +12,12 @@
 #include "io.hpp"
 #include "switchyard/common/process.hpp"
 #include "switchyard/common/strings.hpp"
-#include "switchyard/topology/lldp.hpp"
-#include "switchyard/topology/node_readers.hpp"
-#include "switchyard/topology/nvlink.hpp"
+#include "switchyard/discover/lldp.hpp"
+#include "switchyard/node/node_readers.hpp"
+#include "switchyard/node/nvlink.hpp"
 
 namespace switchyard::cli {
 namespace {
-
-namespace topo = switchyard::topology;
 
 struct NodeArgs {
     std::string hwloc_xml;
@@ -39,41 +37,41 @@ constexpr double kNvmlSeconds = 5.0;
 /// The node's GPUs' fabric information and its NVLink domain, or why nothing is known.
 struct NvlinkView {
     bool asked = false;
-    topo::NvmlFacts facts;
-    topo::NodeNvlink node;
+    node::NvmlFacts facts;
+    node::NodeNvlink node;
     std::string note;  ///< "" when NVML answered
 };
 
 NvlinkView read_nvlink_view(const NodeArgs& a) {
     NvlinkView v;
     const bool live = a.hwloc_xml.empty() && a.sysfs_root.empty();
-    const std::string library = a.nvml.empty() ? (live ? topo::kNvmlLibrary : "off") : a.nvml;
+    const std::string library = a.nvml.empty() ? (live ? node::kNvmlLibrary : "off") : a.nvml;
     if (library == "off") {
         return v;
     }
     v.asked = true;
-    v.facts = topo::read_nvml(library, false, kNvmlSeconds);
-    if (v.facts.state != topo::NvmlFacts::State::Read) {
-        v.note = v.facts.state == topo::NvmlFacts::State::Unavailable
+    v.facts = node::read_nvml(library, false, kNvmlSeconds);
+    if (v.facts.state != node::NvmlFacts::State::Read) {
+        v.note = v.facts.state == node::NvmlFacts::State::Unavailable
                      ? "NVML not available (" + v.facts.why + ")"
                      : "NVML: " + v.facts.why;
         return v;
     }
-    v.node = topo::node_nvlink(v.facts.gpus);
+    v.node = node::node_nvlink(v.facts.gpus);
     return v;
 }
 
 /// "completed, health ok", "in-progress", "completed, bandwidth degraded; route unhealthy".
-std::string describe(const topo::GpuFabric& f) {
-    std::string out(topo::to_string(f.state));
-    if (f.state == topo::GpuFabricState::NotSupported) {
+std::string describe(const node::GpuFabric& f) {
+    std::string out(node::to_string(f.state));
+    if (f.state == node::GpuFabricState::NotSupported) {
         return out;
     }
     if (!f.cluster_uuid.empty()) {
-        out += " " + topo::nvlink_domain_key(f.cluster_uuid, f.clique);
+        out += " " + node::nvlink_domain_key(f.cluster_uuid, f.clique);
     }
     if (f.health_mask) {
-        const auto p = topo::fabric_health_problems(*f.health_mask);
+        const auto p = node::fabric_health_problems(*f.health_mask);
         out += p.empty() ? ", health ok" : ", " + join(p, "; ");
     }
     return out;
@@ -87,13 +85,13 @@ constexpr double kLldpcliSeconds = 5.0;
 /// What lldpd sees on this node's RDMA ports, or why nothing is known (a note, never an
 /// error: a node without lldpd is an ordinary node).
 struct LldpView {
-    std::vector<topo::PortNeighbor> ports;
+    std::vector<discover::PortNeighbor> ports;
     std::string note;  ///< "" when read; why not otherwise
     bool asked = false;
     bool bad_file = false;  ///< a file named with --lldp that could not be read: an error
 };
 
-LldpView read_lldp_view(const NodeArgs& a, const topo::NodeTopology& node) {
+LldpView read_lldp_view(const NodeArgs& a, const node::NodeTopology& node) {
     LldpView v;
     const bool live = a.hwloc_xml.empty() && a.sysfs_root.empty();
     std::string source =
@@ -102,7 +100,7 @@ LldpView read_lldp_view(const NodeArgs& a, const topo::NodeTopology& node) {
         return v;
     }
     v.asked = true;
-    Result<topo::LldpFile> file = fail(Error::internal("unset"));
+    Result<discover::LldpFile> file = fail(Error::internal("unset"));
     if (source == "lldpcli") {
         if (::access(kLldpcli, X_OK) != 0) {
             v.note = std::string(kLldpcli) + " is not installed (Debian: apt install lldpd)";
@@ -113,7 +111,8 @@ LldpView read_lldp_view(const NodeArgs& a, const topo::NodeTopology& node) {
             argv.insert(argv.end(), {"-u", a.lldpd_socket});
         }
         argv.insert(argv.end(), {"show", "neighbors"});
-        auto r = run_process(argv, kLldpcliSeconds, &clean_environment(), topo::kMaxLldpFileBytes);
+        auto r =
+            run_process(argv, kLldpcliSeconds, &clean_environment(), discover::kMaxLldpFileBytes);
         if (r.timed_out || r.exit_code != 0 || r.truncated) {
             auto first = r.output.substr(0, r.output.find('\n'));
             v.note = std::string(kLldpcli) + " show neighbors: " +
@@ -124,30 +123,31 @@ LldpView read_lldp_view(const NodeArgs& a, const topo::NodeTopology& node) {
                      " (is lldpd running?)";
             return v;
         }
-        file = topo::parse_lldp(r.output, "lldpcli show neighbors");
+        file = discover::parse_lldp(r.output, "lldpcli show neighbors");
     } else {
         // Shown, never acted on: any owner's file will do.
-        auto text = read_input(source, ReadRules{topo::kMaxLldpFileBytes, false});
-        file = text ? topo::parse_lldp(*text, source) : Result<topo::LldpFile>(fail(text.error()));
+        auto text = read_input(source, ReadRules{discover::kMaxLldpFileBytes, false});
+        file = text ? discover::parse_lldp(*text, source)
+                    : Result<discover::LldpFile>(fail(text.error()));
     }
     if (!file) {
         v.note = file.error().to_string();
         v.bad_file = source != "lldpcli";
         return v;
     }
-    v.ports = topo::rdma_port_neighbors(node, *file);
+    v.ports = discover::rdma_port_neighbors(node, *file);
     return v;
 }
 
 /// "su01-rail0 swp12" (the neighbour's name and port, its chassis id when it sent no name).
-std::string describe(const topo::LldpNeighbor& n) {
+std::string describe(const discover::LldpNeighbor& n) {
     std::string who = n.chassis.name.empty() ? n.chassis.id : n.chassis.name;
     return who + " " +
            (n.port_id_type == "ifname" || n.port_descr.empty() ? n.port_id : n.port_descr);
 }
 
 /// The PCIe ancestry, root port first, as "busid [vendor:device]".
-nlohmann::json pcie(const topo::PciPlace& p) {
+nlohmann::json pcie(const node::PciPlace& p) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& h : p.above) {
         char ids[24];
@@ -167,26 +167,26 @@ nlohmann::json nvlink_json(const NvlinkView& v) {
         }
         if (g.fabric) {
             const auto& f = *g.fabric;
-            one["fabric"] = {{"state", topo::to_string(f.state)},
+            one["fabric"] = {{"state", node::to_string(f.state)},
                              {"cluster_uuid", f.cluster_uuid},
                              {"clique", f.clique},
                              {"status", f.status},
                              {"health_mask", f.health_mask ? json(*f.health_mask) : json()},
-                             {"health", f.health_mask ? topo::fabric_health_problems(*f.health_mask)
+                             {"health", f.health_mask ? node::fabric_health_problems(*f.health_mask)
                                                       : std::vector<std::string>{}}};
         }
         gpus.push_back(std::move(one));
     }
     return {{"multi_node", v.node.multi_node},
             {"domain", v.node.domain},
-            {"state", topo::to_string(v.node.state)},
+            {"state", node::to_string(v.node.state)},
             {"healthy", v.node.healthy},
             {"problems", v.node.problems},
             {"gpus", std::move(gpus)},
             {"note", v.note}};
 }
 
-nlohmann::json to_json(const topo::NodeTopology& n,
+nlohmann::json to_json(const node::NodeTopology& n,
                        const std::string& verbs,
                        const LldpView& lldp,
                        const NvlinkView& nvlink) {
@@ -204,7 +204,7 @@ nlohmann::json to_json(const topo::NodeTopology& n,
                         {"model", g.model},
                         {"numa", g.place.numa},
                         {"osdevs", g.osdevs},
-                        {"nearest_nics", topo::nearest_nics(n, g.index)},
+                        {"nearest_nics", node::nearest_nics(n, g.index)},
                         {"host_bridge", g.place.host_bridge},
                         {"pcie", pcie(g.place)}});
     }
@@ -251,8 +251,8 @@ nlohmann::json to_json(const topo::NodeTopology& n,
     for (const auto& p : n.paths) {
         paths.push_back({{"gpu", p.gpu},
                          {"nic", p.nic},
-                         {"type", topo::to_string(p.type)},
-                         {"nccl", topo::nccl_name(p.type)}});
+                         {"type", node::to_string(p.type)},
+                         {"nccl", node::nccl_name(p.type)}});
     }
     if (lldp.asked) {
         out["lldp_note"] = lldp.note;
@@ -281,7 +281,7 @@ void print_nvlink(const NvlinkView& v) {
         return;
     }
     std::cout << "nvlink domain: " << (v.node.domain.empty() ? "(none agreed)" : v.node.domain)
-              << ", " << topo::to_string(v.node.state) << ", "
+              << ", " << node::to_string(v.node.state) << ", "
               << (v.node.healthy ? "healthy" : "NOT healthy") << "\n";
     for (const auto& g : v.facts.gpus) {
         std::cout << "  gpu " << g.index << " " << (g.uuid.empty() ? "?" : g.uuid) << ": "
@@ -295,7 +295,7 @@ void print_nvlink(const NvlinkView& v) {
     }
 }
 
-void print_text(const topo::NodeTopology& n,
+void print_text(const node::NodeTopology& n,
                 const std::string& verbs,
                 const LldpView& lldp,
                 const NvlinkView& nvlink) {
@@ -348,7 +348,7 @@ void print_text(const topo::NodeTopology& n,
             std::cout << "  gpu" << std::left << std::setw(2) << g.index << std::right;
             for (const auto& p : n.paths) {
                 if (p.gpu == g.index) {
-                    std::cout << std::setw(12) << topo::to_string(p.type);
+                    std::cout << std::setw(12) << node::to_string(p.type);
                 }
             }
             std::cout << "\n";
@@ -372,7 +372,7 @@ void print_text(const topo::NodeTopology& n,
 int run_nvlink_only(const NodeArgs& a) {
     NodeArgs asked = a;
     if (asked.nvml.empty()) {
-        asked.nvml = topo::kNvmlLibrary;
+        asked.nvml = node::kNvmlLibrary;
     }
     const NvlinkView nvlink = read_nvlink_view(asked);
     if (a.line) {
@@ -382,7 +382,7 @@ int run_nvlink_only(const NodeArgs& a) {
                                     {"nvlink",
                                      {{"multi_node", n.multi_node},
                                       {"domain", n.domain},
-                                      {"state", topo::to_string(n.state)},
+                                      {"state", node::to_string(n.state)},
                                       {"healthy", n.healthy},
                                       {"problems", n.problems},
                                       {"note", nvlink.note}}}}
@@ -400,22 +400,22 @@ int run_node(const NodeArgs& a) {
     if (a.nvlink_only) {
         return run_nvlink_only(a);
     }
-    Result<topo::NodeTopology> node = fail(Error::internal("unset"));
+    Result<node::NodeTopology> node = fail(Error::internal("unset"));
     std::string verbs;
     if (!a.hwloc_xml.empty()) {
         auto xml = read_input(a.hwloc_xml, kFabricInput);
-        node = xml ? topo::read_hwloc_xml(*xml, a.hwloc_xml)
-                   : Result<topo::NodeTopology>(fail(xml.error()));
+        node = xml ? node::read_hwloc_xml(*xml, a.hwloc_xml)
+                   : Result<node::NodeTopology>(fail(xml.error()));
         if (node && !a.sysfs_root.empty()) {
-            topo::attach_rdma_sysfs(*node, a.sysfs_root);
+            node::attach_rdma_sysfs(*node, a.sysfs_root);
         }
     } else if (!a.sysfs_root.empty()) {
-        node = topo::read_sysfs_node(a.sysfs_root);
+        node = node::read_sysfs_node(a.sysfs_root);
     } else {
-        node = topo::read_hwloc_live();
+        node = node::read_hwloc_live();
         if (node) {
-            topo::attach_rdma_sysfs(*node, "/sys");
-            verbs = topo::cross_check_verbs(*node);
+            node::attach_rdma_sysfs(*node, "/sys");
+            verbs = node::cross_check_verbs(*node);
         }
     }
     if (!node) {

@@ -13,12 +13,10 @@
 
 #include "io.hpp"
 #include "switchyard/common/strings.hpp"
-#include "switchyard/topology/lldp.hpp"
+#include "switchyard/discover/lldp.hpp"
 
 namespace switchyard::cli {
 namespace {
-
-namespace topo = switchyard::topology;
 
 /// `s` with every byte outside printable ASCII as '?': text from a facts file goes into the
 /// map's anomaly lines and the terminal.
@@ -36,7 +34,7 @@ std::string printable(std::string s) {
 Result<void> read_nvlink_facts(const nlohmann::json& j,
                                const std::string& host,
                                const std::function<Result<void>(const std::string&)>& bad,
-                               topo::HostNvlinkMap& out) {
+                               node::HostNvlinkMap& out) {
     const auto nv = j.find("nvlink");
     if (nv == j.end()) {
         return {};
@@ -75,7 +73,7 @@ Result<void> read_nvlink_facts(const nlohmann::json& j,
         return bad("\"nvlink\".\"domain\" '" + printable(*domain) +
                    "' is not <clusterUuid>.<cliqueId> (hex digits and dashes, a dot, digits)");
     }
-    topo::HostNvlinkFacts f{*multi, *domain, *healthy, {}};
+    node::HostNvlinkFacts f{*multi, *domain, *healthy, {}};
     if (const auto p = nv->find("problems"); p != nv->end() && p->is_array()) {
         for (const auto& item : *p) {
             if (item.is_string() && f.problems.size() < 16) {
@@ -91,7 +89,7 @@ Result<void> read_nvlink_facts(const nlohmann::json& j,
 struct OneHostFacts {
     std::string host;
     std::map<std::string, std::string, std::less<>> devices;
-    topo::HostNvlinkMap nvlink;  ///< at most this host
+    node::HostNvlinkMap nvlink;  ///< at most this host
 };
 
 /// A host name from a facts file's name or line: printable ASCII, no space.
@@ -148,7 +146,7 @@ Result<OneHostFacts> parse_host_facts(const std::string& path,
             return fail(bad("a NIC without a \"name\"").error());
         }
         // The NIC as node_topology reads it: its net devices, its ports' GIDs' ones.
-        topo::Nic n;
+        node::Nic n;
         n.name = nic["name"].get<std::string>();
         for (const auto& d : nic.value("netdevs", nlohmann::json::array())) {
             if (d.is_string()) {
@@ -168,7 +166,7 @@ Result<OneHostFacts> parse_host_facts(const std::string& path,
         // one RDMA device name for two would collide.
         std::vector<std::vector<std::string>> per_port;
         for (const auto& port : n.ports) {
-            if (auto devs = topo::port_netdevs(n, port); !devs.empty()) {
+            if (auto devs = node::port_netdevs(n, port); !devs.empty()) {
                 per_port.push_back(std::move(devs));
             }
         }
@@ -190,7 +188,7 @@ Result<HostFacts> read_node_facts(const std::string& dir, bool nics) {
     constexpr std::size_t kWindow = 256;
     const auto paths =
         list_dir_files(dir, "--node-facts", ".json",
-                       "`switchyard node --json` outputs, one per host", topo::kMaxLldpFiles);
+                       "`switchyard node --json` outputs, one per host", discover::kMaxLldpFiles);
     if (!paths) {
         return fail(paths.error());
     }

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "switchyard/common/result.hpp"
-#include "switchyard/topology/nvlink.hpp"
+#include "switchyard/node/nvlink.hpp"
 
 namespace switchyard::cli {
 
@@ -16,8 +16,8 @@ using RdmaDevices =
 
 /// What discover takes from the hosts' `switchyard node --json` files.
 struct HostFacts {
-    RdmaDevices devices;             ///< host → net device → RDMA device
-    topology::HostNvlinkMap nvlink;  ///< host → its NVLink domain, when its file has "nvlink"
+    RdmaDevices devices;         ///< host → net device → RDMA device
+    node::HostNvlinkMap nvlink;  ///< host → its NVLink domain, when its file has "nvlink"
 };
 
 /// --node-facts PATH: a directory of `switchyard node --json` files, <host>.json (parsed on up

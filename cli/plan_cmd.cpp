@@ -59,7 +59,7 @@ int run_plan(const PlanArgs& a) {
             map_path = pol->fabric_map;
         }
     }
-    std::optional<topology::FabricMap> map;
+    std::optional<fabric::FabricMap> map;
     if (!map_path.empty()) {
         auto m = policy::load_fabric_map_file(map_path);
         if (!m) {

@@ -62,7 +62,7 @@ struct Box {
 
 class Renderer {
 public:
-    Renderer(const topology::FabricMap& map, const RenderOverlay& ov) : map_(map), ov_(ov) {}
+    Renderer(const fabric::FabricMap& map, const RenderOverlay& ov) : map_(map), ov_(ov) {}
 
     std::string run() {
         // Measure groups, pack them in shelves, then draw at the final positions.
@@ -102,7 +102,7 @@ public:
     }
 
 private:
-    Mode mode(const topology::MapSu& su) const {
+    Mode mode(const fabric::MapSu& su) const {
         if (map_.hosts.size() <= kLabelledMaxTotal && su.hosts.size() <= kLabelledMaxSu) {
             return Mode::Labelled;
         }
@@ -111,7 +111,7 @@ private:
                    : Mode::Bar;
     }
 
-    int su_height(const topology::MapSu& su) const {
+    int su_height(const fabric::MapSu& su) const {
         const auto n = static_cast<int>(su.hosts.size());
         switch (mode(su)) {
             case Mode::Labelled:
@@ -150,8 +150,7 @@ private:
             leaves += s.tier == 1 ? 1 : 0;
         }
         out_ << "<text x=\"" << kPad << "\" y=\"26\" font-size=\"18\" font-weight=\"bold\">"
-             << esc(std::string(topology::to_string(map_.kind)))
-             << " fabric: " << map_.groups.size()
+             << esc(std::string(fabric::to_string(map_.kind))) << " fabric: " << map_.groups.size()
              << (map_.groups.size() == 1 ? " group, " : " groups, ") << map_.sus.size()
              << " scalable units, " << leaves << " leaves, " << map_.hosts.size()
              << " hosts</text>\n";
@@ -263,7 +262,7 @@ private:
         out_ << "</g>\n";
     }
 
-    void draw_su(const topology::MapSu& su, int x, int y) {
+    void draw_su(const fabric::MapSu& su, int x, int y) {
         const int h = su_height(su);
         std::vector<std::string> leaves;
         for (auto l : su.leaves) {
@@ -304,7 +303,7 @@ private:
     }
 
     /// One stacked bar: hosts per stage, then drained, then the rest; counts below.
-    void bar(const topology::MapSu& su, int x, int y) {
+    void bar(const fabric::MapSu& su, int x, int y) {
         std::map<unsigned, unsigned> per_stage;
         unsigned drained = 0;
         for (auto h : su.hosts) {
@@ -346,14 +345,14 @@ private:
              << esc(counts) << "</text>\n";
     }
 
-    const topology::FabricMap& map_;
+    const fabric::FabricMap& map_;
     const RenderOverlay& ov_;
     std::ostringstream out_;
 };
 
 }  // namespace
 
-std::string render_svg(const topology::FabricMap& map, const RenderOverlay& overlay) {
+std::string render_svg(const fabric::FabricMap& map, const RenderOverlay& overlay) {
     return Renderer(map, overlay).run();
 }
 

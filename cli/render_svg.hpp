@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "switchyard/topology/fabric_map.hpp"
+#include "switchyard/fabric/fabric_map.hpp"
 
 namespace switchyard::cli {
 
@@ -21,6 +21,6 @@ struct RenderOverlay {
 /// A self-contained SVG (no scripts, no external resources). Hosts are labelled cells when the
 /// fabric is small, small squares with tooltips when it is large, and one stacked bar per SU
 /// (hosts counted per stage) when an SU holds more than 128 hosts or the fabric more than 8192.
-[[nodiscard]] std::string render_svg(const topology::FabricMap& map, const RenderOverlay& overlay);
+[[nodiscard]] std::string render_svg(const fabric::FabricMap& map, const RenderOverlay& overlay);
 
 }  // namespace switchyard::cli

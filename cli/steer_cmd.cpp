@@ -33,7 +33,7 @@ struct SteerArgs {
 
 /// The health gate's soft signals from a directory of `switchyard health --json` outputs.
 Result<void> add_health_signals(const SteerArgs& a,
-                                const topology::FabricMap& map,
+                                const fabric::FabricMap& map,
                                 std::map<std::string, placement::Degradation>& degraded) {
     auto files = read_json_dir(a.health, "--health");
     if (!files) {

@@ -20,15 +20,23 @@ import tempfile
 # folder -> the libraries its sources may include (its own included).
 ALLOWED = {
     "common": {"common"},
-    "topology": {"common", "topology"},
-    # the capabilities: each stands on topology alone, and none knows another or the policy file
-    "nccl": {"common", "topology", "nccl"},
-    "placement": {"common", "topology", "placement"},
-    "health": {"common", "topology", "health"},
+    # the models and their readers: the fabric map (what the capabilities read) and the node
+    # stand apart; Slurm's files are written from the map; discover reads fabrics into it
+    "fabric": {"common", "fabric"},
+    "node": {"common", "node"},
+    "slurmconf": {"common", "fabric", "slurmconf"},
+    "discover": {"common", "fabric", "node", "slurmconf", "discover"},
+    # the capabilities: each stands on the fabric map and the node alone (never on discover's
+    # readers or the Slurm files), and none knows another or the policy file
+    "nccl": {"common", "fabric", "node", "nccl"},
+    "placement": {"common", "fabric", "node", "placement"},
+    "health": {"common", "fabric", "node", "health"},
     # the loader builds each capability's settings; the command and the plugin wire them
-    "policy": {"common", "topology", "nccl", "placement", "health", "policy"},
-    "cli": {"common", "topology", "nccl", "placement", "health", "policy", "cli"},
-    "plugin": {"common", "topology", "nccl", "placement", "health", "policy", "plugin"},
+    "policy": {"common", "fabric", "node", "nccl", "placement", "health", "policy"},
+    "cli": {"common", "fabric", "node", "slurmconf", "discover", "nccl", "placement", "health",
+            "policy", "cli"},
+    # the plugin runs inside slurmstepd and slurmd: no reader of fabric dumps, no Slurm file
+    "plugin": {"common", "fabric", "node", "nccl", "placement", "health", "policy", "plugin"},
 }
 SLURM_ALLOWED = {"plugin"}
 # plugin/ by module: its folders' headers are reached by name through include paths, so a
@@ -98,13 +106,27 @@ def problems(root):
 def self_test(root):
     """Each planted include must be refused, naming its file and line; the tree itself passes."""
     plants = [
-        ("topology/src/classify.cpp", '#include "switchyard/policy/policy.hpp"', "policy"),
-        ("common/src/strings.cpp", '#include "switchyard/topology/classify.hpp"', "topology"),
+        ("common/src/strings.cpp", '#include "switchyard/fabric/fabric_map.hpp"', "fabric"),
+        ("fabric/src/fabric_map.cpp", '#include "switchyard/node/node_topology.hpp"', "fabric/"),
+        ("node/src/sysfs_reader.cpp", '#include "switchyard/fabric/fabric_map.hpp"', "node/"),
+        ("slurmconf/src/slurm_writers.cpp", '#include "switchyard/discover/classify.hpp"',
+         "slurmconf/ may use"),
+        ("discover/src/classify.cpp", '#include "switchyard/policy/policy.hpp"', "policy"),
+        ("nccl/src/rules.cpp", '#include "switchyard/discover/lldp.hpp"', "nccl/ may use"),
+        ("placement/src/planner.cpp", '#include "switchyard/slurmconf/slurm_writers.hpp"',
+         "placement/"),
+        ("health/src/health.cpp", '#include "switchyard/discover/fabric_graph.hpp"', "health/"),
+        ("policy/src/loaders.cpp", '#include "switchyard/slurmconf/install_guard.hpp"',
+         "policy/"),
+        ("plugin/core/hooks.cpp", '#include "switchyard/discover/classify.hpp"', "plugin/"),
+        ("plugin/core/hooks.cpp", '#include "switchyard/slurmconf/slurm_writers.hpp"', "plugin/"),
         ("nccl/src/rules.cpp", '#include "switchyard/health/health.hpp"', "nccl/ may use only"),
         ("health/src/drain.cpp", '#include "switchyard/policy/policy.hpp"', "health/ may use"),
         ("placement/src/planner.cpp", '#include "switchyard/nccl/rules.hpp"', "placement/"),
         ("placement/src/steer.cpp", "#include <slurm/slurm.h>", "Slurm"),
         ("cli/main.cpp", '#include "../plugin/core/hooks.hpp"', "outside cli/"),
+        ("discover/src/classify.cpp", '#include "../../fabric/src/fabric_index_format.hpp"',
+         "outside discover/"),
         ("plugin/core/hooks.cpp", "#include <slurm/spank.h>", "Slurm"),
         ("plugin/core/hooks.cpp", '#include "spank_compat.hpp"', "plugin/adapters/"),
     ]

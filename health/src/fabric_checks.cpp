@@ -9,7 +9,7 @@
 #include "check_result.hpp"
 #include "switchyard/common/strings.hpp"
 #include "switchyard/health/health.hpp"
-#include "switchyard/topology/nvlink.hpp"
+#include "switchyard/node/nvlink.hpp"
 
 namespace switchyard::health {
 namespace {
@@ -162,7 +162,7 @@ CheckResult check_nvlink(NodeProbe& probe, const NvlinkCheck& c) {
     if (auto missing = nvml_missing("nvlink", facts)) {
         return *missing;
     }
-    const auto n = topology::node_nvlink(facts.gpus);
+    const auto n = node::node_nvlink(facts.gpus);
     if (!n.multi_node) {
         if (!c.expected_domain.empty()) {
             return result("nvlink", HealthStatus::Fail,

@@ -12,7 +12,7 @@
 
 #include "check_result.hpp"
 #include "switchyard/common/strings.hpp"
-#include "switchyard/topology/node_readers.hpp"
+#include "switchyard/node/node_readers.hpp"
 
 namespace switchyard::health {
 
@@ -54,36 +54,34 @@ const HealthChecks& HealthPolicy::for_node(const std::string& node_shape,
 
 HealthChecks with_node_paths(HealthChecks c, std::string_view node_name) {
     if (c.link_errors) {
-        c.link_errors->state = topology::expand_node_path(c.link_errors->state, node_name);
+        c.link_errors->state = node::expand_node_path(c.link_errors->state, node_name);
     }
     if (c.imex) {
-        c.imex->channel = topology::expand_node_path(c.imex->channel, node_name);
-        c.imex->command = topology::expand_node_path(c.imex->command, node_name);
+        c.imex->channel = node::expand_node_path(c.imex->channel, node_name);
+        c.imex->command = node::expand_node_path(c.imex->command, node_name);
         c.imex->node_name = std::string(node_name);
     }
     if (c.xid) {
-        c.xid->source = topology::expand_node_path(c.xid->source, node_name);
+        c.xid->source = node::expand_node_path(c.xid->source, node_name);
     }
     // NVML's library may be named per node too (a test cluster of emulated nodes).
     if (c.nvml) {
-        c.nvml->library = topology::expand_node_path(c.nvml->library, node_name).string();
+        c.nvml->library = node::expand_node_path(c.nvml->library, node_name).string();
     }
     if (c.nvlink) {
-        c.nvlink->library = topology::expand_node_path(c.nvlink->library, node_name).string();
+        c.nvlink->library = node::expand_node_path(c.nvlink->library, node_name).string();
     }
     if (c.clock_events) {
         c.clock_events->library =
-            topology::expand_node_path(c.clock_events->library, node_name).string();
+            node::expand_node_path(c.clock_events->library, node_name).string();
     }
     return c;
 }
 
-HealthChecks with_fabric(HealthChecks c,
-                         const topology::FabricMap* map,
-                         std::string_view node_name) {
+HealthChecks with_fabric(HealthChecks c, const fabric::FabricMap* map, std::string_view node_name) {
     if (c.nvlink && map != nullptr) {
         const auto* h = map->find_host(node_name);
-        if (h != nullptr && h->domain != topology::kNoDomain) {
+        if (h != nullptr && h->domain != fabric::kNoDomain) {
             c.nvlink->expected_domain = map->domains[h->domain].key;
         }
     }

@@ -50,7 +50,7 @@ NvmlFacts SystemProbe::nvml(const std::string& library, bool nvlinks, double tim
         nvml_->state == NvmlFacts::State::Read) {
         return *nvml_;
     }
-    nvml_ = topology::read_nvml(library, nvlinks, timeout_s);
+    nvml_ = node::read_nvml(library, nvlinks, timeout_s);
     nvml_library_ = library;
     nvml_nvlinks_ = nvlinks;
     return *nvml_;

@@ -17,23 +17,20 @@
 namespace switchyard::nccl {
 namespace {
 
-using topology::FabricKind;
-using topology::Nic;
-using topology::NodeTopology;
-using topology::PathType;
+using fabric::FabricKind;
+using node::Nic;
+using node::NodeTopology;
+using node::PathType;
 
 struct Port {
     const Nic* nic;
-    const topology::RdmaPort* port;
+    const node::RdmaPort* port;
     [[nodiscard]] std::string id() const { return nic->name + ":" + std::to_string(port->port); }
 };
 
 class Rules {
 public:
-    Rules(const NcclPolicy& p,
-          const NodeTopology& n,
-          const topology::FabricMap* m,
-          const JobFacts& j)
+    Rules(const NcclPolicy& p, const NodeTopology& n, const fabric::FabricMap* m, const JobFacts& j)
         : policy_(p), node_(n), map_(m), job_(j) {}
 
     NcclDecision run(const std::map<std::string, std::string>& user_env) {
@@ -56,7 +53,7 @@ public:
 private:
     const NcclPolicy& policy_;
     const NodeTopology& node_;
-    const topology::FabricMap* map_;
+    const fabric::FabricMap* map_;
     const JobFacts& job_;
     NcclDecision d_;
     std::vector<Port> compute_;
@@ -164,13 +161,13 @@ private:
                 out[name] =
                     "not the nearest NIC of any GPU" +
                     (it != nearest.end()
-                         ? std::string(" (") + std::string(topology::to_string(it->second)) + ")"
+                         ? std::string(" (") + std::string(node::to_string(it->second)) + ")"
                          : std::string());
             }
         }
         std::vector<std::string> names;
         for (const auto c : classes) {
-            names.emplace_back(topology::to_string(c));
+            names.emplace_back(node::to_string(c));
         }
         decided = "the NICs nearest each GPU, at " + join(names, "/");
         if (!classes.empty() && *classes.begin() >= PathType::PHB) {
@@ -389,7 +386,7 @@ private:
 bool profile_matches(const NcclProfile& p,
                      const NcclPolicy& policy,
                      const NodeTopology& node,
-                     const topology::FabricMap* map,
+                     const fabric::FabricMap* map,
                      const JobFacts& job) {
     if (!p.match_shape.found_in(node.shape)) {
         return false;
@@ -423,7 +420,7 @@ void apply_profile(const NcclProfile& p, NcclDecision& d) {
 
 NcclDecision decide_node_env(const NcclPolicy& policy,
                              const NodeTopology& node,
-                             const topology::FabricMap* map,
+                             const fabric::FabricMap* map,
                              const JobFacts& job,
                              const NcclEnvChoice& choice,
                              const std::map<std::string, std::string>& user_env) {

@@ -19,7 +19,7 @@ namespace switchyard::nccl {
 /// the step's hosts in the domain, NCCL_MNNVL_CLIQUE_ID splits the domain into groups of N
 /// (consecutive in name order).
 void decide_mnnvl(const NcclPolicy& policy,
-                  const topology::FabricMap* map,
+                  const fabric::FabricMap* map,
                   const JobFacts& job,
                   NcclDecision& out) {
     const auto set = [&](std::string name, std::string value, std::string rule, std::string why) {
@@ -37,7 +37,7 @@ void decide_mnnvl(const NcclPolicy& policy,
         return;  // no NVLink domain known: most clusters, nothing to say
     }
     const auto* me = map->find_host(job.this_host);
-    if (me == nullptr || me->domain == topology::kNoDomain) {
+    if (me == nullptr || me->domain == fabric::kNoDomain) {
         unset("NCCL_MNNVL_ENABLE", "this node is in no NVLink domain of the fabric map");
         return;
     }
@@ -51,7 +51,7 @@ void decide_mnnvl(const NcclPolicy& policy,
     std::vector<std::string> mates;  // the step's hosts in this node's domain
     for (const auto& h : job.hosts) {
         const auto* host = map->find_host(h);
-        if (host == nullptr || host->domain == topology::kNoDomain) {
+        if (host == nullptr || host->domain == fabric::kNoDomain) {
             ++outside;
             continue;
         }
@@ -68,8 +68,8 @@ void decide_mnnvl(const NcclPolicy& policy,
                 "NVLink SHARP across nodes needs the same fabric: " + why);
         }
     };
-    if (d.state != topology::DomainState::Ok) {
-        off(where + " is " + std::string(topology::to_string(d.state)) +
+    if (d.state != fabric::DomainState::Ok) {
+        off(where + " is " + std::string(fabric::to_string(d.state)) +
             " in the fabric map: the network carries what NVLink would");
         return;
     }

@@ -11,7 +11,7 @@ namespace switchyard::nccl {
 /// where the domain is degraded or the channel missing; NCCL's own choice across domains;
 /// NCCL_MNNVL_CLIQUE_ID per --nvl-group of a domain. Appends to `out` in that order.
 void decide_mnnvl(const NcclPolicy& policy,
-                  const topology::FabricMap* map,
+                  const fabric::FabricMap* map,
                   const JobFacts& job,
                   NcclDecision& out);
 

@@ -33,7 +33,7 @@ std::vector<FlowBw> flow_bandwidth(const std::vector<std::pair<Place, Place>>& p
     std::vector<double> into_pod(loc.id_limit(), 0.0);
     std::map<std::pair<std::uint32_t, std::uint32_t>, double> global;
     const auto nvlink = [](const Place& a, const Place& b) {
-        return a.domain != topology::kNoDomain && a.domain == b.domain;
+        return a.domain != fabric::kNoDomain && a.domain == b.domain;
     };
     for (const auto* set : {&places, &others}) {
         for (const auto& [pa, pb] : *set) {
@@ -97,7 +97,7 @@ std::vector<FlowBw> flow_bandwidth(const std::vector<std::pair<Place, Place>>& p
 }
 
 double alpha(const Place& pa, const Place& pb, const Locator& loc, const CostParams& p) {
-    if (pa.domain != topology::kNoDomain && pa.domain == pb.domain) {
+    if (pa.domain != fabric::kNoDomain && pa.domain == pb.domain) {
         return p.alpha_nvlink;
     }
     const int hops = pa.su == pb.su ? 1 : pa.group == pb.group ? 3 : (loc.dragonfly() ? 4 : 5);

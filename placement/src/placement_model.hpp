@@ -12,15 +12,15 @@
 
 namespace switchyard::placement {
 
-using topology::FabricKind;
-using topology::FabricMap;
+using fabric::FabricKind;
+using fabric::FabricMap;
 
 /// Where a node sits: SU and group indices (unknown hosts get their own, past the map's), and
 /// its NVLink domain when that domain is healthy (flows inside it go over NVLink).
 struct Place {
     std::uint32_t su;
     std::uint32_t group;
-    std::uint32_t domain = topology::kNoDomain;
+    std::uint32_t domain = fabric::kNoDomain;
 };
 
 class Locator {
@@ -34,10 +34,9 @@ public:
         for (const auto& n : nodes) {
             const auto* h = map != nullptr ? map->find_host(n) : nullptr;
             if (h != nullptr) {
-                const bool nvlink = h->domain != topology::kNoDomain &&
-                                    map->domains[h->domain].state == topology::DomainState::Ok;
-                places_[n] = {h->su, map->sus[h->su].group,
-                              nvlink ? h->domain : topology::kNoDomain};
+                const bool nvlink = h->domain != fabric::kNoDomain &&
+                                    map->domains[h->domain].state == fabric::DomainState::Ok;
+                places_[n] = {h->su, map->sus[h->su].group, nvlink ? h->domain : fabric::kNoDomain};
             } else {
                 places_[n] = {sus + unknown, groups + unknown};
                 ++unknown;
@@ -57,7 +56,7 @@ public:
         std::unordered_map<std::uint32_t, std::size_t> count;
         std::size_t most = 0;
         for (const auto& n : nodes) {
-            if (const auto d = at(n).domain; d != topology::kNoDomain) {
+            if (const auto d = at(n).domain; d != fabric::kNoDomain) {
                 most = std::max(most, ++count[d]);
             }
         }

@@ -60,7 +60,7 @@ namespace {
 /// The NVLink domain of `n` in the map, healthy or not (kNoDomain when none).
 std::uint32_t domain_of(const FabricMap* map, const std::string& n) {
     const auto* h = map != nullptr ? map->find_host(n) : nullptr;
-    return h != nullptr ? h->domain : topology::kNoDomain;
+    return h != nullptr ? h->domain : fabric::kNoDomain;
 }
 
 /// One SU's nodes (sorted by name) arranged by NVLink domain: each domain's nodes together, in
@@ -82,7 +82,7 @@ void arrange_by_domain(std::vector<std::string>& list, const FabricMap* map, uns
         while (j < list.size() && domain_of(map, list[j]) == domain_of(map, list[i])) {
             ++j;
         }
-        const bool none = domain_of(map, list[i]) == topology::kNoDomain;
+        const bool none = domain_of(map, list[i]) == fabric::kNoDomain;
         const std::size_t full = none ? 0 : (j - i) / group * group;
         whole.insert(whole.end(), list.begin() + static_cast<std::ptrdiff_t>(i),
                      list.begin() + static_cast<std::ptrdiff_t>(i + full));
@@ -105,7 +105,7 @@ void count_nvl_groups(PlanFacts& f,
     for (std::size_t i = 0; i + group <= order.size(); i += group) {
         ++f.nvl_groups;
         const auto d = domain_of(map, order[i]);
-        bool one = d != topology::kNoDomain;
+        bool one = d != fabric::kNoDomain;
         for (std::size_t j = i + 1; one && j < i + group; ++j) {
             one = domain_of(map, order[j]) == d;
         }

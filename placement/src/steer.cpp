@@ -24,11 +24,11 @@ namespace {
 
 /// The NVLink part: hosts of a degraded domain score kDegradedDomain, those of a domain short
 /// of hosts against the usual domain (a tray out) its shortfall; the worse of the two.
-void nvlink_degradation(const topology::FabricMap& map, std::map<std::string, Degradation>& out) {
+void nvlink_degradation(const fabric::FabricMap& map, std::map<std::string, Degradation>& out) {
     constexpr double kDegradedDomain = 0.5;
     std::vector<double> sizes;
     for (const auto& d : map.domains) {
-        if (d.state != topology::DomainState::Missing) {
+        if (d.state != fabric::DomainState::Missing) {
             sizes.push_back(static_cast<double>(d.members.size()));
         }
     }
@@ -36,12 +36,12 @@ void nvlink_degradation(const topology::FabricMap& map, std::map<std::string, De
     for (const auto& d : map.domains) {
         Degradation deg;
         const auto n = static_cast<double>(d.members.size());
-        if (d.state == topology::DomainState::Degraded) {
+        if (d.state == fabric::DomainState::Degraded) {
             deg = {kDegradedDomain, "NVLink domain " + d.name +
                                         " is degraded (a tray's GPUs not registered or "
                                         "unhealthy)"};
         }
-        if (d.state != topology::DomainState::Missing && usual > 0 && n < usual &&
+        if (d.state != fabric::DomainState::Missing && usual > 0 && n < usual &&
             1 - n / usual > deg.score) {
             deg = {1 - n / usual, "NVLink domain " + d.name + " has " + short_number(n) +
                                       " hosts, the usual domain " + short_number(usual)};
@@ -63,7 +63,7 @@ void nvlink_degradation(const topology::FabricMap& map, std::map<std::string, De
 
 }  // namespace
 
-std::map<std::string, Degradation> fabric_degradation(const topology::FabricMap& map) {
+std::map<std::string, Degradation> fabric_degradation(const fabric::FabricMap& map) {
     std::map<std::string, Degradation> out;
     nvlink_degradation(map, out);
     if (!map.link_counts) {
@@ -85,7 +85,7 @@ std::map<std::string, Degradation> fabric_degradation(const topology::FabricMap&
     for (const auto& g : map.groups) {
         globals.push_back(g.global);
     }
-    const bool dragonfly = map.kind == topology::FabricKind::DragonflyPlus;
+    const bool dragonfly = map.kind == fabric::FabricKind::DragonflyPlus;
     const double usual_global = dragonfly ? median(globals) : 0;
     for (const auto& h : map.hosts) {
         const auto& su = map.sus[h.su];

@@ -12,8 +12,8 @@
 #include "switchyard/common/file.hpp"
 #include "switchyard/common/state_file.hpp"
 #include "switchyard/health/drain.hpp"
+#include "switchyard/node/node_readers.hpp"
 #include "switchyard/policy/loaders.hpp"
-#include "switchyard/topology/node_readers.hpp"
 
 namespace switchyard::spank {
 
@@ -93,7 +93,7 @@ int run_health_gate(const policy::Policy& pol,
                                          std::string(on_error_outcome(h.on_error)));
         return internal_error_rc;
     }
-    health::SystemProbe probe(*node, topology::expand_node_path(pol.sysfs_root, node_name));
+    health::SystemProbe probe(*node, node::expand_node_path(pol.sysfs_root, node_name));
     std::string set;
     notes.clear();
     const auto checks =
@@ -131,7 +131,7 @@ int run_health_gate(const policy::Policy& pol,
         log.info(Component::Health, "circuit breaker: " + cluster_recent.error().message() +
                                         "; counting this host's drains alone");
     }
-    DrainBreaker breaker(topology::expand_node_path(h.breaker.state, node_name), limit.nodes,
+    DrainBreaker breaker(node::expand_node_path(h.breaker.state, node_name), limit.nodes,
                          h.breaker.window_s);
     auto allowed = breaker.try_record(node_name, now, cluster_recent ? *cluster_recent : 0);
     if (!breaker.ignored().empty()) {

@@ -15,8 +15,8 @@
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/common/strings.hpp"
 #include "switchyard/nccl/rules.hpp"
+#include "switchyard/node/node_readers.hpp"
 #include "switchyard/policy/loaders.hpp"
-#include "switchyard/topology/node_readers.hpp"
 
 namespace switchyard::spank {
 namespace {
@@ -89,7 +89,7 @@ Result<void> export_nccl(SpankApi& api,
                          Logger& log,
                          const policy::Policy& pol,
                          const nccl::JobFacts& job,
-                         const topology::FabricMap* map,
+                         const fabric::FabricMap* map,
                          const JobOptions& opts) {
     const auto choice = opts.nccl_env.value_or(NcclEnvChoice{});
     if (choice.kind == NcclEnvChoice::Kind::Off) {
@@ -112,7 +112,7 @@ Result<void> export_nccl(SpankApi& api,
     auto facts = job;
     facts.nvl_group = opts.nvl_group;
     if (!pol.nccl.imex_channel.empty() && map != nullptr && !map->domains.empty()) {
-        const auto channel = topology::expand_node_path(pol.nccl.imex_channel, job.this_host);
+        const auto channel = node::expand_node_path(pol.nccl.imex_channel, job.this_host);
         std::error_code ec;
         facts.imex_channel = std::filesystem::exists(channel, ec);
         facts.imex_channel_path = channel.string();
@@ -159,7 +159,7 @@ Result<void> step_setup(SpankApi& api,
         return fail(pol.error());
     }
     const auto job = job_facts(api);
-    std::optional<topology::FabricMap> map;
+    std::optional<fabric::FabricMap> map;
     if (!pol->fabric_map.empty()) {
         std::vector<std::string> notes;
         auto m = policy::load_fabric_map_file(pol->fabric_map, &job.hosts, &notes);

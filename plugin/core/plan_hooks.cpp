@@ -82,7 +82,7 @@ void prepare_plan(SpankApi& api,
                   const policy::Policy& pol,
                   const JobOptions& opts,
                   const nccl::JobFacts& job,
-                  const topology::FabricMap* map) {
+                  const fabric::FabricMap* map) {
     auto& st = plugin_state();
     if (!opts.pipeline_stages && !opts.nvl_group) {
         return;

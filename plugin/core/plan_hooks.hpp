@@ -10,9 +10,9 @@
 #include "plugin_args.hpp"
 #include "spank_api.hpp"
 #include "switchyard/common/log.hpp"
+#include "switchyard/fabric/fabric_map.hpp"
 #include "switchyard/nccl/rules.hpp"
 #include "switchyard/policy/policy.hpp"
-#include "switchyard/topology/fabric_map.hpp"
 
 namespace switchyard::spank {
 
@@ -42,7 +42,7 @@ void prepare_plan(SpankApi& api,
                   const policy::Policy& pol,
                   const JobOptions& opts,
                   const nccl::JobFacts& job,
-                  const topology::FabricMap* map);
+                  const fabric::FabricMap* map);
 
 /// Exports one task's SWITCHYARD_STAGE/STAGE_RANK/RANK/SU/GROUP and, with --rank-order=topology,
 /// RANK/WORLD_SIZE/LOCAL_RANK/LOCAL_WORLD_SIZE/MASTER_ADDR/MASTER_PORT (never overwriting).

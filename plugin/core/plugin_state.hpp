@@ -7,16 +7,16 @@
 #include <optional>
 #include <string>
 
+#include "switchyard/node/node_topology.hpp"
 #include "switchyard/placement/planner.hpp"
 #include "switchyard/policy/policy.hpp"
-#include "switchyard/topology/node_topology.hpp"
 
 namespace switchyard::spank {
 
 struct PluginState {
     std::string config;                    ///< policy path from plugstack.conf
     std::optional<policy::Policy> policy;  ///< read in init (remote), used by user_init
-    std::optional<topology::NodeTopology> node;
+    std::optional<node::NodeTopology> node;
     std::optional<placement::StagePlan> plan;  ///< the step's stage plan (user_init → task_init)
     std::string plan_error;                    ///< why there is no plan; fails every task visibly
     std::string su;                            ///< this node's SU and group in the fabric map

@@ -5,9 +5,9 @@
 #include <algorithm>
 
 #include "step_cache.hpp"
+#include "switchyard/fabric/fabric_index.hpp"
 #include "switchyard/nccl/rules.hpp"
-#include "switchyard/topology/fabric_index.hpp"
-#include "switchyard/topology/node_readers.hpp"
+#include "switchyard/node/node_readers.hpp"
 
 namespace switchyard::spank {
 namespace {
@@ -100,7 +100,7 @@ std::string words_line(const std::vector<std::string_view>& words) {
 
 std::string file_input_lines(const std::string& config,
                              const policy::Policy& pol,
-                             const topology::NodeTopology* node,
+                             const node::NodeTopology* node,
                              const std::string& node_name) {
     std::string lines;
     bool good = true;
@@ -112,10 +112,9 @@ std::string file_input_lines(const std::string& config,
     add(sc::stat_line, config);
     if (!pol.fabric_map.empty()) {
         add(sc::stat_line, pol.fabric_map);
-        add(sc::stat_line, pol.fabric_map + std::string(topology::kFabricIndexSuffix));
+        add(sc::stat_line, pol.fabric_map + std::string(fabric::kFabricIndexSuffix));
         if (!pol.nccl.imex_channel.empty()) {  // R17 reads it when the map has NVLink domains
-            add(sc::stat_line,
-                topology::expand_node_path(pol.nccl.imex_channel, node_name).string());
+            add(sc::stat_line, node::expand_node_path(pol.nccl.imex_channel, node_name).string());
         }
     }
     if (node != nullptr) {
@@ -123,17 +122,17 @@ std::string file_input_lines(const std::string& config,
             return {};  // its RDMA devices are read whole from sysfs at each step
         }
         if (!pol.node_cache.empty()) {
-            add(sc::stat_line, topology::expand_node_path(pol.node_cache, node_name).string());
+            add(sc::stat_line, node::expand_node_path(pol.node_cache, node_name).string());
         }
-        const auto root = topology::expand_node_path(pol.sysfs_root, node_name);
+        const auto root = node::expand_node_path(pol.sysfs_root, node_name);
         add(sc::text_line, "/proc/sys/kernel/random/boot_id");
-        for (const auto dir : topology::kDeviceKeyDirs) {
+        for (const auto dir : node::kDeviceKeyDirs) {
             add(sc::list_line, (root / dir).string());
         }
         for (const auto& nic : node->nics) {  // a port comes or goes with its device
             const auto ports = root / "class" / "infiniband" / nic.name / "ports";
             for (const auto& p : nic.ports) {
-                for (const auto file : topology::kRulePortFiles) {
+                for (const auto file : node::kRulePortFiles) {
                     add(sc::text_line, (ports / std::to_string(p.port) / file).string());
                 }
             }
@@ -142,7 +141,7 @@ std::string file_input_lines(const std::string& config,
     return good ? lines : std::string();
 }
 
-std::string affinity_lines(const topology::NodeTopology& node) {
+std::string affinity_lines(const node::NodeTopology& node) {
     std::string lines;
     for (const auto& g : node.gpus) {
         if (g.place.numa < 0) {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "spank_api.hpp"
+#include "switchyard/node/node_topology.hpp"
 #include "switchyard/policy/policy.hpp"
-#include "switchyard/topology/node_topology.hpp"
 
 namespace switchyard::spank {
 
@@ -91,10 +91,10 @@ private:
 /// described or the node is described by hwloc XML (its RDMA devices are read whole each step).
 [[nodiscard]] std::string file_input_lines(const std::string& config,
                                            const policy::Policy& pol,
-                                           const topology::NodeTopology* node,
+                                           const node::NodeTopology* node,
                                            const std::string& node_name);
 
 /// The `gpu` and `affinity` lines for the task's CPU affinity rule.
-[[nodiscard]] std::string affinity_lines(const topology::NodeTopology& node);
+[[nodiscard]] std::string affinity_lines(const node::NodeTopology& node);
 
 }  // namespace switchyard::spank

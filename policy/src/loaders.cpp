@@ -9,9 +9,9 @@
 
 #include "switchyard/common/file.hpp"
 #include "switchyard/common/state_file.hpp"
-#include "switchyard/topology/fabric_index.hpp"
-#include "switchyard/topology/node_facts.hpp"
-#include "switchyard/topology/node_readers.hpp"
+#include "switchyard/fabric/fabric_index.hpp"
+#include "switchyard/node/node_facts.hpp"
+#include "switchyard/node/node_readers.hpp"
 
 namespace switchyard::policy {
 
@@ -34,14 +34,14 @@ Result<Policy> load_policy_file(const std::string& path) {
 namespace {
 
 /// The step's hosts from the map's index, when there is one made from `map`.
-std::optional<topology::FabricMap> from_index(const InputFile& map,
-                                              const std::vector<std::string>& hosts,
-                                              std::vector<std::string>* notes) {
+std::optional<fabric::FabricMap> from_index(const InputFile& map,
+                                            const std::vector<std::string>& hosts,
+                                            std::vector<std::string>* notes) {
     const auto head = map.read_at(0, 64);
     const auto digest =
-        head ? topology::fabric_map_digest(std::string_view(*head).substr(0, head->find('\n')))
+        head ? fabric::fabric_map_digest(std::string_view(*head).substr(0, head->find('\n')))
              : std::nullopt;
-    const auto path = map.name() + std::string(topology::kFabricIndexSuffix);
+    const auto path = map.name() + std::string(fabric::kFabricIndexSuffix);
     struct stat st {};
     if (!digest || lstat(path.c_str(), &st) != 0) {
         return std::nullopt;  // a version 2 map, or no index: the map is read
@@ -56,7 +56,7 @@ std::optional<topology::FabricMap> from_index(const InputFile& map,
     if (!index) {
         return note(index.error());
     }
-    auto m = topology::read_fabric_index_for(*index, {*digest, map.size()}, hosts);
+    auto m = fabric::read_fabric_index_for(*index, {*digest, map.size()}, hosts);
     if (!m) {
         return note(m.error());
     }
@@ -65,9 +65,9 @@ std::optional<topology::FabricMap> from_index(const InputFile& map,
 
 }  // namespace
 
-Result<topology::FabricMap> load_fabric_map_file(const std::string& path,
-                                                 const std::vector<std::string>* hosts,
-                                                 std::vector<std::string>* notes) {
+Result<fabric::FabricMap> load_fabric_map_file(const std::string& path,
+                                               const std::vector<std::string>* hosts,
+                                               std::vector<std::string>* notes) {
     auto file = InputFile::open(path, kFabricInput);
     if (!file) {
         return fail(file.error());
@@ -81,8 +81,8 @@ Result<topology::FabricMap> load_fabric_map_file(const std::string& path,
     if (!text) {
         return fail(text.error());
     }
-    return hosts != nullptr ? topology::read_fabric_map_for(*text, path, *hosts)
-                            : topology::read_fabric_map(*text, path);
+    return hosts != nullptr ? fabric::read_fabric_map_for(*text, path, *hosts)
+                            : fabric::read_fabric_map(*text, path);
 }
 
 namespace {
@@ -95,29 +95,28 @@ void add_note(std::vector<std::string>* notes, const std::string& note) {
 
 /// The facts the prolog cached at `path`, when they are root's (the real uid's: a step's user_init
 /// runs with the user's effective uid) and fresh; nullopt otherwise.
-std::optional<topology::NodeTopology> cached_node(const std::string& path,
-                                                  const std::filesystem::path& root,
-                                                  std::vector<std::string>* notes) {
+std::optional<node::NodeTopology> cached_node(const std::string& path,
+                                              const std::filesystem::path& root,
+                                              std::vector<std::string>* notes) {
     auto text = read_file_owned_by(path, getuid());
     if (text && text->empty()) {
         return std::nullopt;  // none yet (or the cache directory does not exist)
     }
     auto dir = text ? check_owned_dir(parent_directory(path), getuid()) : Result<void>{};
-    auto node = text && dir
-                    ? topology::read_node_facts(*text, path, topology::node_device_key(root))
-                    : Result<topology::NodeTopology>(fail(Error::internal("")));
+    auto node = text && dir ? node::read_node_facts(*text, path, node::node_device_key(root))
+                            : Result<node::NodeTopology>(fail(Error::internal("")));
     if (!node) {
         const auto& e = !text ? text.error() : !dir ? dir.error() : node.error();
         add_note(notes, "node cache not used, the node is read instead: " + e.to_string());
         return std::nullopt;
     }
-    topology::refresh_rdma_ports(*node, root, topology::PortDetail::Step);
+    node::refresh_rdma_ports(*node, root, node::PortDetail::Step);
     return std::move(*node);
 }
 
 /// The node's static facts for the steps, when the cache directory exists and is ours alone.
 void write_cache(const std::string& path,
-                 const topology::NodeTopology& node,
+                 const node::NodeTopology& node,
                  std::uint64_t key,
                  std::vector<std::string>* notes) {
     const auto dir = parent_directory(path);
@@ -129,7 +128,7 @@ void write_cache(const std::string& path,
         add_note(notes, "node cache not written: " + d.error().message());
         return;
     }
-    const auto text = topology::write_node_facts(node, key);
+    const auto text = node::write_node_facts(node, key);
     if (auto old = read_owned_file(path); old && *old == text) {
         return;
     }
@@ -146,54 +145,53 @@ void refresh_node_cache(const Policy& policy,
     if (policy.node_cache.empty() || !policy.hwloc_xml.empty()) {
         return;
     }
-    const auto path = topology::expand_node_path(policy.node_cache, node_name).string();
+    const auto path = node::expand_node_path(policy.node_cache, node_name).string();
     struct stat st {};
     if (lstat(parent_directory(path).c_str(), &st) != 0 && errno == ENOENT) {
         return;  // no cache on this node
     }
-    const auto root = topology::expand_node_path(policy.sysfs_root, node_name);
-    const auto key = topology::node_device_key(root);
+    const auto root = node::expand_node_path(policy.sysfs_root, node_name);
+    const auto key = node::node_device_key(root);
     // Fresh already (same boot, same devices): a few directory reads, no walk of the PCI tree.
-    const auto empty = topology::write_node_facts({}, key);
+    const auto empty = node::write_node_facts({}, key);
     const auto header = empty.substr(0, empty.find('\n', empty.find("\nkey ") + 1) + 1);
     if (auto old = read_owned_file(path); old && old->starts_with(header)) {
         return;
     }
-    if (auto node = topology::read_sysfs_node(root, topology::PortDetail::Step)) {
+    if (auto node = node::read_sysfs_node(root, node::PortDetail::Step)) {
         write_cache(path, *node, key, notes);
     }
 }
 
-Result<topology::NodeTopology> load_node(const Policy& policy, const NodeSources& s) {
+Result<node::NodeTopology> load_node(const Policy& policy, const NodeSources& s) {
     const auto xml = !s.hwloc_xml.empty() ? s.hwloc_xml : policy.hwloc_xml;
-    const auto root = topology::expand_node_path(
+    const auto root = node::expand_node_path(
         !s.sysfs_root.empty() ? s.sysfs_root : policy.sysfs_root, s.node_name);
     const auto detail =
-        s.cache == NodeCache::Read ? topology::PortDetail::Step : topology::PortDetail::Full;
+        s.cache == NodeCache::Read ? node::PortDetail::Step : node::PortDetail::Full;
     if (xml.empty()) {
-        const auto cache =
-            s.cache == NodeCache::None || policy.node_cache.empty()
-                ? std::string()
-                : topology::expand_node_path(policy.node_cache, s.node_name).string();
+        const auto cache = s.cache == NodeCache::None || policy.node_cache.empty()
+                               ? std::string()
+                               : node::expand_node_path(policy.node_cache, s.node_name).string();
         if (!cache.empty() && s.cache == NodeCache::Read) {
             if (auto node = cached_node(cache, root, s.notes)) {
                 return std::move(*node);
             }
         }
-        auto node = topology::read_sysfs_node(root, detail);
+        auto node = node::read_sysfs_node(root, detail);
         if (node && !cache.empty() && s.cache == NodeCache::Write) {
-            write_cache(cache, *node, topology::node_device_key(root), s.notes);
+            write_cache(cache, *node, node::node_device_key(root), s.notes);
         }
         return node;
     }
-    const auto path = topology::expand_node_path(xml, s.node_name).string();
+    const auto path = node::expand_node_path(xml, s.node_name).string();
     auto text = read_text_file(path, kFabricInput);
     if (!text) {
         return fail(text.error());
     }
-    auto node = topology::read_hwloc_xml(*text, path);
+    auto node = node::read_hwloc_xml(*text, path);
     if (node) {
-        topology::attach_rdma_sysfs(*node, root, detail);
+        node::attach_rdma_sysfs(*node, root, detail);
     }
     return node;
 }

@@ -6,7 +6,7 @@
 namespace switchyard::policy {
 namespace {
 
-using topology::FabricKind;
+using fabric::FabricKind;
 
 class NcclReader : public YamlReader {
 public:
@@ -157,7 +157,7 @@ public:
             p.match_shape = scalar(v);
         }
         if (auto v = m["fabric"]) {
-            p.match_fabric = topology::fabric_kind_from_string(scalar(v));
+            p.match_fabric = fabric::fabric_kind_from_string(scalar(v));
             if (!p.match_fabric) {
                 problem(v, key + ".fabric",
                         "expected one of fat-tree, fat-tree-3, dragonfly+, islands, got '" +

@@ -8,13 +8,13 @@
 #include <string_view>
 #include <vector>
 
-#include "switchyard/topology/fabric_index.hpp"
+#include "switchyard/fabric/fabric_index.hpp"
 
 namespace {
 
 /// The stamp in the header's second line ("map <16 hex> <bytes>"), or zeros.
-switchyard::topology::MapStamp stamp_of(std::string_view text) {
-    switchyard::topology::MapStamp s;
+switchyard::fabric::MapStamp stamp_of(std::string_view text) {
+    switchyard::fabric::MapStamp s;
     const auto at = text.find("\nmap ");
     if (at == std::string_view::npos) {
         return s;
@@ -31,7 +31,6 @@ switchyard::topology::MapStamp stamp_of(std::string_view text) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    namespace topo = switchyard::topology;
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     // Hosts to look up: the first word of some lines (records), and names no record has.
     std::vector<std::string> hosts = {"", "a", "zzzz", "node001"};
@@ -48,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         pos = nl + 1;
     }
     const switchyard::StringSource src("fuzz.index", text);
-    auto map = topo::read_fabric_index_for(src, stamp_of(text), hosts);
+    auto map = switchyard::fabric::read_fabric_index_for(src, stamp_of(text), hosts);
     if (!map) {
         return 0;
     }

@@ -9,16 +9,15 @@
 #include <string_view>
 
 #include "switchyard/common/file.hpp"
-#include "switchyard/topology/fabric_index.hpp"
-#include "switchyard/topology/fabric_map.hpp"
+#include "switchyard/fabric/fabric_index.hpp"
+#include "switchyard/fabric/fabric_map.hpp"
 
 namespace {
 
 constexpr std::string_view kV3 = "switchyard-fabric-map 3 ";
 
 void check(std::string_view text) {
-    namespace topo = switchyard::topology;
-    auto map = topo::read_fabric_map(text, "fuzz");
+    auto map = switchyard::fabric::read_fabric_map(text, "fuzz");
     if (!map) {
         return;
     }
@@ -27,12 +26,12 @@ void check(std::string_view text) {
             std::abort();
         }
     }
-    const auto once = topo::write_fabric_map(*map, "");
-    auto again = topo::read_fabric_map(once, "round-trip");
-    if (!again || topo::write_fabric_map(*again, "") != once) {
+    const auto once = switchyard::fabric::write_fabric_map(*map, "");
+    auto again = switchyard::fabric::read_fabric_map(once, "round-trip");
+    if (!again || switchyard::fabric::write_fabric_map(*again, "") != once) {
         std::abort();
     }
-    auto index = topo::write_fabric_index(*again, once);
+    auto index = switchyard::fabric::write_fabric_index(*again, once);
     if (!index) {
         return;  // only when a table's records are over the bounds
     }
@@ -40,11 +39,11 @@ void check(std::string_view text) {
     for (std::size_t i = 0; i < again->hosts.size(); i += 2) {
         some.push_back(again->hosts[i].name);
     }
-    const topo::MapStamp stamp{*topo::fabric_map_digest(once.substr(0, once.find('\n'))),
-                               once.size()};
-    auto from_index =
-        topo::read_fabric_index_for(switchyard::StringSource("index", *index), stamp, some);
-    auto from_map = topo::read_fabric_map_for(once, "map", some);
+    const switchyard::fabric::MapStamp stamp{
+        *switchyard::fabric::fabric_map_digest(once.substr(0, once.find('\n'))), once.size()};
+    auto from_index = switchyard::fabric::read_fabric_index_for(
+        switchyard::StringSource("index", *index), stamp, some);
+    auto from_map = switchyard::fabric::read_fabric_map_for(once, "map", some);
     if (!from_index || !from_map || from_index->hosts.size() != from_map->hosts.size()) {
         std::abort();
     }

@@ -6,12 +6,11 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "switchyard/topology/node_readers.hpp"
+#include "switchyard/node/node_readers.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    namespace topo = switchyard::topology;
     const std::string_view xml(reinterpret_cast<const char*>(data), size);
-    auto node = topo::read_hwloc_xml(xml, "fuzz.xml");
+    auto node = switchyard::node::read_hwloc_xml(xml, "fuzz.xml");
     if (!node) {
         return 0;
     }
@@ -19,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         std::abort();  // every GPU × NIC has a path class
     }
     for (std::size_t g = 0; g < node->gpus.size(); ++g) {
-        (void)topo::nearest_nics(*node, static_cast<int>(g));
+        (void)switchyard::node::nearest_nics(*node, static_cast<int>(g));
     }
     return 0;
 }

@@ -9,14 +9,13 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "switchyard/topology/lldp.hpp"
+#include "switchyard/discover/lldp.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    namespace topo = switchyard::topology;
     const std::string_view text(reinterpret_cast<const char*>(data), size);
-    auto file = topo::parse_lldp(text, "fuzz.json");
-    const auto careful =
-        topo::detail::parse_lldp(text, "fuzz.json", topo::detail::JsonReading::Careful);
+    auto file = switchyard::discover::parse_lldp(text, "fuzz.json");
+    const auto careful = switchyard::discover::detail::parse_lldp(
+        text, "fuzz.json", switchyard::discover::detail::JsonReading::Careful);
     if (file.has_value() != careful.has_value() || (file && *file != *careful) ||
         (!file && file.error().to_string() != careful.error().to_string())) {
         std::abort();
@@ -27,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
         return 0;
     }
-    std::vector<topo::LldpFile> files = {*file};
+    std::vector<switchyard::discover::LldpFile> files = {*file};
     if (!file->neighbors.empty()) {
         auto other = *file;
         other.source = "other.json";
@@ -35,10 +34,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         files.push_back(std::move(other));
     }
     for (std::size_t n = 1; n <= files.size(); ++n) {
-        const auto g = topo::lldp_fabric(
-            std::vector<topo::LldpFile>(files.begin(), files.begin() + static_cast<long>(n)));
+        const auto g =
+            switchyard::discover::lldp_fabric(std::vector<switchyard::discover::LldpFile>(
+                files.begin(), files.begin() + static_cast<long>(n)));
         for (const auto& node : g.nodes) {
-            if (node.kind == topo::NodeKind::Ca && node.ports.size() != 1) {
+            if (node.kind == switchyard::discover::NodeKind::Ca && node.ports.size() != 1) {
                 std::abort();
             }
             for (const auto& p : node.ports) {

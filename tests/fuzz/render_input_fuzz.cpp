@@ -9,7 +9,7 @@
 #include "render_input.hpp"
 #include "render_svg.hpp"
 #include "switchyard/common/job_options.hpp"
-#include "switchyard/topology/fabric_map.hpp"
+#include "switchyard/fabric/fabric_map.hpp"
 
 namespace {
 
@@ -51,9 +51,9 @@ constexpr std::string_view kMap =
     "host node016 g2-leaf1\n"
     "end 8 switches 4 sus 16 hosts\n";
 
-const switchyard::topology::FabricMap& small_map() {
+const switchyard::fabric::FabricMap& small_map() {
     static const auto map = [] {
-        auto m = switchyard::topology::read_fabric_map(kMap, "embedded");
+        auto m = switchyard::fabric::read_fabric_map(kMap, "embedded");
         if (!m) {
             std::abort();
         }

@@ -16,33 +16,33 @@
 #include <string_view>
 
 #include "switchyard/common/strings.hpp"
+#include "switchyard/discover/classify.hpp"
+#include "switchyard/fabric/guid.hpp"
 #include "switchyard/health/health.hpp"
+#include "switchyard/node/node_facts.hpp"
+#include "switchyard/node/node_readers.hpp"
 #include "switchyard/placement/steer.hpp"
 #include "switchyard/policy/policy.hpp"
-#include "switchyard/topology/classify.hpp"
-#include "switchyard/topology/install_guard.hpp"
-#include "switchyard/topology/node_facts.hpp"
-#include "switchyard/topology/node_readers.hpp"
-#include "switchyard/topology/slurm_nodes.hpp"
-#include "switchyard/topology/slurm_partitions.hpp"
+#include "switchyard/slurmconf/install_guard.hpp"
+#include "switchyard/slurmconf/slurm_nodes.hpp"
+#include "switchyard/slurmconf/slurm_partitions.hpp"
 
 namespace {
 
 void node_facts(std::string_view text) {
-    namespace topo = switchyard::topology;
     const auto at = text.find("\nkey ");
     unsigned long long key = 0;
     if (at != std::string_view::npos) {
         const std::string hex(text.substr(at + 5, 16));
         std::sscanf(hex.c_str(), "%16llx", &key);
     }
-    auto node = topo::read_node_facts(text, "fuzz.node", key);
+    auto node = switchyard::node::read_node_facts(text, "fuzz.node", key);
     if (!node) {
         return;
     }
-    const auto once = topo::write_node_facts(*node, key);
-    auto again = topo::read_node_facts(once, "round-trip", key);
-    if (!again || topo::write_node_facts(*again, key) != once) {
+    const auto once = switchyard::node::write_node_facts(*node, key);
+    auto again = switchyard::node::read_node_facts(once, "round-trip", key);
+    if (!again || switchyard::node::write_node_facts(*again, key) != once) {
         std::abort();
     }
 }
@@ -51,7 +51,7 @@ void node_facts(std::string_view text) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
-    (void)switchyard::topology::parse_guid_map(text, "fuzz.map");
+    (void)switchyard::discover::parse_guid_map(text, "fuzz.map");
     if (const auto imex = switchyard::health::parse_imex_status(text, "fuzz.imex")) {
         if (imex->status.empty() || imex->nodes.size() > 4096) {
             std::abort();  // an accepted answer has a status and at most 4096 nodes
@@ -67,9 +67,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             std::abort();
         }
     }
-    if (const auto c = switchyard::topology::parse_expected_cabling(text, "fuzz.cabling");
+    if (const auto c = switchyard::discover::parse_expected_cabling(text, "fuzz.cabling");
         c &&
-        ((c->global && (*c->global < 1 || *c->global > switchyard::topology::kMaxExpectedCables)) ||
+        ((c->global && (*c->global < 1 || *c->global > switchyard::discover::kMaxExpectedCables)) ||
          (c->leaf_spine && *c->leaf_spine < 1))) {
         std::abort();  // every count accepted is within its bounds
     }
@@ -83,25 +83,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)switchyard::health::check_memory(text, 64);
     (void)switchyard::parse_uint(text);
     if (size < 512) {
-        (void)switchyard::topology::expand_node_path(text, "node%n");
+        (void)switchyard::node::expand_node_path(text, "node%n");
     }
     node_facts(text);
     {
-        namespace topo = switchyard::topology;
-        const auto config = topo::parse_topoconf(text, "fuzz.topoconf");
-        const auto parts = topo::parse_partitions(text, "fuzz.partitions");
+        const auto config = switchyard::slurmconf::parse_topoconf(text, "fuzz.topoconf");
+        const auto parts = switchyard::slurmconf::parse_partitions(text, "fuzz.partitions");
         if (config && parts) {
-            if (const auto t = topo::slurm_topologies(*parts, *config);
+            if (const auto t = switchyard::slurmconf::slurm_topologies(*parts, *config);
                 t && t->default_kind.empty()) {
                 std::abort();  // a cluster default always has a kind
             }
         }
-        topo::SlurmTopologies t;
-        (void)topo::add_partition_topologies(text,
-                                             config ? *config : topo::discover_topology_names(), t);
+        switchyard::slurmconf::SlurmTopologies t;
+        (void)switchyard::slurmconf::add_partition_topologies(
+            text, config ? *config : switchyard::slurmconf::discover_topology_names(), t);
     }
-    const auto record = switchyard::topology::InstallRecord::parse(text);
-    if (switchyard::topology::InstallRecord::parse(record.text()).text() != record.text()) {
+    const auto record = switchyard::slurmconf::InstallRecord::parse(text);
+    if (switchyard::slurmconf::InstallRecord::parse(record.text()).text() != record.text()) {
         std::abort();
     }
     const auto weights = switchyard::placement::WeightRecord::parse(text);

@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-#include "switchyard/topology/node_readers.hpp"
+#include "switchyard/node/node_readers.hpp"
 
 namespace fs = std::filesystem;
 
@@ -185,15 +185,14 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    namespace topo = switchyard::topology;
     build_tree(std::string_view(reinterpret_cast<const char*>(data), size));
-    auto node = topo::read_sysfs_node(g_root);
+    auto node = switchyard::node::read_sysfs_node(g_root);
     if (!node) {
         return 0;
     }
     if (node->paths.size() != node->gpus.size() * node->nics.size()) {
         std::abort();
     }
-    topo::attach_rdma_sysfs(*node, g_root);
+    switchyard::node::attach_rdma_sysfs(*node, g_root);
     return 0;
 }

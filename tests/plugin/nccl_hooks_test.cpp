@@ -130,9 +130,9 @@ TEST_CASE("nccl hooks: task_init sets NCCL_IGNORE_CPU_AFFINITY when the task is 
           "[nccl-hooks]") {
     FakeSpankApi api;
     CapturingLogger log;
-    topology::NodeTopology node;
+    node::NodeTopology node;
     node.numa = {{0, "0-3"}, {1, "4-7"}};
-    topology::Gpu g;
+    node::Gpu g;
     g.place.numa = 1;
     node.gpus.push_back(g);
     plugin_state().node = node;

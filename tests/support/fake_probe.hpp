@@ -12,7 +12,7 @@ namespace switchyard::test {
 
 class FakeProbe final : public health::NodeProbe {
 public:
-    topology::NodeTopology facts;
+    node::NodeTopology facts;
     std::map<std::string, std::string> pci;  ///< "<busid>/<attribute>" → first line
     std::string meminfo_text;
     std::map<std::string, double> free_gb;          ///< path → free GB; absent: not mounted
@@ -26,7 +26,7 @@ public:
     double seconds_per_command = 0;  ///< how long each command "runs"
     std::vector<std::string> ran;    ///< argv[0] of each command run, in order
 
-    [[nodiscard]] const topology::NodeTopology& node() const override { return facts; }
+    [[nodiscard]] const node::NodeTopology& node() const override { return facts; }
     [[nodiscard]] std::string pci_attribute(const std::string& busid,
                                             const std::string& attribute) override {
         const auto it = pci.find(busid + "/" + attribute);

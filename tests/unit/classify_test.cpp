@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of fabric classification on small built graphs and on the real SuperPOD capture.
-#include "switchyard/topology/classify.hpp"
+#include "switchyard/discover/classify.hpp"
 
 #include <algorithm>
 #include <map>
@@ -8,10 +8,14 @@
 
 #include "catch.hpp"
 #include "paths.hpp"
-#include "switchyard/topology/fabric_index.hpp"
-#include "switchyard/topology/slurm_writers.hpp"
+#include "switchyard/discover/ibnetdiscover.hpp"
+#include "switchyard/fabric/fabric_index.hpp"
+#include "switchyard/fabric/guid.hpp"
+#include "switchyard/slurmconf/slurm_writers.hpp"
 
-using namespace switchyard::topology;
+using namespace switchyard::discover;
+using namespace switchyard::fabric;
+using namespace switchyard::slurmconf;
 
 namespace {
 

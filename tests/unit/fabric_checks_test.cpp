@@ -29,8 +29,8 @@ NvmlFacts gb200(unsigned gpus, std::uint32_t mask = 0x1aa, std::uint64_t clocks 
     for (unsigned i = 0; i < gpus; ++i) {
         NvmlGpu g;
         g.index = i;
-        g.fabric = topology::GpuFabric{"8c6f0a52-1f3e-4c1b-9d7a-0e2f4b6c8d10", 32766,
-                                       topology::GpuFabricState::Completed, 0, mask};
+        g.fabric = node::GpuFabric{"8c6f0a52-1f3e-4c1b-9d7a-0e2f4b6c8d10", 32766,
+                                   node::GpuFabricState::Completed, 0, mask};
         g.clock_events = clocks;
         f.gpus.push_back(g);
     }
@@ -91,13 +91,13 @@ TEST_CASE("fabric checks: nvlink fabric state, health and the map's domain", "[h
           "3: bandwidth degraded");
 
     p.nvml_facts = gb200(2);
-    p.nvml_facts.gpus[1].fabric->state = topology::GpuFabricState::InProgress;
+    p.nvml_facts.gpus[1].fabric->state = node::GpuFabricState::InProgress;
     CHECK(check_nvlink(p, NvlinkCheck{}).detail ==
           "GPU 1: fabric state in-progress, expected completed");
 
     p.nvml_facts = gb200(2);
-    p.nvml_facts.gpus[0].fabric = topology::GpuFabric{};  // NOT_SUPPORTED: an H100 node
-    p.nvml_facts.gpus[1].fabric = topology::GpuFabric{};
+    p.nvml_facts.gpus[0].fabric = node::GpuFabric{};  // NOT_SUPPORTED: an H100 node
+    p.nvml_facts.gpus[1].fabric = node::GpuFabric{};
     CHECK(check_nvlink(p, NvlinkCheck{}).status == HealthStatus::Pass);
     c.expected_domain = kKey;
     CHECK(check_nvlink(p, c).status == HealthStatus::Fail);
@@ -115,7 +115,7 @@ TEST_CASE("fabric checks: nvlink through the fake libnvidia-ml", "[health][nvlin
                              "gpu uuid=GPU-1 fabric=completed cluster=8c6f0a52-1f3e-4c1b-9d7a-"
                              "0e2f4b6c8d10 clique=32766 health=0x19a clocks=0x48\n";
     setenv("SWITCHYARD_FAKE_NVML", config.c_str(), 1);
-    topology::NodeTopology node;
+    node::NodeTopology node;
     SystemProbe probe(node, "/");
     NvlinkCheck c;
     c.library = FAKE_NVML;
@@ -197,7 +197,7 @@ TEST_CASE("fabric checks: IMEX through the fake nvidia-imex-ctl, a real process"
         dir / "nvidia-imex-ctl");
     std::ofstream(dir / "imex.json") << imex_json("UP");
     // The channel: any character device will do (/dev/null), as the policy names it.
-    topology::NodeTopology node;
+    node::NodeTopology node;
     SystemProbe probe(node, "/");
     ImexCheck c;
     c.command = (dir / "nvidia-imex-ctl").string();
@@ -275,7 +275,7 @@ TEST_CASE("fabric checks: the kernel log read from a file by the real probe", "[
     FakeSysfs fs;
     const auto log = fs.root() / "kmsg";
     std::ofstream(log) << "NVRM: Xid (PCI:0000:1b:00): 48, pid=1, DBE\n";
-    topology::NodeTopology node;
+    node::NodeTopology node;
     SystemProbe probe(node, "/");
     XidCheck c;
     c.source = log.string();
@@ -315,10 +315,10 @@ TEST_CASE("fabric checks: run in the gate's order, with the map's domain and nod
     CHECK(named.imex->channel == "/srv/node007/channel0");
     CHECK(named.imex->node_name == "node007");
     CHECK(named.xid->source == "/srv/node007/kmsg");
-    topology::FabricMap map;
+    fabric::FabricMap map;
     map.sus = {{"su1", 0, {}, {0}, 0}};
     map.hosts = {{"node007", 0, 0, 0, 0}};
-    map.domains = {{"nvl_8c6f0a52_32766", kKey, 0, topology::DomainState::Ok, {"node007"}}};
+    map.domains = {{"nvl_8c6f0a52_32766", kKey, 0, fabric::DomainState::Ok, {"node007"}}};
     CHECK(with_fabric(named, &map, "node007").nvlink->expected_domain == kKey);
     CHECK(with_fabric(named, &map, "node008").nvlink->expected_domain.empty());
     CHECK(with_fabric(named, nullptr, "node007").nvlink->expected_domain.empty());

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of the fabric index: the step's view equals the map's, a stale or damaged index is
 // refused by name, and a lookup reads a few blocks whatever the fabric's size.
-#include "switchyard/topology/fabric_index.hpp"
+#include "switchyard/fabric/fabric_index.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -11,7 +11,7 @@
 #include "catch.hpp"
 
 using namespace switchyard;
-using namespace switchyard::topology;
+using namespace switchyard::fabric;
 
 namespace {
 

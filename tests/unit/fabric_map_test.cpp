@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of the fabric map file: round trip, lookups, validation messages with line numbers.
-#include "switchyard/topology/fabric_map.hpp"
+#include "switchyard/fabric/fabric_map.hpp"
 
 #include <cstdio>
 
 #include "catch.hpp"
 #include "switchyard/common/file.hpp"
 
-using namespace switchyard::topology;
+using namespace switchyard::fabric;
 
 namespace {
 constexpr const char* kMap = R"(switchyard-fabric-map 2

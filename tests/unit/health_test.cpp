@@ -16,7 +16,7 @@
 #include "fake_sysfs.hpp"
 #include "paths.hpp"
 #include "switchyard/common/strings.hpp"
-#include "switchyard/topology/node_readers.hpp"
+#include "switchyard/node/node_readers.hpp"
 #include "typical_node.hpp"
 
 using namespace switchyard;
@@ -26,7 +26,7 @@ using switchyard::test::FakeSysfs;
 namespace {
 
 /// Two GPUs (gpu1's link trained at x8 Gen4 when `degraded`) and four HCAs, mlx5_2 DOWN.
-topology::NodeTopology node_with(FakeSysfs& fs, bool degraded) {
+node::NodeTopology node_with(FakeSysfs& fs, bool degraded) {
     for (int i = 0; i < 2; ++i) {
         const auto dir = fs.pci("pci0000:00/0000:00:0" + std::to_string(i + 1) + ".0/0000:0" +
                                     std::to_string(i + 1) + ":00.0",
@@ -51,15 +51,15 @@ topology::NodeTopology node_with(FakeSysfs& fs, bool degraded) {
         }
         fs.port(fs.rdma("mlx5_" + std::to_string(i), nic, "guid"), 1, p);
     }
-    return *topology::read_sysfs_node(fs.root());
+    return *node::read_sysfs_node(fs.root());
 }
 
 /// The real probe (SystemProbe) over a copy of `node`, whose sysfs tree is at `root`: the
 /// checks' I/O as the prolog gate does it. Used as `Sys(node).p()` within one expression.
 struct Sys {
-    topology::NodeTopology node;
+    node::NodeTopology node;
     SystemProbe probe;
-    explicit Sys(topology::NodeTopology n = {}, std::filesystem::path root = "/")
+    explicit Sys(node::NodeTopology n = {}, std::filesystem::path root = "/")
         : node(std::move(n)), probe(node, std::move(root)) {}
     Sys(const Sys&) = delete;
     Sys& operator=(const Sys&) = delete;
@@ -85,11 +85,11 @@ TEST_CASE("health: RDMA ports count, state, rate and link layer", "[health]") {
 
 TEST_CASE("health: link errors growing between runs (flaps)", "[health]") {
     FakeSysfs dir;  // only for a scratch directory
-    topology::NodeTopology node;
+    node::NodeTopology node;
     for (int i = 0; i < 2; ++i) {
-        topology::Nic nic;
+        node::Nic nic;
         nic.name = "mlx5_" + std::to_string(i);
-        topology::RdmaPort p;
+        node::RdmaPort p;
         p.port = 1;
         p.counters = {{"link_downed", 5}, {"symbol_error", 100}, {"port_xmit_data", 1}};
         nic.ports.push_back(p);
@@ -144,14 +144,14 @@ TEST_CASE("health: GPUs present and links not degraded", "[health]") {
 TEST_CASE("health: topology shape equals the policy's", "[health]") {
     FakeSysfs full;
     switchyard::test::build_typical_gpu_node(full);
-    const auto typical = *topology::read_sysfs_node(full.root());
+    const auto typical = *node::read_sysfs_node(full.root());
     const std::string expected = "gpu:8x10de:2330 nic:10xinfiniband numa:2 best:8xPIX";
     CHECK(check_shape(Sys(typical).p(), expected).status == HealthStatus::Pass);
     // The same machine with one NIC gone: one GPU loses its PIX partner.
     FakeSysfs broken;
     switchyard::test::build_typical_gpu_node(broken);
     std::filesystem::remove_all(broken.root() / "class" / "infiniband" / "mlx5_3");
-    const auto r = check_shape(Sys(*topology::read_sysfs_node(broken.root())).p(), expected);
+    const auto r = check_shape(Sys(*node::read_sysfs_node(broken.root())).p(), expected);
     CHECK(r.status == HealthStatus::Fail);
     CHECK_THAT(r.detail, Catch::StartsWith("shape 'gpu:8x10de:2330 nic:9xinfiniband"));
     CHECK_THAT(r.detail, Catch::EndsWith("expected '" + expected + "'"));
@@ -433,7 +433,7 @@ TEST_CASE("health: %n in state paths keeps nodes sharing a filesystem apart", "[
     p.link_errors = LinkErrorsCheck{0, "", "/shared/link-errors.%n"};
     const auto q = with_node_paths(p, "node007");
     CHECK(q.link_errors->state == "/shared/link-errors.node007");
-    CHECK(topology::expand_node_path("/var/tmp/breaker-%n-100%%", "node007") ==
+    CHECK(node::expand_node_path("/var/tmp/breaker-%n-100%%", "node007") ==
           "/var/tmp/breaker-node007-100%");  // the gate's breaker.state
 }
 
@@ -471,7 +471,7 @@ TEST_CASE("health: as root, an NVML library path another user could write is not
 TEST_CASE("health: the checks judge what the probe reports, and nothing else", "[health]") {
     // Every fact from a fake probe: no file, process, library or clock of this machine is used.
     switchyard::test::FakeProbe probe;
-    topology::Gpu gpu;
+    node::Gpu gpu;
     gpu.place.busid = "0000:07:00.0";
     probe.facts.gpus = {gpu};
     probe.pci = {{"0000:07:00.0/current_link_width", "8"},

@@ -6,9 +6,12 @@
 #include "../../bench/synthetic_fabric.hpp"
 #include "catch.hpp"
 #include "paths.hpp"
-#include "switchyard/topology/fabric_graph.hpp"
+#include "switchyard/discover/fabric_graph.hpp"
+#include "switchyard/discover/ibnetdiscover.hpp"
+#include "switchyard/fabric/guid.hpp"
 
-using namespace switchyard::topology;
+using namespace switchyard::discover;
+using namespace switchyard::fabric;
 
 namespace {
 // Two switches joined by two parallel cables, one CA on switch A; every link on both ends.

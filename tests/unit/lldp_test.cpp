@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of the LLDP reader: real lldpd output in its three formats, the errors a file that is
 // not lldpctl output gets, and the fabric built from the files with its dirty data reported.
-#include "switchyard/topology/lldp.hpp"
+#include "switchyard/discover/lldp.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -11,7 +11,8 @@
 #include "catch.hpp"
 
 using namespace switchyard;
-using namespace switchyard::topology;
+using namespace switchyard::discover;
+using namespace switchyard::node;
 
 namespace {
 

@@ -11,7 +11,7 @@
 
 #include "catch.hpp"
 #include "fake_sysfs.hpp"
-#include "switchyard/topology/node_facts.hpp"
+#include "switchyard/node/node_facts.hpp"
 #include "typical_node.hpp"
 
 using namespace switchyard;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Two fabric maps compared: what `switchyard fabric diff` reports (its golden cases use maps
 // discover wrote from ibsim fabrics with cables pulled and a host gone).
-#include "switchyard/topology/map_diff.hpp"
+#include "switchyard/fabric/map_diff.hpp"
 
 #include <cstdint>
 #include <string>
@@ -9,9 +9,10 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "switchyard/topology/install_guard.hpp"
+#include "switchyard/slurmconf/install_guard.hpp"
 
-using namespace switchyard::topology;
+using namespace switchyard::fabric;
+using namespace switchyard::slurmconf;
 
 namespace {
 /// A map of SUs (name, group) and hosts (name, SU index), with one anomaly.

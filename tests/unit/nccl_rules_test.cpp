@@ -6,17 +6,17 @@
 #include "catch.hpp"
 #include "fake_sysfs.hpp"
 #include "switchyard/nccl/rules.hpp"
-#include "switchyard/topology/node_readers.hpp"
+#include "switchyard/node/node_readers.hpp"
 
 using namespace switchyard;
 using namespace switchyard::nccl;
-using topology::NodeTopology;
-using topology::PathType;
+using node::NodeTopology;
+using node::PathType;
 
 namespace {
 
-topology::RdmaPort port(int state, const std::string& layer = "InfiniBand") {
-    topology::RdmaPort p;
+node::RdmaPort port(int state, const std::string& layer = "InfiniBand") {
+    node::RdmaPort p;
     p.port = 1;
     p.state_code = state;
     p.state = state == 4 ? "ACTIVE" : "DOWN";
@@ -28,15 +28,15 @@ topology::RdmaPort port(int state, const std::string& layer = "InfiniBand") {
 /// A node of `gpus` GPUs and one NIC per entry of `paths` (each NIC's class to every GPU).
 NodeTopology classed(int gpus,
                      const std::vector<std::vector<PathType>>& paths,
-                     const std::vector<topology::RdmaPort>& ports) {
+                     const std::vector<node::RdmaPort>& ports) {
     NodeTopology n;
     for (int i = 0; i < gpus; ++i) {
-        topology::Gpu g;
+        node::Gpu g;
         g.index = i;
         n.gpus.push_back(g);
     }
     for (std::size_t k = 0; k < paths.size(); ++k) {
-        topology::Nic nic;
+        node::Nic nic;
         nic.name = "mlx5_" + std::to_string(k);
         nic.ports = {ports[k]};
         n.nics.push_back(nic);
@@ -48,7 +48,7 @@ NodeTopology classed(int gpus,
 }
 
 /// GPUs 0..n-1 each PIX to mlx5_i; extra NICs have no GPU nearby.
-NodeTopology node(int gpus, const std::vector<topology::RdmaPort>& ports) {
+NodeTopology make_node(int gpus, const std::vector<node::RdmaPort>& ports) {
     std::vector<std::vector<PathType>> paths(
         ports.size(), std::vector<PathType>(static_cast<std::size_t>(gpus), PathType::SYS));
     for (std::size_t i = 0; i < ports.size() && i < static_cast<std::size_t>(gpus); ++i) {
@@ -84,8 +84,8 @@ JobFacts job(unsigned nodes = 2) {
 
 /// A map: hosts n001..n004; SU "su1" = n001,n002 with 2 rail leaves, "su2" = n003,n004 one leaf;
 /// groups g1 (su1) and g2 (su2).
-topology::FabricMap map(topology::FabricKind kind) {
-    topology::FabricMap m;
+fabric::FabricMap map(fabric::FabricKind kind) {
+    fabric::FabricMap m;
     m.kind = kind;
     m.hcas = {"mlx5_0", "mlx5_1"};
     m.switches = {{"l1a", 1, 1}, {"l1b", 2, 1}, {"l2", 3, 1}};
@@ -102,7 +102,7 @@ TEST_CASE("nccl_rules: R1 NCCL_IB_HCA from ACTIVE compute ports", "[nccl_rules]"
     struct Case {
         const char* what;
         int gpus;
-        std::vector<topology::RdmaPort> ports;
+        std::vector<node::RdmaPort> ports;
         std::string compute_hca;
         std::optional<std::string> expected;
     };
@@ -120,7 +120,7 @@ TEST_CASE("nccl_rules: R1 NCCL_IB_HCA from ACTIVE compute ports", "[nccl_rules]"
         INFO(c.what);
         NcclPolicy p;
         p.compute_hca = c.compute_hca;
-        const auto d = decide_node_env(p, node(c.gpus, c.ports), nullptr, job(), {}, {});
+        const auto d = decide_node_env(p, make_node(c.gpus, c.ports), nullptr, job(), {}, {});
         CHECK(value(d, "NCCL_IB_HCA") == c.expected);
     }
 }
@@ -137,7 +137,7 @@ std::string why(const NcclDecision& d, const std::string& name) {
     return "";
 }
 
-topology::RdmaPort rated(int state, double gbps, const std::string& layer = "InfiniBand") {
+node::RdmaPort rated(int state, double gbps, const std::string& layer = "InfiniBand") {
     auto p = port(state, layer);
     p.rate_gbps = gbps;
     return p;
@@ -248,7 +248,7 @@ TEST_CASE("nccl_rules: R1 on sysfs trees of nodes with no PCIe switch", "[nccl_r
         eth.rate = "25 Gb/sec (1X EDR)";
         eth.lid = "0x0";
         fs.port(r, 1, eth);
-        auto node = topology::read_sysfs_node(fs.root());
+        auto node = node::read_sysfs_node(fs.root());
         REQUIRE(node);
         REQUIRE(node->gpus.size() == 4);
         REQUIRE(node->nics.size() == 5);
@@ -266,7 +266,7 @@ TEST_CASE("nccl_rules: R1 on real nodes without a GPU-NIC PCIe switch", "[nccl_r
         std::ifstream f(std::string(SWITCHYARD_SOURCE_DIR) + "/tests/data/real/hwloc-xml/" + name);
         std::stringstream ss;
         ss << f.rdbuf();
-        auto n = topology::read_hwloc_xml(ss.str(), name);
+        auto n = node::read_hwloc_xml(ss.str(), name);
         REQUIRE(n);
         return std::move(*n);
     };
@@ -292,10 +292,10 @@ TEST_CASE("nccl_rules: R1 on real nodes without a GPU-NIC PCIe switch", "[nccl_r
 
 TEST_CASE("nccl_rules: R2 socket interface only from policy", "[nccl_rules]") {
     NcclPolicy p;
-    CHECK_FALSE(value(decide_node_env(p, node(1, {port(4)}), nullptr, job(), {}, {}),
+    CHECK_FALSE(value(decide_node_env(p, make_node(1, {port(4)}), nullptr, job(), {}, {}),
                       "NCCL_SOCKET_IFNAME"));
     p.socket_ifname = "=eth0";
-    CHECK(value(decide_node_env(p, node(1, {port(4)}), nullptr, job(), {}, {}),
+    CHECK(value(decide_node_env(p, make_node(1, {port(4)}), nullptr, job(), {}, {}),
                 "NCCL_SOCKET_IFNAME") == "=eth0");
 }
 
@@ -308,28 +308,29 @@ TEST_CASE("nccl_rules: R3 RoCE addressing by NCCL version", "[nccl_rules]") {
     };
     NcclPolicy old;
     old.min_version = {2, 19, 0};
-    CHECK(value(decide_node_env(old, node(2, {roce(3), roce(3)}), nullptr, job(), {}, {}),
+    CHECK(value(decide_node_env(old, make_node(2, {roce(3), roce(3)}), nullptr, job(), {}, {}),
                 "NCCL_IB_GID_INDEX") == "3");
-    const auto mixed = decide_node_env(old, node(2, {roce(3), roce(5)}), nullptr, job(), {}, {});
+    const auto mixed =
+        decide_node_env(old, make_node(2, {roce(3), roce(5)}), nullptr, job(), {}, {});
     CHECK_FALSE(value(mixed, "NCCL_IB_GID_INDEX"));
     CHECK_FALSE(mixed.warnings.empty());
     NcclPolicy modern;
-    CHECK_FALSE(value(decide_node_env(modern, node(2, {roce(3)}), nullptr, job(), {}, {}),
+    CHECK_FALSE(value(decide_node_env(modern, make_node(2, {roce(3)}), nullptr, job(), {}, {}),
                       "NCCL_IB_GID_INDEX"));
     modern.ib_addr_family = "AF_INET6";
     modern.ib_addr_range = "fd02::/16";
-    const auto d = decide_node_env(modern, node(2, {roce(3)}), nullptr, job(), {}, {});
+    const auto d = decide_node_env(modern, make_node(2, {roce(3)}), nullptr, job(), {}, {});
     CHECK(value(d, "NCCL_IB_ADDR_FAMILY") == "AF_INET6");
     CHECK(value(d, "NCCL_IB_ADDR_RANGE") == "fd02::/16");
     CHECK(value(d, "NCCL_IB_QPS_PER_CONNECTION") == "4");  // R5 on RoCE
-    CHECK_FALSE(value(decide_node_env(modern, node(2, {port(4)}), nullptr, job(), {}, {}),
+    CHECK_FALSE(value(decide_node_env(modern, make_node(2, {port(4)}), nullptr, job(), {}, {}),
                       "NCCL_IB_QPS_PER_CONNECTION"));  // not on IB
 }
 
 TEST_CASE("nccl_rules: R4 CROSS_NIC from the fabric map", "[nccl_rules]") {
     NcclPolicy p;
-    const auto m = map(topology::FabricKind::FatTree);
-    const auto n = node(2, {port(4), port(4)});
+    const auto m = map(fabric::FabricKind::FatTree);
+    const auto n = make_node(2, {port(4), port(4)});
     auto j = job();
     CHECK(value(decide_node_env(p, n, &m, j, {}, {}), "NCCL_CROSS_NIC") ==
           "0");  // su1: 2 rail leaves
@@ -345,13 +346,13 @@ TEST_CASE("nccl_rules: R4 CROSS_NIC from the fabric map", "[nccl_rules]") {
 TEST_CASE("nccl_rules: R6 IB timeout", "[nccl_rules]") {
     NcclPolicy p;
     p.min_version = {2, 23, 0};
-    const auto n = node(1, {port(4)});
-    const auto dfp = map(topology::FabricKind::DragonflyPlus);
+    const auto n = make_node(1, {port(4)});
+    const auto dfp = map(fabric::FabricKind::DragonflyPlus);
     auto j = job(2);  // n001, n002: both in g1
     CHECK_FALSE(value(decide_node_env(p, n, &dfp, j, {}, {}), "NCCL_IB_TIMEOUT"));
     j = job(4);  // spans g1 and g2
     CHECK(value(decide_node_env(p, n, &dfp, j, {}, {}), "NCCL_IB_TIMEOUT") == "22");
-    const auto fat = map(topology::FabricKind::FatTree);
+    const auto fat = map(fabric::FabricKind::FatTree);
     CHECK_FALSE(
         value(decide_node_env(p, n, &fat, j, {}, {}), "NCCL_IB_TIMEOUT"));  // not Dragonfly+
     p.large_job_nodes = 3;
@@ -365,18 +366,19 @@ TEST_CASE("nccl_rules: R10 NVLS off on shared or oversubscribed nodes", "[nccl_r
     NcclPolicy p;
     auto j = job();
     CHECK_FALSE(
-        value(decide_node_env(p, node(4, {port(4)}), nullptr, j, {}, {}), "NCCL_NVLS_ENABLE"));
+        value(decide_node_env(p, make_node(4, {port(4)}), nullptr, j, {}, {}), "NCCL_NVLS_ENABLE"));
     j.exclusive = false;
-    CHECK(value(decide_node_env(p, node(4, {port(4)}), nullptr, j, {}, {}), "NCCL_NVLS_ENABLE") ==
-          "0");
+    CHECK(value(decide_node_env(p, make_node(4, {port(4)}), nullptr, j, {}, {}),
+                "NCCL_NVLS_ENABLE") == "0");
     j.exclusive = true;
     j.tasks_per_node = 8;
-    CHECK(value(decide_node_env(p, node(4, {port(4)}), nullptr, j, {}, {}), "NCCL_NVLS_ENABLE") ==
-          "0");
+    CHECK(value(decide_node_env(p, make_node(4, {port(4)}), nullptr, j, {}, {}),
+                "NCCL_NVLS_ENABLE") == "0");
 }
 
 TEST_CASE("nccl_rules: R11 CPU affinity per task", "[nccl_rules]") {
-    const auto n = node(2, {port(4), port(4)});  // gpu0 on NUMA 0 (cpus 0-3), gpu1 on NUMA 1 (4-7)
+    const auto n =
+        make_node(2, {port(4), port(4)});  // gpu0 on NUMA 0 (cpus 0-3), gpu1 on NUMA 1 (4-7)
     CHECK_FALSE(decide_cpu_affinity(n, {0, 1}, {0}));
     CHECK(decide_cpu_affinity(n, {0, 1}, {1})->value == "1");
     CHECK_FALSE(decide_cpu_affinity(n, {5}, {}));  // all GPUs: NUMA 0 and 1
@@ -394,7 +396,7 @@ TEST_CASE("nccl_rules: R11 CPU affinity per task", "[nccl_rules]") {
 
 TEST_CASE("nccl_rules: R16 obsolete names in the user's environment", "[nccl_rules]") {
     const auto d = decide_node_env(
-        NcclPolicy{}, node(1, {port(4)}), nullptr, job(), {},
+        NcclPolicy{}, make_node(1, {port(4)}), nullptr, job(), {},
         {{"NCCL_IB_CUDA_SUPPORT", "1"}, {"NCCL_TIMEOUT", "1800"}, {"NCCL_IB_RETRY_CNT", "14"}});
     REQUIRE(d.warnings.size() == 3);
     CHECK_THAT(d.warnings[0],
@@ -415,7 +417,7 @@ TEST_CASE("nccl_rules: profiles, off, and the submit-time check", "[nccl_rules]"
     big.min_nodes = 3;
     big.set = {{"NCCL_IB_SL", "1"}};
     p.profiles = {debug, big};
-    const auto n = node(1, {port(4)});
+    const auto n = make_node(1, {port(4)});
     const auto dbg =
         decide_node_env(p, n, nullptr, job(2), {NcclEnvChoice::Kind::Profile, "debug"}, {});
     CHECK(value(dbg, "NCCL_DEBUG") == "INFO");
@@ -435,8 +437,8 @@ TEST_CASE("nccl_rules: profiles, off, and the submit-time check", "[nccl_rules]"
 namespace {
 
 /// map() with one NVLink domain holding n001..n003 (n004 in none), in `state`.
-topology::FabricMap nvl_map(topology::DomainState state = topology::DomainState::Ok) {
-    auto m = map(topology::FabricKind::DragonflyPlus);
+fabric::FabricMap nvl_map(fabric::DomainState state = fabric::DomainState::Ok) {
+    auto m = map(fabric::FabricKind::DragonflyPlus);
     m.domains = {{"nvl_aaaa_1", "aaaa.1", 0, state, {"n001", "n002", "n003"}}};
     for (int h = 0; h < 3; ++h) {
         m.hosts[static_cast<std::size_t>(h)].domain = 0;
@@ -458,7 +460,7 @@ std::string unset_line(const NcclDecision& d, const std::string& name) {
 TEST_CASE("nccl_rules: R17 multi-node NVLink", "[nccl_rules][nvlink]") {
     NcclPolicy p;
     p.min_version = {2, 26, 0};
-    const auto n = node(4, {port(4)});
+    const auto n = make_node(4, {port(4)});
     auto j = job(3);
     j.imex_channel = true;
     const auto m = nvl_map();
@@ -491,7 +493,7 @@ TEST_CASE("nccl_rules: R17 multi-node NVLink", "[nccl_rules][nvlink]") {
         CHECK(old.warnings.size() == 1);  // GB200 needs 2.25.2
     }
     SECTION("a degraded domain or a missing IMEX channel: MNNVL and NVLS off") {
-        const auto degraded = nvl_map(topology::DomainState::Degraded);
+        const auto degraded = nvl_map(fabric::DomainState::Degraded);
         const auto d = decide_node_env(p, n, &degraded, j, {}, {});
         CHECK(value(d, "NCCL_MNNVL_ENABLE") == "0");
         CHECK(value(d, "NCCL_NVLS_ENABLE") == "0");
@@ -509,7 +511,7 @@ TEST_CASE("nccl_rules: R17 multi-node NVLink", "[nccl_rules][nvlink]") {
               std::string::npos);
     }
     SECTION("no domain in the map, one node, or NCCL before 2.21: nothing set") {
-        const auto plain = map(topology::FabricKind::DragonflyPlus);
+        const auto plain = map(fabric::FabricKind::DragonflyPlus);
         auto d = decide_node_env(p, n, &plain, j, {}, {});
         CHECK_FALSE(value(d, "NCCL_MNNVL_ENABLE"));
         CHECK(unset_line(d, "NCCL_MNNVL_ENABLE").empty());

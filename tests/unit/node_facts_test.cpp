@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of the node facts file: it round-trips, a stale or damaged file is refused and says why,
 // and the device key changes only with the devices (the cache itself: loaders_test.cpp).
-#include "switchyard/topology/node_facts.hpp"
+#include "switchyard/node/node_facts.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,11 +11,11 @@
 
 #include "catch.hpp"
 #include "fake_sysfs.hpp"
-#include "switchyard/topology/node_readers.hpp"
+#include "switchyard/node/node_readers.hpp"
 #include "typical_node.hpp"
 
 using namespace switchyard;
-using namespace switchyard::topology;
+using namespace switchyard::node;
 using switchyard::test::FakeSysfs;
 
 namespace {

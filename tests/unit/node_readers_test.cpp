@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of the node readers on sysfs trees built here, and of GPU↔NIC path classification.
-#include "switchyard/topology/node_readers.hpp"
+#include "switchyard/node/node_readers.hpp"
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -12,7 +12,7 @@
 #include "fake_sysfs.hpp"
 #include "paths.hpp"
 
-using namespace switchyard::topology;
+using namespace switchyard::node;
 using switchyard::test::FakeSysfs;
 
 namespace {

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of a node's NVLink domain: the health mask read field by field, the judgement of a
 // node's GPUs, and NVML's fabric queries read through the fake libnvidia-ml (both versions).
-#include "switchyard/topology/nvlink.hpp"
+#include "switchyard/node/nvlink.hpp"
 
 #include <cstdlib>
 #include <fstream>
 
 #include "catch.hpp"
 #include "fake_sysfs.hpp"
+#include "switchyard/discover/nvlink_domains.hpp"
 
-using namespace switchyard::topology;
+using namespace switchyard::discover;
+using namespace switchyard::fabric;
+using namespace switchyard::node;
 using switchyard::test::FakeSysfs;
 
 namespace {

@@ -11,8 +11,8 @@
 using namespace switchyard;
 using namespace switchyard;
 using namespace switchyard::placement;
-using topology::FabricKind;
-using topology::FabricMap;
+using fabric::FabricKind;
+using fabric::FabricMap;
 
 namespace {
 
@@ -29,7 +29,7 @@ FabricMap make_map(
     }
     for (unsigned s = 0; s < total_sus; ++s) {
         m.switches.push_back({"leaf" + std::to_string(s + 1), s + 1, 1});
-        topology::MapSu su;
+        fabric::MapSu su;
         su.name = "su" + std::to_string(s + 1);
         su.group = s / sus;
         su.leaves = {s};
@@ -349,10 +349,9 @@ namespace {
 
 /// One SU of 8 hosts (n0001..n0008) in NVLink domains of 4, members interleaved by name:
 /// d0 = n0001,n0003,n0005,n0007 and d1 = the even ones; `state` for d1.
-FabricMap nvl_map(topology::DomainState d1 = topology::DomainState::Ok) {
+FabricMap nvl_map(fabric::DomainState d1 = fabric::DomainState::Ok) {
     auto m = make_map(FabricKind::FatTree, 1, 1, 8);
-    m.domains = {{"nvl_d0", "d0.1", 0, topology::DomainState::Ok, {}},
-                 {"nvl_d1", "d1.1", 0, d1, {}}};
+    m.domains = {{"nvl_d0", "d0.1", 0, fabric::DomainState::Ok, {}}, {"nvl_d1", "d1.1", 0, d1, {}}};
     for (std::uint32_t i = 0; i < m.hosts.size(); ++i) {
         m.hosts[i].domain = i % 2;
         m.domains[i % 2].members.push_back(m.hosts[i].name);
@@ -391,7 +390,7 @@ TEST_CASE("planner: NVLink groups keep their ranks in one domain", "[planner][nv
 }
 
 TEST_CASE("planner: a degraded domain is not NVLink to the cost model", "[planner][nvlink]") {
-    const auto m = nvl_map(topology::DomainState::Degraded);
+    const auto m = nvl_map(fabric::DomainState::Degraded);
     auto p = plan_stages(nodes("n[0001-0008]"), &m, 2, StageScope::Any, {}, 2);
     REQUIRE(p);
     // The order still keeps each domain together (the planner places, the prolog gates), but

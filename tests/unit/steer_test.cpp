@@ -6,8 +6,8 @@
 #include "catch.hpp"
 
 using namespace switchyard::placement;
-using switchyard::topology::FabricKind;
-using switchyard::topology::FabricMap;
+using switchyard::fabric::FabricKind;
+using switchyard::fabric::FabricMap;
 
 namespace {
 
@@ -26,7 +26,7 @@ FabricMap make_map(FabricKind kind,
     }
     for (std::uint32_t s = 0; s < uplinks.size(); ++s) {
         m.switches.push_back({"leaf" + std::to_string(s + 1), s + 1, 1, uplinks[s]});
-        switchyard::topology::MapSu su;
+        switchyard::fabric::MapSu su;
         su.name = "su" + std::to_string(s + 1);
         su.group = s / per_group;
         su.leaves = {s};
@@ -168,16 +168,16 @@ TEST_CASE("steer: a node switchyard drained counts for a window after it is back
 }
 
 TEST_CASE("steer: a degraded or short NVLink domain weighs on its hosts", "[steer][nvlink]") {
-    namespace topo = switchyard::topology;
     FabricMap m;  // no cable counts: the NVLink part stands alone
     m.sus = {{"su1", 0, {}, {0, 1, 2, 3, 4, 5, 6}, 0}};
     for (const auto* n : {"a1", "a2", "b1", "b2", "c1", "d1", "d2"}) {
         m.hosts.push_back({n, 0, 0, 0});
     }
-    m.domains = {{"nvl_a", "a.1", 0, topo::DomainState::Ok, {"a1", "a2"}},
-                 {"nvl_b", "b.1", 0, topo::DomainState::Degraded, {"b1", "b2"}},
-                 {"nvl_c", "c.1", 0, topo::DomainState::Ok, {"c1"}},
-                 {"nvl_d", "d.1", 0, topo::DomainState::Missing, {"d1", "d2", "gone"}}};
+    m.domains = {
+        {"nvl_a", "a.1", 0, switchyard::fabric::DomainState::Ok, {"a1", "a2"}},
+        {"nvl_b", "b.1", 0, switchyard::fabric::DomainState::Degraded, {"b1", "b2"}},
+        {"nvl_c", "c.1", 0, switchyard::fabric::DomainState::Ok, {"c1"}},
+        {"nvl_d", "d.1", 0, switchyard::fabric::DomainState::Missing, {"d1", "d2", "gone"}}};
     const auto s = fabric_degradation(m);
     REQUIRE(s.size() == 3);
     CHECK(s.at("b1").score == 0.5);

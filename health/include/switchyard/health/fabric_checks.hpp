@@ -12,14 +12,14 @@
 #include <vector>
 
 #include "switchyard/common/result.hpp"
-#include "switchyard/topology/nvml.hpp"
+#include "switchyard/node/nvml.hpp"
 
 namespace switchyard::health {
 
 /// Every GPU's fabric state completed and health mask clean, the node's GPUs in one NVLink
 /// domain, and that domain the one the fabric map gives this node.
 struct NvlinkCheck {
-    std::string library = topology::kNvmlLibrary;
+    std::string library = node::kNvmlLibrary;
     double timeout_s = 10;
     /// The map's domain key for this node ("<clusterUuid>.<clique>"), set at run time from the
     /// policy's fabric map (with_fabric); "" when the map has none for it.
@@ -47,7 +47,7 @@ struct XidCheck {
 /// The GPUs' current clock-event reasons through NVML: hardware slowdown, hardware thermal
 /// slowdown and power brake fail; software thermal slowdown warns.
 struct ClockEventsCheck {
-    std::string library = topology::kNvmlLibrary;
+    std::string library = node::kNvmlLibrary;
     double timeout_s = 10;
 };
 

@@ -14,10 +14,10 @@
 
 #include "switchyard/common/on_error.hpp"
 #include "switchyard/common/pattern.hpp"
+#include "switchyard/fabric/fabric_map.hpp"
 #include "switchyard/health/fabric_checks.hpp"
 #include "switchyard/health/node_probe.hpp"
-#include "switchyard/topology/fabric_map.hpp"
-#include "switchyard/topology/node_topology.hpp"
+#include "switchyard/node/node_topology.hpp"
 
 namespace switchyard::health {
 
@@ -138,7 +138,7 @@ struct HealthPolicy {
 /// `c` with what the fabric map says of `node_name`: the NVLink domain it must be in
 /// (nvlink.expected_domain). `map` may be null (no map: nothing to compare).
 [[nodiscard]] HealthChecks with_fabric(HealthChecks c,
-                                       const topology::FabricMap* map,
+                                       const fabric::FabricMap* map,
                                        std::string_view node_name);
 
 /// Every drain reason Switchyard sets starts with this; others' reasons are never touched (the

@@ -13,14 +13,14 @@
 
 #include "switchyard/common/process.hpp"
 #include "switchyard/common/result.hpp"
-#include "switchyard/topology/node_topology.hpp"
-#include "switchyard/topology/nvml.hpp"
+#include "switchyard/node/node_topology.hpp"
+#include "switchyard/node/nvml.hpp"
 
 namespace switchyard::health {
 
 /// NVML's answer (read by the node reader in topology/, judged here).
-using NvmlGpu = topology::NvmlGpu;
-using NvmlFacts = topology::NvmlFacts;
+using NvmlGpu = node::NvmlGpu;
+using NvmlFacts = node::NvmlFacts;
 
 /// What lstat says of a path (the IMEX channel device).
 struct FileStatus {
@@ -40,7 +40,7 @@ class NodeProbe {
 public:
     virtual ~NodeProbe() = default;
     /// The node's GPUs, NICs (ports and counters included) and shape.
-    [[nodiscard]] virtual const topology::NodeTopology& node() const = 0;
+    [[nodiscard]] virtual const node::NodeTopology& node() const = 0;
     /// The first line of a PCI device's attribute ("current_link_width", ...), "" if unreadable.
     [[nodiscard]] virtual std::string pci_attribute(const std::string& busid,
                                                     const std::string& attribute) = 0;
@@ -73,9 +73,9 @@ public:
 /// state files through state_file.hpp, the steady clock.
 class SystemProbe final : public NodeProbe {
 public:
-    SystemProbe(const topology::NodeTopology& node, std::filesystem::path sysfs_root)
+    SystemProbe(const node::NodeTopology& node, std::filesystem::path sysfs_root)
         : node_(node), root_(std::move(sysfs_root)) {}
-    [[nodiscard]] const topology::NodeTopology& node() const override { return node_; }
+    [[nodiscard]] const node::NodeTopology& node() const override { return node_; }
     [[nodiscard]] std::string pci_attribute(const std::string& busid,
                                             const std::string& attribute) override;
     [[nodiscard]] std::string meminfo() override;
@@ -93,7 +93,7 @@ public:
     [[nodiscard]] double seconds() override;
 
 private:
-    const topology::NodeTopology& node_;
+    const node::NodeTopology& node_;
     std::filesystem::path root_;
     /// The last NVML answer: the checks that read NVML share one query per gate run.
     std::optional<NvmlFacts> nvml_;

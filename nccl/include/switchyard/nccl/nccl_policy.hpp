@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "switchyard/common/pattern.hpp"
-#include "switchyard/topology/fabric_map.hpp"
+#include "switchyard/fabric/fabric_map.hpp"
 
 namespace switchyard::nccl {
 
@@ -39,7 +39,7 @@ struct NcclProfile {
     bool automatic = false;        ///< applied under --nccl-env=auto when it matches
     bool enforce = false;          ///< overwrite user values (admin workaround profiles only)
     Pattern match_shape;           ///< found in the node shape; empty: any shape
-    std::optional<topology::FabricKind> match_fabric;
+    std::optional<fabric::FabricKind> match_fabric;
     unsigned min_nodes = 0;
     unsigned max_nodes = 0;  ///< 0: no limit
     VersionRange nccl_versions;

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "switchyard/common/job_options.hpp"
+#include "switchyard/fabric/fabric_map.hpp"
 #include "switchyard/nccl/nccl_policy.hpp"
-#include "switchyard/topology/fabric_map.hpp"
-#include "switchyard/topology/node_topology.hpp"
+#include "switchyard/node/node_topology.hpp"
 
 namespace switchyard::nccl {
 
@@ -52,15 +52,15 @@ struct NcclDecision {
 /// checks on `user_env`).
 /// `choice` Off yields nothing; a profile that is unknown or not user-selectable yields a warning.
 [[nodiscard]] NcclDecision decide_node_env(const NcclPolicy& policy,
-                                           const topology::NodeTopology& node,
-                                           const topology::FabricMap* map,
+                                           const node::NodeTopology& node,
+                                           const fabric::FabricMap* map,
                                            const JobFacts& job,
                                            const NcclEnvChoice& choice,
                                            const std::map<std::string, std::string>& user_env);
 
 /// R11, per task: NCCL_IGNORE_CPU_AFFINITY=1 when none of the task's CPUs is on a NUMA node of
 /// its GPUs (`gpus` = indices into node.gpus; empty: all GPUs of the node).
-[[nodiscard]] std::optional<EnvChoice> decide_cpu_affinity(const topology::NodeTopology& node,
+[[nodiscard]] std::optional<EnvChoice> decide_cpu_affinity(const node::NodeTopology& node,
                                                            const std::vector<int>& task_cpus,
                                                            const std::vector<int>& gpus);
 

@@ -9,7 +9,7 @@
 
 #include "switchyard/common/job_options.hpp"
 #include "switchyard/common/result.hpp"
-#include "switchyard/topology/fabric_map.hpp"
+#include "switchyard/fabric/fabric_map.hpp"
 
 namespace switchyard::placement {
 
@@ -112,7 +112,7 @@ struct CostParams {
 /// \return the plan, or Error::invalid_argument when the nodes do not divide into equal stages,
 ///         stages is 0, or a node appears twice.
 [[nodiscard]] Result<StagePlan> plan_stages(const std::vector<std::string>& nodes,
-                                            const topology::FabricMap* map,
+                                            const fabric::FabricMap* map,
                                             unsigned stages,
                                             StageScope scope,
                                             const CostParams& params = {},
@@ -120,13 +120,13 @@ struct CostParams {
 
 /// Facts of a given node order cut into `stages` equal stages.
 [[nodiscard]] PlanFacts order_facts(const std::vector<std::string>& order,
-                                    const topology::FabricMap* map,
+                                    const fabric::FabricMap* map,
                                     unsigned stages,
                                     StageScope scope);
 
 /// Cost of a node order cut into `stages` equal stages.
 [[nodiscard]] PlanCost order_cost(const std::vector<std::string>& order,
-                                  const topology::FabricMap* map,
+                                  const fabric::FabricMap* map,
                                   unsigned stages,
                                   const CostParams& params);
 
@@ -135,7 +135,7 @@ struct CostParams {
 /// uplinks or a group pair's global links share them with the others' flows.
 [[nodiscard]] PlanCost shared_cost(const std::vector<std::vector<std::string>>& stages,
                                    const std::vector<std::vector<std::vector<std::string>>>& others,
-                                   const topology::FabricMap* map,
+                                   const fabric::FabricMap* map,
                                    const CostParams& params);
 
 /// Human-readable plan report (what --topo-report and `switchyard plan` print).

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "switchyard/topology/fabric_map.hpp"
+#include "switchyard/fabric/fabric_map.hpp"
 
 namespace switchyard::placement {
 
@@ -27,7 +27,7 @@ struct Degradation {
 /// against the usual group's; and its NVLink domain: degraded (0.5), or short of hosts against
 /// the usual domain (its shortfall); the worst of these. The cable parts need a map with cable
 /// counts (version 4 on) and more than one SU.
-[[nodiscard]] std::map<std::string, Degradation> fabric_degradation(const topology::FabricMap& map);
+[[nodiscard]] std::map<std::string, Degradation> fabric_degradation(const fabric::FabricMap& map);
 
 /// Adds the health gate's part for `node`: the soft signal of its passing checks (0..1, how near
 /// one came to failing: CheckResult::soft) times `weight`, named by `why`; the worse of it and

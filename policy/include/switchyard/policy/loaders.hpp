@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "switchyard/common/result.hpp"
+#include "switchyard/fabric/fabric_map.hpp"
+#include "switchyard/node/node_topology.hpp"
 #include "switchyard/policy/policy.hpp"
-#include "switchyard/topology/fabric_map.hpp"
-#include "switchyard/topology/node_topology.hpp"
 
 namespace switchyard::policy {
 
@@ -22,7 +22,7 @@ namespace switchyard::policy {
 /// index beside the map (`<path>.index`) when it was made from this map, which costs a few reads
 /// whatever the fabric's size, else from the map's own lines. Why an index present was not used
 /// (stale, untrusted, damaged) is added to `notes`; a missing one is not a problem.
-[[nodiscard]] Result<topology::FabricMap> load_fabric_map_file(
+[[nodiscard]] Result<fabric::FabricMap> load_fabric_map_file(
     const std::string& path,
     const std::vector<std::string>* hosts = nullptr,
     std::vector<std::string>* notes = nullptr);
@@ -65,7 +65,7 @@ void refresh_node_cache(const Policy& policy,
 /// (GPUs from bus/pci, NUMA nodes, RDMA devices). With a sysfs node and node.cache, the prolog
 /// caches the static facts (GPUs, NICs, PCI places, NUMA) keyed by node_device_key, and a step
 /// reads them back and only its ports from sysfs.
-[[nodiscard]] Result<topology::NodeTopology> load_node(const Policy& policy,
-                                                       const NodeSources& sources);
+[[nodiscard]] Result<node::NodeTopology> load_node(const Policy& policy,
+                                                   const NodeSources& sources);
 
 }  // namespace switchyard::policy
