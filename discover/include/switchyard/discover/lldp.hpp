@@ -91,6 +91,10 @@ struct LldpOptions {
     std::size_t two_threads_from = 50000;
 };
 
+namespace lldp_detail {
+class LldpFabricBuilder;
+}
+
 /// The fabric the files describe: a Switch node per switch, a Ca node per host port cabled to a
 /// switch (NodeDescription "<host> <port>", so the classifier reads host and rail as it reads
 /// an InfiniBand HCA), and a cable per port pair, from either end. A system is a switch when
@@ -111,7 +115,7 @@ public:
     [[nodiscard]] FabricGraph finish();
 
 private:
-    std::unique_ptr<class LldpFabricBuilder> impl_;
+    std::unique_ptr<lldp_detail::LldpFabricBuilder> impl_;
 };
 
 /// All of `files`, in their order, through LldpFabric.
