@@ -22,6 +22,8 @@
 #include "switchyard/fabric/fabric_index.hpp"
 #include "switchyard/fabric/guid.hpp"
 #include "switchyard/node/nvlink.hpp"
+#include "switchyard/slurmconf/install_sets.hpp"
+#include "switchyard/slurmconf/scontrol.hpp"
 #include "switchyard/slurmconf/slurm_nodes.hpp"
 #include "switchyard/slurmconf/slurm_partitions.hpp"
 #include "switchyard/slurmconf/slurm_writers.hpp"
@@ -47,68 +49,6 @@ struct DiscoverArgs {
     std::string slurm_nodes;
 };
 
-/// One scontrol query's output, or why there is none.
-Result<std::string> scontrol(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {"scontrol"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    const auto r = run_process(argv, 30, nullptr, std::size_t{64} << 20);
-    if (r.exit_code != 0) {
-        return fail(Error::io(join(argv, " ") + ": " + slurm_problem(r, "scontrol")));
-    }
-    if (r.truncated) {
-        return fail(Error::io(join(argv, " ") + ": more than 64 MiB of output; not read"));
-    }
-    return r.output;
-}
-
-/// The cluster's topologies and partitions, asked of slurmctld (the caller's SLURM_CONF):
-/// `scontrol show topoconf` when the cluster runs topology.yaml (25.05+), else the one
-/// TopologyPlugin of `show config`.
-Result<slurmconf::SlurmTopologies> topologies_from_slurm() {
-    auto parts_text = scontrol({"show", "partition", "--oneliner"});
-    if (!parts_text) {
-        return fail(parts_text.error());
-    }
-    auto parts = slurmconf::parse_partitions(*parts_text, "scontrol show partition");
-    if (!parts) {
-        return fail(parts.error());
-    }
-    slurmconf::TopologyConfig config;
-    if (auto yaml = scontrol({"show", "topoconf"})) {
-        auto parsed = slurmconf::parse_topoconf(*yaml, "scontrol show topoconf");
-        if (!parsed) {
-            return fail(parsed.error());
-        }
-        config = std::move(*parsed);
-    }
-    // Before 25.05 there is no topoconf; from 25.05 a cluster without topology.yaml shows one
-    // empty entry named "default" (26.05.5): either way the one TopologyPlugin decides.
-    if (config.topologies.empty() ||
-        (config.topologies.size() == 1 && config.topologies[0].first == "default" &&
-         config.topologies[0].second == "flat")) {
-        auto conf = scontrol({"show", "config"});
-        if (!conf) {
-            return fail(conf.error());
-        }
-        std::string kind = "flat";
-        for (const auto line : split(*conf, '\n')) {
-            const auto eq = line.find('=');
-            if (eq != std::string_view::npos && trim(line.substr(0, eq)) == "TopologyPlugin") {
-                const auto value = trim(line.substr(eq + 1));
-                kind = value == "(null)" ? "flat" : slurmconf::topology_kind(value);
-                if (kind.empty()) {
-                    return fail(
-                        Error::io("scontrol show config: TopologyPlugin=" + std::string(value) +
-                                  " is not a topology switchyard knows"));
-                }
-            }
-        }
-        config.topologies = {{"default", kind}};
-        config.cluster_default = "default";
-    }
-    return slurmconf::slurm_topologies(*parts, config);
-}
-
 /// The topologies the hints tell the Lua filters: --topology-plugin, then slurmctld's answer
 /// for --partition-topology slurm, then the PART=TOPO items and --default-partition.
 Result<slurmconf::SlurmTopologies> hint_topologies(const DiscoverArgs& a) {
@@ -118,7 +58,7 @@ Result<slurmconf::SlurmTopologies> hint_topologies(const DiscoverArgs& a) {
         if (trim(item) != "slurm") {
             continue;
         }
-        auto asked = topologies_from_slurm();
+        auto asked = slurmconf::topologies_from_slurm();
         if (!asked) {
             return fail(Error::io("--partition-topology slurm: " + asked.error().to_string()));
         }
@@ -462,7 +402,7 @@ int run_discover(const DiscoverArgs& a) {
         std::cout << "nodes.conf: " << merged->site_lines << " NodeName lines of " << a.slurm_nodes
                   << " -> " << merged->lines << ", " << merged->hosts << " hosts ("
                   << merged->outside << " not in the fabric, unchanged)\n";
-        files->push_back({"nodes.conf", std::move(merged->text)});
+        files->push_back({std::string(slurmconf::kDiscoverFiles[8]), std::move(merged->text)});
     }
     std::cout << "wrote:";
     for (const auto& [name, content] : *files) {

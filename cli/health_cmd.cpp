@@ -13,6 +13,7 @@
 #include "switchyard/health/drain.hpp"
 #include "switchyard/node/node_readers.hpp"
 #include "switchyard/policy/loaders.hpp"
+#include "switchyard/slurmconf/scontrol.hpp"
 
 namespace switchyard::cli {
 namespace {
@@ -56,7 +57,7 @@ Result<std::string> resume_if_owned(const std::string& node) {
     const auto r = run_process({"scontrol", "update", "NodeName=" + node, "State=RESUME"}, 15);
     if (r.exit_code != 0) {
         return fail(Error::io("scontrol update NodeName=" + node +
-                              " State=RESUME: " + slurm_problem(r, "scontrol")));
+                              " State=RESUME: " + slurmconf::slurm_problem(r, "scontrol")));
     }
     return decision.message;
 }

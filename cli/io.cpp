@@ -24,6 +24,7 @@
 #include "commands.hpp"
 #include "switchyard/common/file.hpp"
 #include "switchyard/common/strings.hpp"
+#include "switchyard/slurmconf/scontrol.hpp"
 
 namespace switchyard::cli {
 
@@ -123,14 +124,6 @@ InputText::~InputText() {
     }
 }
 
-Result<void> write_file_atomic(const std::string& path, std::string_view content) {
-    // Outputs (topology.conf, the fabric map, pictures) are read by others: the usual mode
-    // under the caller's umask.
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    return replace_file(path, content, 0666U & ~static_cast<unsigned>(mask));
-}
-
 std::string short_hostname() {
     char buf[256] = {};
     gethostname(buf, sizeof buf - 1);
@@ -146,22 +139,12 @@ Result<fabric::FabricMap> load_fabric_map(const std::string& path) {
     return fabric::read_fabric_map(*text, path);
 }
 
-std::string slurm_problem(const ProcessRun& r, std::string_view command) {
-    if (r.timed_out) {
-        return "no answer in time (is slurmctld up?)";
-    }
-    if (r.exit_code == 127) {
-        return "cannot run " + std::string(command) + " (install slurm-client, or put it on PATH)";
-    }
-    return std::string(trim(r.output));
-}
-
 Result<std::map<std::string, health::SlurmNodeState>> slurm_nodes(const std::string& nodes) {
     const auto argv = health::slurm_nodes_query(nodes);
     const auto r = run_process(argv, 30, nullptr, std::size_t{64} << 20);
     const auto what = join(argv, " ");
     if (r.exit_code != 0) {
-        return fail(Error::io(what + ": " + slurm_problem(r, "sinfo")));
+        return fail(Error::io(what + ": " + slurmconf::slurm_problem(r, "sinfo")));
     }
     if (r.truncated) {
         return fail(Error::io(what + ": more than 64 MiB of output; not read"));

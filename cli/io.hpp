@@ -63,10 +63,6 @@ void keep_until_exit(T&& value) {
     }
 }
 
-/// Writes `content` to `path` through a temporary file and rename, so readers (the plugin at
-/// step launch) never see a half-written file.
-[[nodiscard]] Result<void> write_file_atomic(const std::string& path, std::string_view content);
-
 /// Calls `fn(path, bytes)` for each file of `dir` whose name ends in `extension` (empty: all
 /// but hidden ones), in name order, each read within kSmallInput and dropped after the call; at
 /// most `max_files` of them. Errors (and the first error of `fn`) name `option`, the directory
@@ -105,9 +101,6 @@ void keep_until_exit(T&& value) {
 
 /// This machine's host name up to the first dot (Slurm node names are short).
 [[nodiscard]] std::string short_hostname();
-
-/// Why a call of a Slurm command (scontrol, sinfo) failed, in words an operator can act on.
-[[nodiscard]] std::string slurm_problem(const ProcessRun& r, std::string_view command);
 
 /// What Slurm says of `nodes` (a host list; "" for every node), through sinfo. Its output is
 /// read up to 64 MiB (about a million nodes); more is refused, never half read.

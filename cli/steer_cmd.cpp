@@ -17,6 +17,7 @@
 #include "switchyard/common/strings.hpp"
 #include "switchyard/health/drain.hpp"
 #include "switchyard/placement/steer.hpp"
+#include "switchyard/slurmconf/scontrol.hpp"
 
 namespace switchyard::cli {
 namespace {
@@ -164,7 +165,8 @@ int run_steer(const SteerArgs& a) {
             {"scontrol", "update", "NodeName=" + list, "Weight=" + std::to_string(weight)}, 30);
         if (r.exit_code != 0) {
             std::cerr << "switchyard steer: scontrol update NodeName=" << list
-                      << " Weight=" << weight << ": " << slurm_problem(r, "scontrol") << "\n";
+                      << " Weight=" << weight << ": " << slurmconf::slurm_problem(r, "scontrol")
+                      << "\n";
             rc = kExitProblem;
             continue;
         }

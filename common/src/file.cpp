@@ -311,4 +311,10 @@ Result<void> replace_file(const std::string& path, std::string_view content, uns
     return {};
 }
 
+Result<void> write_file_atomic(const std::string& path, std::string_view content) {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    return replace_file(path, content, 0666U & ~static_cast<unsigned>(mask));
+}
+
 }  // namespace switchyard

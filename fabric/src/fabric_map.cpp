@@ -532,4 +532,32 @@ Result<FabricMap> read_fabric_map_for(std::string_view text,
     return Reader(text, source, &hosts).run();
 }
 
+Result<FabricMap> read_fabric_map_file(const std::string& path) {
+    auto text = read_text_file(path, kFabricInput);
+    if (!text) {
+        return fail(text.error());
+    }
+    return read_fabric_map(*text, path);
+}
+
+std::uint64_t missing_uplink_cables(const FabricMap& m) {
+    std::vector<std::uint32_t> best(m.groups.size(), 0);
+    for (const auto& su : m.sus) {
+        for (const auto l : su.leaves) {
+            if (su.group < best.size() && l < m.switches.size()) {
+                best[su.group] = std::max(best[su.group], m.switches[l].uplinks);
+            }
+        }
+    }
+    std::uint64_t missing = 0;
+    for (const auto& su : m.sus) {
+        for (const auto l : su.leaves) {
+            if (su.group < best.size() && l < m.switches.size()) {
+                missing += best[su.group] - m.switches[l].uplinks;
+            }
+        }
+    }
+    return missing;
+}
+
 }  // namespace switchyard::fabric

@@ -2,6 +2,8 @@
 // Slurm topology and feature files from a FabricMap.
 #include "switchyard/slurmconf/slurm_writers.hpp"
 
+#include "switchyard/slurmconf/install_sets.hpp"
+
 #include <algorithm>
 #include <map>
 #include <vector>
@@ -310,16 +312,16 @@ Result<std::vector<DiscoverFile>> write_discover_files(const FabricMap& map,
     std::vector<DiscoverFile> files(8);
     Result<std::string> index = std::string();
     auto map_and_index = [&] {
-        files[0] = {"fabric.map", write_fabric_map(map, map_comment)};
+        files[0] = {std::string(kDiscoverFiles[0]), write_fabric_map(map, map_comment)};
         index = write_fabric_index(map, files[0].text);
     };
     auto slurm_files = [&] {
-        files[2] = {"topology.conf", write_topology_conf(map, header)};
-        files[3] = {"topology-block.conf", write_topology_block(map, header)};
-        files[4] = {"topology.yaml", write_topology_yaml(map, header)};
-        files[5] = {"node-features.conf", write_node_features(map, header)};
-        files[6] = {"node-features.sh", write_feature_commands(map, header)};
-        files[7] = {"job_submit_hints.lua", write_job_submit_hints(map, header, topologies)};
+        files[2] = {std::string(kDiscoverFiles[2]), write_topology_conf(map, header)};
+        files[3] = {std::string(kDiscoverFiles[3]), write_topology_block(map, header)};
+        files[4] = {std::string(kDiscoverFiles[4]), write_topology_yaml(map, header)};
+        files[5] = {std::string(kDiscoverFiles[5]), write_node_features(map, header)};
+        files[6] = {std::string(kDiscoverFiles[6]), write_feature_commands(map, header)};
+        files[7] = {std::string(kDiscoverFiles[7]), write_job_submit_hints(map, header, topologies)};
     };
     // A thread costs more than it saves below a few thousand hosts.
     constexpr std::size_t kTwoThreadsFromHosts = 5000;
@@ -330,7 +332,7 @@ Result<std::vector<DiscoverFile>> write_discover_files(const FabricMap& map,
     if (!index) {
         return fail(index.error());
     }
-    files[1] = {"fabric.map.index", std::move(*index)};
+    files[1] = {std::string(kDiscoverFiles[1]), std::move(*index)};
     return files;
 }
 

@@ -134,4 +134,8 @@ private:
                                         std::string_view content,
                                         unsigned mode);
 
+/// replace_file with the usual mode of an output others read (topology.conf, the fabric map,
+/// metrics, pictures): 0666 under the caller's umask.
+[[nodiscard]] Result<void> write_file_atomic(const std::string& path, std::string_view content);
+
 }  // namespace switchyard

@@ -13,8 +13,9 @@
 namespace switchyard::discover {
 
 struct NvlinkDomainOptions {
-    std::uint32_t expect_size = 0;        ///< hosts per domain by design (0: not checked)
-    const fabric::FabricMap* previous = nullptr;  ///< the map installed before: blocks keep their places
+    std::uint32_t expect_size = 0;  ///< hosts per domain by design (0: not checked)
+    const fabric::FabricMap* previous =
+        nullptr;  ///< the map installed before: blocks keep their places
 };
 
 /// The domain's short name: "nvl_" + the first 8 hex digits of the cluster UUID + "_" + the

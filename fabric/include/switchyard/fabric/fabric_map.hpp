@@ -165,4 +165,12 @@ inline constexpr int kFabricMapVersion = 5;
                                                     std::string_view source,
                                                     const std::vector<std::string>& hosts);
 
+/// The fabric map in file `path`, read within its bound (512 MiB) and checked.
+/// \return the map, or the error naming the file (and line).
+[[nodiscard]] Result<FabricMap> read_fabric_map_file(const std::string& path);
+
+/// The uplinks each leaf lacks against the best-cabled leaf of its group, summed: the cables
+/// to look for (0 when the map has no cable counts).
+[[nodiscard]] std::uint64_t missing_uplink_cables(const FabricMap& m);
+
 }  // namespace switchyard::fabric

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+// The installed sets of discover's files in the Slurm configuration directory DIR:
+//   DIR/switchyard.sets/<UTC time>-<pid>/   one set: discover's files, and under slurm/ the exact
+//                                           topology file written to DIR
+//   DIR/switchyard -> switchyard.sets/<set>           the set in use (slurm.conf Includes
+//                                                     DIR/switchyard/nodes.conf, the filters
+//                                                     read DIR/switchyard/job_submit_hints.lua)
+//   DIR/switchyard.previous -> switchyard.sets/<set>  what a rollback goes back to
+//   DIR/topology.conf or DIR/topology.yaml            what slurmctld reads
+// Each name is replaced by a rename, so a reader sees the old set or the new one, never half.
+#pragma once
+
+#include <array>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "switchyard/common/result.hpp"
+
+namespace switchyard::slurmconf {
+
+/// Every file `switchyard discover` may write, in its order (fabric.map first; nodes.conf only
+/// with --slurm-nodes). The one list: discover names its files from it, install copies exactly
+/// these, so a new output cannot be written and silently not installed.
+inline constexpr std::array<std::string_view, 9> kDiscoverFiles = {
+    "fabric.map",          "fabric.map.index",     "topology.conf",
+    "topology-block.conf", "topology.yaml",        "node-features.conf",
+    "node-features.sh",    "job_submit_hints.lua", "nodes.conf"};
+
+/// The set file that becomes slurmctld's file for a topology kind (tree, block, yaml), and the
+/// name slurmctld reads it under.
+[[nodiscard]] std::pair<std::string, std::string> slurm_file_for(std::string_view kind);
+
+/// A set's files: name (one of kDiscoverFiles, or "slurm/<file>") → bytes.
+using SetFiles = std::map<std::string, std::string>;
+
+/// The store of installed sets under one directory.
+class InstallSets {
+public:
+    explicit InstallSets(std::filesystem::path dir) : dir_(std::move(dir)) {}
+
+    [[nodiscard]] const std::filesystem::path& dir() const { return dir_; }
+
+    /// The topology kind slurmctld reads from DIR: yaml when topology.yaml is there (Slurm
+    /// 25.05+ reads it first), block or tree by topology.conf's lines; "" when neither.
+    [[nodiscard]] std::string installed_kind() const;
+
+    /// The set in use and the one before it ("switchyard.sets/<set>"), or "" when the link is
+    /// missing or not one of ours.
+    [[nodiscard]] std::string current() const;
+    [[nodiscard]] std::string previous() const;
+
+    /// Whether set `target` holds exactly `files` (the same bytes, no other discover file).
+    [[nodiscard]] bool holds(const std::string& target, const SetFiles& files) const;
+
+    /// Writes `files` as a new set and returns its "switchyard.sets/<set>" name. A `switchyard`
+    /// directory left by a hand install, or topology files with no set yet, are first kept as
+    /// a set of their own ("-before") so that a rollback can go back to them. Nothing is in use
+    /// until activate().
+    [[nodiscard]] Result<std::string> add(const SetFiles& files);
+
+    /// Puts set `target` in use: its Slurm file written to DIR, the links swapped (the current
+    /// set becomes the previous one).
+    [[nodiscard]] Result<void> activate(const std::string& target);
+
+    /// Removes sets beyond the newest `keep`, never the current or previous one.
+    void prune(unsigned keep) const;
+
+private:
+    [[nodiscard]] Result<std::string> write_set(const std::string& name,
+                                                const SetFiles& files) const;
+    [[nodiscard]] Result<void> adopt_existing();
+
+    std::filesystem::path dir_;
+};
+
+/// The files of kDiscoverFiles that the discover output directory `from` holds, each read
+/// within the fabric map's bound. \return the first file that cannot be read.
+[[nodiscard]] Result<SetFiles> read_capture(const std::filesystem::path& from);
+
+}  // namespace switchyard::slurmconf

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: Apache-2.0
+// `switchyard install`: a discover output put in place for slurmctld, guarded, and taken back
+// with a rollback. The sets' layout is InstallSets' (install_sets.hpp).
+#include "switchyard/slurmconf/install.hpp"
+
+#include <unistd.h>
+
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <sstream>
+#include <system_error>
+
+#include "switchyard/common/file.hpp"
+#include "switchyard/common/process.hpp"
+#include "switchyard/common/state_file.hpp"
+#include "switchyard/fabric/fabric_map.hpp"
+#include "switchyard/fabric/map_diff.hpp"
+#include "switchyard/slurmconf/install_guard.hpp"
+#include "switchyard/slurmconf/install_sets.hpp"
+#include "switchyard/slurmconf/scontrol.hpp"
+
+namespace switchyard::slurmconf {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Installer {
+public:
+    Installer(const InstallRequest& a, std::ostream& out, std::ostream& err)
+        : a_(a), dir_(a.slurm_dir), sets_(dir_), out_(out), err_(err) {}
+
+    InstallResult run() {
+        if (auto d = ensure_private_dir(fs::path(a_.state).parent_path().string()); !d) {
+            err_ << "switchyard install: --state: " << d.error().message() << "\n";
+            return InstallResult::Problem;
+        }
+        auto text = read_owned_file(a_.state);
+        state_ = InstallRecord::parse(text ? *text : "");
+        state_.last_run = static_cast<std::uint64_t>(std::time(nullptr));
+        const auto rc = a_.rollback ? rollback() : install();
+        if (auto w = replace_owned_file(a_.state, state_.text()); !w) {
+            err_ << "switchyard install: --state: " << w.error().message() << "\n";
+        }
+        write_metrics();
+        return rc;
+    }
+
+private:
+    InstallResult problem(const std::string& message, const char* result = "failed") {
+        err_ << "switchyard install: " << message << "\n";
+        state_.last_result = result;
+        return InstallResult::Problem;
+    }
+
+    InstallResult install() {
+        const fs::path from(a_.from);
+        auto next = fabric::read_fabric_map_file((from / "fabric.map").string());
+        if (!next) {
+            return problem("--from " + a_.from + ": " + next.error().message() +
+                           "; nothing installed");
+        }
+        capture_hosts_ = next->hosts.size();
+        std::string kind = a_.topology;
+        if (kind == "auto") {
+            kind = sets_.installed_kind();
+            if (kind.empty()) {
+                return problem(dir_.string() +
+                               " holds neither topology.conf nor topology.yaml: name the "
+                               "topology slurmctld runs with --topology tree, block or yaml");
+            }
+        }
+        auto capture = read_capture(from);
+        if (!capture) {
+            return problem(capture.error().message() + "; nothing installed");
+        }
+        auto& files = *capture;
+        const auto [source, as] = slurm_file_for(kind);
+        if (!files.contains(source)) {
+            return problem("--from " + a_.from + " has no " + source + " (the " + kind +
+                           " topology); run discover again, or name another --topology");
+        }
+        files["slurm/" + as] = files[source];
+
+        // What changed against the set in use.
+        const auto current = sets_.current();
+        const auto installed_map = dir_ / "switchyard" / "fabric.map";
+        fabric::FabricMap installed;
+        if (std::error_code ec; fs::exists(fs::symlink_status(installed_map, ec))) {
+            auto m = fabric::read_fabric_map_file(installed_map.string());
+            if (!m) {
+                if (!a_.force) {
+                    state_.refused++;
+                    err_ << "switchyard install: refused, the installed files stay: the "
+                            "installed map cannot be read ("
+                         << m.error().message()
+                         << "), so the new capture cannot be checked; --force installs "
+                            "it\n";
+                    state_.last_result = "refused";
+                    return InstallResult::Refused;
+                }
+            } else {
+                installed = std::move(*m);
+            }
+        }
+        const auto diff = fabric::compare_maps(installed, *next);
+        if (installed.hosts.empty()) {
+            out_ << "no installed map to compare with: " << next->hosts.size() << " hosts, "
+                 << next->sus.size() << " SUs, " << next->groups.size() << " groups ("
+                 << fabric::to_string(next->kind) << ")\n";
+        } else {
+            out_ << fabric::format_diff(diff);
+        }
+        if (!current.empty() && sets_.holds(current, files)) {
+            out_ << "installed: unchanged, nothing to do (" << (dir_ / "switchyard").string()
+                 << " -> " << current << ")\n";
+            state_.last_result = "unchanged";
+            return InstallResult::Done;
+        }
+        const auto refusals = install_refusals(installed, *next, diff, {a_.max_hosts_lost});
+        if (!refusals.empty()) {
+            if (!a_.force) {
+                state_.refused++;
+                state_.last_result = "refused";
+                err_ << "switchyard install: refused, the installed files stay ("
+                     << (current.empty() ? std::string("none") : current)
+                     << "); the new capture is probably wrong:\n";
+                for (const auto& r : refusals) {
+                    err_ << "  " << r << "\n";
+                }
+                err_ << "Check the fabric (subnet manager, cables, a partial "
+                        "ibnetdiscover) and discover again; --force installs it anyway.\n";
+                return InstallResult::Refused;
+            }
+            for (const auto& r : refusals) {
+                out_ << "forced: " << r << "\n";
+            }
+        }
+
+        auto target = sets_.add(files);
+        if (!target) {
+            return problem(target.error().message() + "; nothing installed");
+        }
+        const auto before = sets_.current();
+        if (auto s = sets_.activate(*target); !s) {
+            return problem(s.error().message());
+        }
+        out_ << "installed: " << (dir_ / "switchyard").string() << " -> " << *target << ", "
+             << (dir_ / as).string() << " (" << kind << " topology)"
+             << (before.empty() ? "" : "; previous: " + before) << "\n";
+        if (!a_.no_reconfigure) {
+            if (auto c = reconfigure_and_check(dir_, *next); !c) {
+                err_ << "switchyard install: slurmctld did not take the new files: "
+                     << c.error().message() << "\n";
+                if (!before.empty() && sets_.activate(before)) {
+                    const auto again = run_process({"scontrol", "reconfigure"}, 60);
+                    err_ << "switchyard install: put " << before << " back"
+                         << (again.exit_code == 0 ? " and reconfigured" : "") << "\n";
+                }
+                state_.last_result = "failed";
+                return InstallResult::Problem;
+            }
+            out_ << "slurmctld: reconfigured; scontrol show topology lists the " << next->sus.size()
+                 << " SUs\n";
+        }
+        sets_.prune(a_.keep);
+        state_.last_change = state_.last_run;
+        state_.last_result = "installed";
+        installed_map_ = std::move(*next);
+        return InstallResult::Done;
+    }
+
+    InstallResult rollback() {
+        const auto previous = sets_.previous();
+        if (previous.empty() || !fs::is_directory(dir_ / previous)) {
+            return problem((dir_ / "switchyard.previous").string() +
+                           ": no previous set to go back to");
+        }
+        const auto current = sets_.current();
+        if (auto s = sets_.activate(previous); !s) {
+            return problem(s.error().message());
+        }
+        out_ << "rolled back: " << (dir_ / "switchyard").string() << " -> " << previous
+             << (current.empty() ? "" : "; previous: " + current) << "\n";
+        auto map = fabric::read_fabric_map_file((dir_ / previous / "fabric.map").string());
+        if (!a_.no_reconfigure) {
+            if (!map) {
+                return problem("the restored set's map: " + map.error().message());
+            }
+            if (auto c = reconfigure_and_check(dir_, *map); !c) {
+                return problem("slurmctld did not take the restored files: " + c.error().message());
+            }
+            out_ << "slurmctld: reconfigured; scontrol show topology lists the " << map->sus.size()
+                 << " SUs\n";
+        }
+        state_.last_change = state_.last_run;
+        state_.last_result = "rolled-back";
+        if (map) {
+            installed_map_ = std::move(*map);
+        }
+        return InstallResult::Done;
+    }
+
+    /// node_exporter textfile metrics: the installed fabric and this command's record.
+    void write_metrics() {
+        if (a_.metrics.empty()) {
+            return;
+        }
+        if (!installed_map_) {
+            auto m = fabric::read_fabric_map_file((dir_ / "switchyard" / "fabric.map").string());
+            if (m) {
+                installed_map_ = std::move(*m);
+            }
+        }
+        std::ostringstream o;
+        const auto gauge = [&](const std::string& name, const std::string& help) {
+            o << "# HELP " << name << " " << help << "\n# TYPE " << name << " gauge\n";
+        };
+        if (installed_map_) {
+            const auto& m = *installed_map_;
+            gauge("switchyard_fabric_hosts", "Hosts in the installed fabric map.");
+            o << "switchyard_fabric_hosts " << m.hosts.size() << "\n";
+            gauge("switchyard_fabric_scalable_units", "Scalable units (leaf groups).");
+            o << "switchyard_fabric_scalable_units " << m.sus.size() << "\n";
+            gauge("switchyard_fabric_groups", "Dragonfly+ groups or pods.");
+            o << "switchyard_fabric_groups " << m.groups.size() << "\n";
+            std::map<std::string, std::size_t> kinds;
+            for (const auto& an : m.anomalies) {
+                kinds[an.kind]++;
+            }
+            gauge("switchyard_fabric_anomalies", "Anomalies of the installed fabric, by kind.");
+            for (const char* k : {"missing-uplink", "uneven-uplinks", "missing-global-cable",
+                                  "thin-global-links"}) {
+                kinds.try_emplace(k, 0);
+            }
+            for (const auto& [k, n] : kinds) {
+                o << "switchyard_fabric_anomalies{kind=\"" << k << "\"} " << n << "\n";
+            }
+            gauge("switchyard_fabric_cables_missing",
+                  "Leaf uplinks missing against the best-cabled leaf of the same group.");
+            o << "switchyard_fabric_cables_missing " << fabric::missing_uplink_cables(m) << "\n";
+        }
+        if (capture_hosts_) {
+            gauge("switchyard_capture_hosts", "Hosts in the capture this run read.");
+            o << "switchyard_capture_hosts " << *capture_hosts_ << "\n";
+        }
+        gauge("switchyard_install_last_run_timestamp_seconds", "When install last ran.");
+        o << "switchyard_install_last_run_timestamp_seconds " << state_.last_run << "\n";
+        gauge("switchyard_install_last_change_timestamp_seconds",
+              "When install last changed the installed set (0: never).");
+        o << "switchyard_install_last_change_timestamp_seconds " << state_.last_change << "\n";
+        o << "# HELP switchyard_install_refused_total Captures the guard refused.\n"
+             "# TYPE switchyard_install_refused_total counter\n"
+             "switchyard_install_refused_total "
+          << state_.refused << "\n";
+        gauge("switchyard_install_last_result",
+              "1 for the last run's result: installed, unchanged, refused, failed, "
+              "rolled-back.");
+        o << "switchyard_install_last_result{result=\"" << state_.last_result << "\"} 1\n";
+        if (auto w = write_file_atomic(a_.metrics, o.str()); !w) {
+            err_ << "switchyard install: --metrics: " << w.error().message() << "\n";
+        }
+    }
+
+    const InstallRequest& a_;
+    fs::path dir_;
+    InstallSets sets_;
+    std::ostream& out_;
+    std::ostream& err_;
+    InstallRecord state_;
+    std::optional<fabric::FabricMap> installed_map_;
+    std::optional<std::size_t> capture_hosts_;
+};
+
+}  // namespace
+
+InstallResult run_install(const InstallRequest& request, std::ostream& out, std::ostream& err) {
+    return Installer(request, out, err).run();
+}
+
+}  // namespace switchyard::slurmconf
