@@ -2,8 +2,6 @@
 // Slurm topology and feature files from a FabricMap.
 #include "switchyard/slurmconf/slurm_writers.hpp"
 
-#include "switchyard/slurmconf/install_sets.hpp"
-
 #include <algorithm>
 #include <map>
 #include <vector>
@@ -11,6 +9,7 @@
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/common/two_cores.hpp"
 #include "switchyard/fabric/fabric_index.hpp"
+#include "switchyard/slurmconf/install_sets.hpp"
 
 namespace switchyard::slurmconf {
 
@@ -321,7 +320,8 @@ Result<std::vector<DiscoverFile>> write_discover_files(const FabricMap& map,
         files[4] = {std::string(kDiscoverFiles[4]), write_topology_yaml(map, header)};
         files[5] = {std::string(kDiscoverFiles[5]), write_node_features(map, header)};
         files[6] = {std::string(kDiscoverFiles[6]), write_feature_commands(map, header)};
-        files[7] = {std::string(kDiscoverFiles[7]), write_job_submit_hints(map, header, topologies)};
+        files[7] = {std::string(kDiscoverFiles[7]),
+                    write_job_submit_hints(map, header, topologies)};
     };
     // A thread costs more than it saves below a few thousand hosts.
     constexpr std::size_t kTwoThreadsFromHosts = 5000;
