@@ -6,18 +6,21 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
-#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "io.hpp"
 #include "switchyard/common/process.hpp"
 #include "switchyard/common/strings.hpp"
 #include "switchyard/discover/lldp.hpp"
+#include "switchyard/discover/node_json.hpp"
 #include "switchyard/node/node_readers.hpp"
 #include "switchyard/node/nvlink.hpp"
 
 namespace switchyard::cli {
 namespace {
+
+using discover::LldpView;
+using discover::NvlinkView;
 
 struct NodeArgs {
     std::string hwloc_xml;
@@ -33,14 +36,6 @@ struct NodeArgs {
 
 /// NVML is asked with a deadline: a hung driver must not hang `switchyard node`.
 constexpr double kNvmlSeconds = 5.0;
-
-/// The node's GPUs' fabric information and its NVLink domain, or why nothing is known.
-struct NvlinkView {
-    bool asked = false;
-    node::NvmlFacts facts;
-    node::NodeNvlink node;
-    std::string note;  ///< "" when NVML answered
-};
 
 NvlinkView read_nvlink_view(const NodeArgs& a) {
     NvlinkView v;
@@ -81,15 +76,6 @@ std::string describe(const node::GpuFabric& f) {
 /// switchyard node too, and must not run whatever a PATH names or wait on a stuck daemon.
 constexpr const char* kLldpcli = "/usr/sbin/lldpcli";
 constexpr double kLldpcliSeconds = 5.0;
-
-/// What lldpd sees on this node's RDMA ports, or why nothing is known (a note, never an
-/// error: a node without lldpd is an ordinary node).
-struct LldpView {
-    std::vector<discover::PortNeighbor> ports;
-    std::string note;  ///< "" when read; why not otherwise
-    bool asked = false;
-    bool bad_file = false;  ///< a file named with --lldp that could not be read: an error
-};
 
 LldpView read_lldp_view(const NodeArgs& a, const node::NodeTopology& node) {
     LldpView v;
@@ -144,127 +130,6 @@ std::string describe(const discover::LldpNeighbor& n) {
     std::string who = n.chassis.name.empty() ? n.chassis.id : n.chassis.name;
     return who + " " +
            (n.port_id_type == "ifname" || n.port_descr.empty() ? n.port_id : n.port_descr);
-}
-
-/// The PCIe ancestry, root port first, as "busid [vendor:device]".
-nlohmann::json pcie(const node::PciPlace& p) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& h : p.above) {
-        char ids[24];
-        std::snprintf(ids, sizeof ids, " [%04x:%04x]", h.vendor, h.device);
-        out.push_back(h.busid + ids);
-    }
-    return out;
-}
-
-nlohmann::json nvlink_json(const NvlinkView& v) {
-    using nlohmann::json;
-    json gpus = json::array();
-    for (const auto& g : v.facts.gpus) {
-        json one{{"index", g.index}, {"uuid", g.uuid}};
-        if (!g.error.empty()) {
-            one["error"] = g.error;
-        }
-        if (g.fabric) {
-            const auto& f = *g.fabric;
-            one["fabric"] = {{"state", node::to_string(f.state)},
-                             {"cluster_uuid", f.cluster_uuid},
-                             {"clique", f.clique},
-                             {"status", f.status},
-                             {"health_mask", f.health_mask ? json(*f.health_mask) : json()},
-                             {"health", f.health_mask ? node::fabric_health_problems(*f.health_mask)
-                                                      : std::vector<std::string>{}}};
-        }
-        gpus.push_back(std::move(one));
-    }
-    return {{"multi_node", v.node.multi_node},
-            {"domain", v.node.domain},
-            {"state", node::to_string(v.node.state)},
-            {"healthy", v.node.healthy},
-            {"problems", v.node.problems},
-            {"gpus", std::move(gpus)},
-            {"note", v.note}};
-}
-
-nlohmann::json to_json(const node::NodeTopology& n,
-                       const std::string& verbs,
-                       const LldpView& lldp,
-                       const NvlinkView& nvlink) {
-    using nlohmann::json;
-    json out{{"shape", n.shape}, {"verbs", verbs}};
-    auto& numa = out["numa"] = json::array();
-    for (const auto& m : n.numa) {
-        numa.push_back({{"node", m.os_index}, {"cpus", m.cpus}});
-    }
-    auto& gpus = out["gpus"] = json::array();
-    for (const auto& g : n.gpus) {
-        gpus.push_back({{"index", g.index},
-                        {"pci", g.place.busid},
-                        {"vendor", g.vendor},
-                        {"model", g.model},
-                        {"numa", g.place.numa},
-                        {"osdevs", g.osdevs},
-                        {"nearest_nics", node::nearest_nics(n, g.index)},
-                        {"host_bridge", g.place.host_bridge},
-                        {"pcie", pcie(g.place)}});
-    }
-    auto& nics = out["nics"] = json::array();
-    for (const auto& c : n.nics) {
-        json ports = json::array();
-        for (const auto& p : c.ports) {
-            json gids = json::array();
-            for (const auto& g : p.gids) {
-                gids.push_back(
-                    {{"index", g.index}, {"gid", g.gid}, {"type", g.type}, {"ndev", g.ndev}});
-            }
-            json seen = json::array();
-            for (const auto& pn : lldp.ports) {
-                if (pn.nic == c.name && pn.port == p.port) {
-                    seen.push_back({{"netdev", pn.netdev},
-                                    {"system", pn.seen.chassis.name},
-                                    {"chassis_id", pn.seen.chassis.id},
-                                    {"port_id", pn.seen.port_id},
-                                    {"port_descr", pn.seen.port_descr}});
-                }
-            }
-            ports.push_back({{"port", p.port},
-                             {"state", p.state},
-                             {"phys_state", p.phys_state},
-                             {"rate_gbps", p.rate_gbps},
-                             {"link_layer", p.link_layer},
-                             {"lid", p.lid},
-                             {"gids", std::move(gids)},
-                             {"counters", p.counters}});
-            if (lldp.asked) {
-                ports.back()["lldp"] = std::move(seen);
-            }
-        }
-        nics.push_back({{"name", c.name},
-                        {"kind", c.kind},
-                        {"pci", c.place.busid},
-                        {"numa", c.place.numa},
-                        {"netdevs", c.netdevs},
-                        {"node_guid", c.node_guid},
-                        {"ports", std::move(ports)}});
-    }
-    auto& paths = out["paths"] = json::array();
-    for (const auto& p : n.paths) {
-        paths.push_back({{"gpu", p.gpu},
-                         {"nic", p.nic},
-                         {"type", node::to_string(p.type)},
-                         {"nccl", node::nccl_name(p.type)}});
-    }
-    if (lldp.asked) {
-        out["lldp_note"] = lldp.note;
-    }
-    if (nvlink.asked) {
-        out["nvlink"] = nvlink_json(nvlink);
-    }
-    auto& warnings = out["warnings"] = json::array();
-    for (const auto& w : n.warnings) {
-        warnings.push_back({{"kind", w.kind}, {"path", w.where.source}, {"detail", w.message}});
-    }
-    return out;
 }
 
 void print_nvlink(const NvlinkView& v) {
@@ -377,19 +242,10 @@ int run_nvlink_only(const NodeArgs& a) {
     const NvlinkView nvlink = read_nvlink_view(asked);
     if (a.line) {
         // One compact line per node, named: what `srun ... > facts.jsonl` gathers for discover.
-        const auto& n = nvlink.node;
-        std::cout << nlohmann::json{{"host", a.host.empty() ? short_hostname() : a.host},
-                                    {"nvlink",
-                                     {{"multi_node", n.multi_node},
-                                      {"domain", n.domain},
-                                      {"state", node::to_string(n.state)},
-                                      {"healthy", n.healthy},
-                                      {"problems", n.problems},
-                                      {"note", nvlink.note}}}}
-                         .dump()
+        std::cout << discover::nvlink_line(a.host.empty() ? short_hostname() : a.host, nvlink)
                   << "\n";
     } else if (a.json) {
-        std::cout << nlohmann::json{{"nvlink", nvlink_json(nvlink)}}.dump(1) << "\n";
+        std::cout << discover::nvlink_json(nvlink) << "\n";
     } else {
         print_nvlink(nvlink);
     }
@@ -429,7 +285,7 @@ int run_node(const NodeArgs& a) {
     }
     const NvlinkView nvlink = read_nvlink_view(a);
     if (a.json) {
-        std::cout << to_json(*node, verbs, lldp, nvlink).dump(1) << "\n";
+        std::cout << discover::node_json(*node, verbs, lldp, nvlink) << "\n";
     } else {
         print_text(*node, verbs, lldp, nvlink);
     }

@@ -3,7 +3,7 @@
 """The layering of the libraries, checked over #include lines (docs/design.md draws it).
 
 Each top folder may include the public headers ("switchyard/<lib>/...") of the libraries listed
-for it below and nothing else of the project; a quoted include that climbs out of its folder
+for it below and nothing else of the project (nor the few headers FORBIDDEN names for it); a quoted include that climbs out of its folder
 ("../x.hpp") is refused, so a private header stays private; only plugin/ includes Slurm's headers
 (<slurm/...>, <spank.h>). tests/, bench/ and the fuzz harnesses may use everything.
 
@@ -39,6 +39,11 @@ ALLOWED = {
     "plugin": {"common", "fabric", "node", "nccl", "placement", "health", "policy", "plugin"},
 }
 SLURM_ALLOWED = {"plugin"}
+# Headers of an allowed library that a folder still may not use, and why.
+FORBIDDEN = {
+    "plugin": {"switchyard/common/input.hpp": "the plugin never maps a file or installs a "
+                                              "signal handler (commands' inputs only)"},
+}
 # plugin/ by module: its folders' headers are reached by name through include paths, so a
 # folder may include by name only the headers of the folders listed for it. core/ (the hook
 # logic the tests link with a fake SpankApi) includes no Slurm header and no adapter.
@@ -86,6 +91,9 @@ def problems(root):
                         if lib and lib.group(1) not in ALLOWED[top]:
                             out.append(f"{rel}:{n}: includes {target}: {top}/ may use only "
                                        f"{', '.join(sorted(ALLOWED[top]))}")
+                        why = FORBIDDEN.get(top, {}).get(target)
+                        if why:
+                            out.append(f"{rel}:{n}: includes {target}: {why}")
                         sub = rel.split(os.sep)[1] if top == "plugin" and rel.count(os.sep) > 1 else ""
                         if SLURM.match(target) and (top not in SLURM_ALLOWED or sub == "core"):
                             out.append(f"{rel}:{n}: includes Slurm's {target}: only plugin/ "
@@ -127,6 +135,7 @@ def self_test(root):
         ("cli/main.cpp", '#include "../plugin/core/hooks.hpp"', "outside cli/"),
         ("discover/src/classify.cpp", '#include "../../fabric/src/fabric_index_format.hpp"',
          "outside discover/"),
+        ("plugin/step/step_entry.cpp", '#include "switchyard/common/input.hpp"', "maps a file"),
         ("plugin/core/hooks.cpp", "#include <slurm/spank.h>", "Slurm"),
         ("plugin/core/hooks.cpp", '#include "spank_compat.hpp"', "plugin/adapters/"),
     ]

@@ -2,8 +2,6 @@
 // discover --node-facts: the hosts' facts as `switchyard node` writes them (a directory of
 // --json files, or a file of --nvlink-only --line lines), read on several threads, checked
 // before anything of them reaches the map.
-#include "node_facts_in.hpp"
-
 #include <algorithm>
 #include <filesystem>
 #include <functional>
@@ -11,11 +9,11 @@
 #include <optional>
 #include <thread>
 
-#include "io.hpp"
+#include "switchyard/common/input.hpp"
 #include "switchyard/common/strings.hpp"
-#include "switchyard/discover/lldp.hpp"
+#include "switchyard/discover/node_json.hpp"
 
-namespace switchyard::cli {
+namespace switchyard::discover {
 namespace {
 
 /// `s` with every byte outside printable ASCII as '?': text from a facts file goes into the
@@ -188,7 +186,7 @@ Result<HostFacts> read_node_facts(const std::string& dir, bool nics) {
     constexpr std::size_t kWindow = 256;
     const auto paths =
         list_dir_files(dir, "--node-facts", ".json",
-                       "`switchyard node --json` outputs, one per host", discover::kMaxLldpFiles);
+                       "`switchyard node --json` outputs, one per host", kMaxLldpFiles);
     if (!paths) {
         return fail(paths.error());
     }
@@ -295,4 +293,4 @@ Result<HostFacts> read_facts(const std::string& path, bool nics) {
     return read_node_facts_lines(path);
 }
 
-}  // namespace switchyard::cli
+}  // namespace switchyard::discover

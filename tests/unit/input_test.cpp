@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tests of the command's mapped input (cli/io.hpp): the bytes of a file, and a clean end
-// with a message, not a crash, when another program shrinks the file while it is mapped.
+// Tests of the commands' inputs (common/input.hpp): the bytes of a mapped file, a clean end with
+// a message, not a crash, when another program shrinks the file while it is mapped, and work on
+// several threads handed over in order.
+#include "switchyard/common/input.hpp"
+
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,9 +18,8 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "io.hpp"
 
-using switchyard::cli::InputText;
+using switchyard::InputText;
 
 namespace {
 
@@ -32,7 +34,7 @@ std::filesystem::path temp_file(const std::string& name, const std::string& byte
 
 }  // namespace
 
-TEST_CASE("cli: InputText maps a file and reads an empty one", "[cli]") {
+TEST_CASE("input: InputText maps a file and reads an empty one", "[input]") {
     const std::string bytes(3 << 20, 'x');
     auto mapped = InputText::open(temp_file("big", bytes + "end").string(), {64 << 20, false});
     REQUIRE(mapped);
@@ -49,7 +51,8 @@ TEST_CASE("cli: InputText maps a file and reads an empty one", "[cli]") {
     CHECK_FALSE(InputText::open("/nonexistent/dump.txt", {64, false}));
 }
 
-TEST_CASE("cli: a file shrunk while mapped ends the command with a message, not a crash", "[cli]") {
+TEST_CASE("input: a file shrunk while mapped ends the command with a message, not a crash",
+          "[input]") {
     const auto path = temp_file("shrinks", std::string(1 << 20, 'y')).string();
     int err[2];
     REQUIRE(::pipe(err) == 0);
@@ -81,8 +84,8 @@ TEST_CASE("cli: a file shrunk while mapped ends the command with a message, not 
                          "in place); nothing written\n");
 }
 
-TEST_CASE("cli: ordered_pipeline hands results over in order, whatever the threads", "[cli]") {
-    using switchyard::cli::ordered_pipeline;
+TEST_CASE("input: ordered_pipeline hands results over in order, whatever the threads", "[input]") {
+    using switchyard::ordered_pipeline;
     for (const unsigned threads : {1U, 2U, 4U}) {
         constexpr std::size_t kWindow = 8;
         std::vector<std::size_t> slot(kWindow);
@@ -123,8 +126,9 @@ TEST_CASE("cli: ordered_pipeline hands results over in order, whatever the threa
     CHECK(none);
 }
 
-TEST_CASE("cli: ordered_pipeline stops at the first failure and passes exceptions on", "[cli]") {
-    using switchyard::cli::ordered_pipeline;
+TEST_CASE("input: ordered_pipeline stops at the first failure and passes exceptions on",
+          "[input]") {
+    using switchyard::ordered_pipeline;
     constexpr std::size_t kWindow = 4;
     std::atomic<std::size_t> worked{0};
     std::size_t handed = 0;
