@@ -38,7 +38,8 @@ end
 local SLURM_CONF = os.getenv("SLURM_CONF") or (here .. "slurm.conf")
 local known_features, features_why = stages_lib.conf_features(SLURM_CONF)
 if features_why ~= nil then
-    slurm.log_info("switchyard: node features of %s unknown (%s); pipeline jobs get no constraint or preference", SLURM_CONF, features_why)
+    slurm.log_info("switchyard: node features of %s unknown (%s); pipeline jobs get no constraint or preference",
+        SLURM_CONF, features_why)
 end
 local jobs_without_features = 0 -- since slurmctld loaded this script; each one logged
 

@@ -1,8 +1,13 @@
 -- SPDX-License-Identifier: Apache-2.0
 -- Switchyard's placement request for a pipeline job, shared by job_submit.lua (slurmctld) and
--- cli_filter.lua (sbatch/salloc/srun), Lua 5.1. Pure: it reads the hints that
--- `switchyard discover` wrote (as data, not code) and the job's numbers, and says what to ask Slurm for, or why
--- Slurm could never satisfy the request. Install next to job_submit.lua and cli_filter.lua.
+-- cli_filter.lua (sbatch/salloc/srun), Lua 5.1. Install next to job_submit.lua and
+-- cli_filter.lua. Two parts, kept apart:
+--   deciding (pure: text and numbers in, answers out; tests/lua/stages_test.lua loads this file
+--   with no `io` and no `os` to prove it): parse_hints (the hints `switchyard discover` wrote,
+--   read as data, not code), features_of_conf (slurm.conf's node features, its Includes read
+--   through a function it is given), request, request_for, partition_kinds,
+--   without_unknown_features, shell_quote;
+--   reading (files, at the end of this file): read_file, load_hints, conf_features.
 --
 --   request(hints, {stages=, nodes=, scope=, segment=}, kind) -> req, nil | nil, message
 --   req: { segment = N } (topology/block, 24.05+: N nodes per segment, each inside one block;
@@ -47,18 +52,15 @@ local function span_entry(hints, span)
     return level
 end
 
---- Reads the hints file discover wrote as data, never as code: slurmctld runs job_submit.lua
+--- The hints file discover wrote, read as data, never as code: slurmctld runs job_submit.lua
 --- as root, so a file that could run anything would have to be trusted like the script itself.
 --- Lines: "-- comment", "return {", "}", "key = <number>,", "topology = \"<kind>\",",
 --- "default_partition = \"name\",", "groups = { \"name\", ... },", "partitions = {
 --- \"<partition>=<kind>\", ... }," and for runs of <k> groups "group_size_<k> = <number>," and
---- "groups_<k> = { \"name\", ... },". Returns the hints (spans sorted by k), or the empty hints
+--- "groups_<k> = { \"name\", ... },". `text` is the file's (at most MAX_HINTS_BYTES + 1 bytes of
+--- it), `path` its name for messages. Returns the hints (spans sorted by k), or the empty hints
 --- and why (file, line).
-function M.load_hints(path)
-    local f, err = io.open(path, "r")
-    if f == nil then return empty_hints(), tostring(err) end
-    local text = f:read(M.MAX_HINTS_BYTES + 1) or ""
-    f:close()
+function M.parse_hints(text, path)
     if #text > M.MAX_HINTS_BYTES then
         return empty_hints(), fmt("%s: larger than %d bytes; expected the hints switchyard discover writes",
             path, M.MAX_HINTS_BYTES)
@@ -76,8 +78,9 @@ function M.load_hints(path)
         local span_list_k, span_list = string.match(l, "^groups_(%d+)%s*=%s*{(.*)},?$")
         local span_size_k = key ~= nil and string.match(key, "^group_size_(%d+)$") or nil
         local names = nil
-        if l == "" or string.sub(l, 1, 2) == "--" or l == "return {" or l == "}" then
-            -- layout
+        local layout = l == "" or string.sub(l, 1, 2) == "--" or l == "return {" or l == "}"
+        if layout then
+            names = nil
         elseif key ~= nil and NUMBER_KEYS[key] and #num <= 9 then
             hints[key] = tonumber(num)
         elseif span_size_k ~= nil and #span_size_k <= 4 and #num <= 9 then
@@ -109,7 +112,8 @@ function M.load_hints(path)
                     list ~= nil and "groups" or nvl_list ~= nil and "nvl_domains" or "groups_" .. span_list_k)
             end
         else
-            return empty_hints(), fmt("%s:%d: '%s' is not a line switchyard discover writes; expected key = number, topology = \"tree\", \"block\", \"flat\" or \"other\", or groups = { ... }",
+            return empty_hints(), fmt("%s:%d: '%s' is not a line switchyard discover writes; expected "
+                .. "key = number, topology = \"tree\", \"block\", \"flat\" or \"other\", or groups = { ... }",
                 path, n, string.sub(l, 1, 60))
         end
     end
@@ -148,7 +152,8 @@ local function block_request(hints, job, per_stage)
     if job.scope == "leaf" and base > 0 and per_stage > base then
         local fewer = math.ceil(job.nodes / base)
         while job.nodes % fewer ~= 0 do fewer = fewer + 1 end
-        return nil, fmt("--stage-scope=leaf: a stage of %d nodes cannot fit one block (%s of %d nodes); use --pipeline-stages=%d or more, or --stage-scope=group",
+        return nil, fmt("--stage-scope=leaf: a stage of %d nodes cannot fit one block (%s of %d nodes); "
+            .. "use --pipeline-stages=%d or more, or --stage-scope=group",
             per_stage, (hints.nvl_size or 0) > 0 and "NVLink domain" or "scalable unit", base, fewer)
     end
     if job.scope == "group" and hints.group_size > 0 and per_stage > hints.group_size then
@@ -158,17 +163,20 @@ local function block_request(hints, job, per_stage)
     local seg = job.segment
     if seg ~= nil and seg > 0 then
         if base > 0 and seg > base then
-            return nil, fmt("--segment=%d is larger than a block (%d nodes): Slurm can never place it; %s",
+            return nil, fmt("--segment=%d is larger than a block (%d nodes): Slurm can never place "
+                .. "it; %s",
                 seg, base, per_stage <= base
                     and fmt("drop --segment (switchyard asks for --segment=%d)", per_stage)
                     or fmt("use a divisor of %d up to %d, or drop --segment", per_stage, base))
         end
         if per_stage % seg ~= 0 then
-            return nil, fmt("--segment=%d does not make whole stages of %d nodes (-N%d --pipeline-stages=%d); drop --segment or give a divisor of %d",
+            return nil, fmt("--segment=%d does not make whole stages of %d nodes (-N%d --pipeline-stages=%d); "
+                .. "drop --segment or give a divisor of %d",
                 seg, per_stage, job.nodes, job.stages, per_stage)
         end
         if job.nvl_group ~= nil and seg % job.nvl_group ~= 0 then
-            return nil, fmt("--segment=%d splits NVLink groups of %d nodes (--nvl-group=%d); give a multiple of %d up to %d, or drop --segment",
+            return nil, fmt("--segment=%d splits NVLink groups of %d nodes (--nvl-group=%d); "
+                .. "give a multiple of %d up to %d, or drop --segment",
                 seg, job.nvl_group, job.nvl_group, job.nvl_group, base)
         end
         -- The segments make whole stages: kept. They are the user's own or, on 25.11.2 and
@@ -186,8 +194,8 @@ local function block_request(hints, job, per_stage)
     -- NVLink groups (--nvl-group): the base block is one NVLink domain, so each segment is one
     -- stage when a stage fits a domain (its groups inside it), else one group.
     if job.nvl_group ~= nil then
-        local seg = (base > 0 and per_stage <= base) and per_stage or job.nvl_group
-        return { segment = seg, prefer = preference(hints, job.nodes) }, nil
+        local nvl_segment = (base > 0 and per_stage <= base) and per_stage or job.nvl_group
+        return { segment = nvl_segment, prefer = preference(hints, job.nodes) }, nil
     end
     local group_block = hints.group_block_size or 0
     if job.scope ~= "leaf" and group_block > 0 and job.nodes <= group_block then
@@ -241,22 +249,24 @@ M.MAX_INCLUDE_DEPTH = 4
 --- The node features slurm.conf gives: the Feature= (or Features=) words of its NodeName lines
 --- and of the files it Includes (a relative path from slurm.conf's directory), which is what
 --- slurmctld knows after it starts or reconfigures (features set with scontrol are gone after a
---- restart, so they do not count). Returns the set of names, or nil and why (file, line).
-function M.conf_features(path)
+--- restart, so they do not count). `open_lines(file)` gives an iterator over a file's lines and
+--- a function that closes it, or nil and why. Returns the set of names, or nil and why (file,
+--- line).
+function M.features_of_conf(path, open_lines)
     local set, values = {}, {}
     local dir = string.match(path, "^(.*/)") or "./"
-    local function read(file, depth, from)
+    local function scan(file, depth, from)
         if depth > M.MAX_INCLUDE_DEPTH then
             return fmt("%s: Include nested more than %d files deep", from, M.MAX_INCLUDE_DEPTH)
         end
-        local f, err = io.open(file, "r")
-        if f == nil then return fmt("%s%s", depth > 0 and (from .. ": Include: ") or "", tostring(err)) end
+        local lines, close = open_lines(file)
+        if lines == nil then return fmt("%s%s", depth > 0 and (from .. ": Include: ") or "", tostring(close)) end
         local n, bytes = 0, 0
-        for line in f:lines() do
+        for line in lines do
             n = n + 1
             bytes = bytes + #line + 1
             if bytes > M.MAX_CONF_BYTES then
-                f:close()
+                close()
                 return fmt("%s:%d: larger than %d bytes", file, n, M.MAX_CONF_BYTES)
             end
             local l = line
@@ -264,13 +274,13 @@ function M.conf_features(path)
             if string.find(l, "^%s*[Ii][Nn][Cc][Ll][Uu][Dd][Ee]%s+%S") then
                 local target = string.match(l, "^%s*%a+%s+(%S+)")
                 if string.find(target, "[%*%?%[%%]") then
-                    f:close()
+                    close()
                     return fmt("%s:%d: Include %s: a pattern; switchyard reads named files only", file, n, target)
                 end
                 if string.sub(target, 1, 1) ~= "/" then target = dir .. target end
-                local why = read(target, depth + 1, fmt("%s:%d", file, n))
+                local why = scan(target, depth + 1, fmt("%s:%d", file, n))
                 if why ~= nil then
-                    f:close()
+                    close()
                     return why
                 end
             elseif string.find(l, "^%s*[Nn][Oo][Dd][Ee][Nn][Aa][Mm][Ee]%s*=") then
@@ -293,10 +303,10 @@ function M.conf_features(path)
                 end
             end
         end
-        f:close()
+        close()
         return nil
     end
-    local why = read(path, 0, path)
+    local why = scan(path, 0, path)
     if why ~= nil then return nil, why end
     return set, nil
 end
@@ -337,7 +347,8 @@ function M.without_unknown_features(req, known, why)
         reason = fmt("no NodeName line of slurm.conf gives the feature%s %s%s", #missing > 1 and "s" or "",
             table.concat(shown, ", "), #missing > 3 and fmt(" (and %d more)", #missing - 3) or "")
     end
-    return out, fmt("runs without %s: %s, and slurmctld would refuse the job (admins: switchyard discover --slurm-nodes)",
+    return out, fmt("runs without %s: %s, and slurmctld would refuse the job "
+        .. "(admins: switchyard discover --slurm-nodes)",
         table.concat(dropped, " "), reason)
 end
 
@@ -355,7 +366,8 @@ function M.request(hints, job, kind)
         job.stages = 1 -- NVLink groups without pipeline stages: one stage of every node
     end
     if job.stages == nil or job.stages < 1 or job.stages ~= math.floor(job.stages) then
-        return nil, fmt("--pipeline-stages=%s: expected a whole number of stages", tostring(job.stages_text or job.stages))
+        return nil, fmt("--pipeline-stages=%s: expected a whole number of stages",
+            tostring(job.stages_text or job.stages))
     end
     if job.nvl_group ~= nil then
         local n = job.nvl_group
@@ -363,10 +375,12 @@ function M.request(hints, job, kind)
             return nil, fmt("--nvl-group=%s: expected a whole number of nodes", tostring(job.nvl_group_text or n))
         end
         if (hints.nvl_size or 0) == 0 then
-            return nil, fmt("--nvl-group=%d: this cluster's fabric map has no NVLink domains (switchyard discover --node-facts finds them)", n)
+            return nil, fmt("--nvl-group=%d: this cluster's fabric map has no NVLink domains "
+                .. "(switchyard discover --node-facts finds them)", n)
         end
         if n > hints.nvl_size then
-            return nil, fmt("--nvl-group=%d is larger than an NVLink domain (%d nodes): a group's nodes could not share one; use %d or less",
+            return nil, fmt("--nvl-group=%d is larger than an NVLink domain (%d nodes): a group's nodes "
+                .. "could not share one; use %d or less",
                 n, hints.nvl_size, hints.nvl_size)
         end
     end
@@ -374,7 +388,8 @@ function M.request(hints, job, kind)
         return {}, nil -- node count decided later; the plugin checks at step launch
     end
     if job.nodes % job.stages ~= 0 then
-        return nil, fmt("--pipeline-stages=%d needs a node count it divides; -N%d gives stages of %.2f nodes (try -N%d or -N%d)",
+        return nil, fmt("--pipeline-stages=%d needs a node count it divides; -N%d gives stages of %.2f "
+            .. "nodes (try -N%d or -N%d)",
             job.stages, job.nodes, job.nodes / job.stages,
             math.floor(job.nodes / job.stages) * job.stages, math.ceil(job.nodes / job.stages) * job.stages)
     end
@@ -386,7 +401,8 @@ function M.request(hints, job, kind)
                 n, job.nodes, math.max(n, math.floor(job.nodes / n) * n), math.ceil(job.nodes / n) * n)
         end
         if per_stage % n ~= 0 then
-            return nil, fmt("--nvl-group=%d does not divide a pipeline stage of %d nodes: tensor/expert groups nest inside stages",
+            return nil, fmt("--nvl-group=%d does not divide a pipeline stage of %d nodes: "
+                .. "tensor/expert groups nest inside stages",
                 n, per_stage)
         end
     end
@@ -457,8 +473,39 @@ function M.request_for(hints, job, partitions, default_partition)
     end
     local note = fmt("partitions %s run different topologies: %s%s", table.concat(names, ", "),
         #kept > 0 and ("asked " .. table.concat(kept, " ")) or "asked nothing",
-        #dropped > 0 and ("; left out " .. table.concat(dropped, " ") .. ", not right for every partition") or "")
+        #dropped > 0 and ("; left out " .. table.concat(dropped, " ") .. ", not right for every partition")
+            or "")
     return merged, nil, note
+end
+
+-- Reading: the only part of this file that touches files.
+
+--- The first `max` + 1 bytes of `file` (enough to tell it is too large), or nil and why.
+function M.read_file(file, max)
+    local f, err = io.open(file, "r")
+    if f == nil then return nil, err end
+    local text = f:read(max + 1) or ""
+    f:close()
+    return text, nil
+end
+
+--- The hints at `path` (parse_hints), or the empty hints and why.
+function M.load_hints(path)
+    local text, err = M.read_file(path, M.MAX_HINTS_BYTES)
+    if text == nil then return empty_hints(), tostring(err) end
+    return M.parse_hints(text, path)
+end
+
+--- A file's lines and a function that closes it, or nil and why.
+function M.open_lines(file)
+    local f, err = io.open(file, "r")
+    if f == nil then return nil, err end
+    return f:lines(), function() f:close() end
+end
+
+--- The node features of the slurm.conf at `path` and its Includes (features_of_conf).
+function M.conf_features(path)
+    return M.features_of_conf(path, M.open_lines)
 end
 
 return M
