@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Lint: every C++ file clang-formatted (.clang-format), and hygiene over every tracked file: no
 # trailing whitespace, a final newline, nothing over 1 MB outside test data, an SPDX line at the
-# top of every source and script, no ';' in a TEST_CASE name. One clang-format run and one
+# top of every source and script, no ';' in a TEST_CASE name, no source file (C++, Lua, Python,
+# shell) over 600 lines (split by what the parts do: docs/design.md). One clang-format run and one
 # Python pass over the tree (a process per file took a minute).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +24,8 @@ files = subprocess.run(["git", "ls-files", "-z"], capture_output=True, check=Tru
 data_dirs = ("tests/data/", "tests/fuzz/regress/", "tests/fuzz/corpus/")
 golden = re.compile(r"^tests/golden/(.*/expected\.|.*\.expected$|.*/input\.)")
 needs_spdx = re.compile(r"(\.(cpp|hpp|py|sh|cmake)$|^scripts/|(^|/)CMakeLists\.txt$)")
+source = re.compile(r"\.(c|h|cpp|hpp|lua|py|sh)$")
+MAX_LINES = 600
 bad = 0
 def say(msg):
     global bad
@@ -43,6 +46,9 @@ for f in filter(None, files):
             say(f"no final newline: {f}")
         if len(body) > 1048576:
             say(f"file over 1 MB: {f}")
+    lines = body.count(b"\n")
+    if source.search(f) and not f.startswith(data_dirs) and lines > MAX_LINES:
+        say(f"{f}: {lines} lines, more than {MAX_LINES}: split it by what its parts do")
     if needs_spdx.search(f) and b"SPDX-License-Identifier" not in b"\n".join(body.split(b"\n")[:3]):
         say(f"no SPDX line in the first lines: {f}")
     if f.startswith("tests/") and f.endswith(".cpp"):
