@@ -19,6 +19,7 @@
 #include "switchyard/discover/lldp.hpp"
 #include "switchyard/discover/node_json.hpp"
 #include "switchyard/discover/nvlink_domains.hpp"
+#include "switchyard/discover/readers.hpp"
 #include "switchyard/fabric/fabric_index.hpp"
 #include "switchyard/fabric/guid.hpp"
 #include "switchyard/slurmconf/install_sets.hpp"
@@ -169,54 +170,6 @@ void print_summary(const Classification& c, const std::string& source, std::ostr
     print_anomalies(m.anomalies, out);
 }
 
-/// The graph of an --lldp directory: every file read and parsed on up to four threads, and
-/// added on this one in name order (a file keeps only its cables once added). At most
-/// kLldpWindow parsed files wait for their turn.
-Result<FabricGraph> read_lldp(const std::string& dir,
-                              const std::map<std::string, std::string, std::less<>>& names,
-                              const std::vector<std::string>& hosts,
-                              const RdmaDevices* rdma_devices) {
-    constexpr std::size_t kLldpWindow = 64;
-    LldpOptions opt;
-    opt.names = &names;
-    opt.hosts = hosts.empty() ? nullptr : &hosts;
-    opt.rdma_devices = rdma_devices;
-    const auto paths = list_dir_files(dir, "--lldp", "", "lldpctl outputs (one per host or switch)",
-                                      kMaxLldpFiles);
-    if (!paths) {
-        return fail(paths.error());
-    }
-    if (paths->empty()) {
-        return fail(Error::invalid_argument("--lldp " + dir +
-                                            ": no file; expected lldpctl outputs (one per host "
-                                            "or switch)"));
-    }
-    LldpFabric fabric(opt);
-    std::vector<std::optional<Result<LldpFile>>> parsed(kLldpWindow);
-    const auto threads = std::clamp(std::thread::hardware_concurrency(), 1U, 4U);
-    auto ok = ordered_pipeline(
-        paths->size(), threads, kLldpWindow,
-        [&](std::size_t i) {
-            const auto& path = (*paths)[i];
-            auto text = read_input(path, kSmallInput);
-            parsed[i % kLldpWindow] =
-                text ? parse_lldp(*text, path) : Result<LldpFile>(fail(text.error()));
-        },
-        [&](std::size_t i) -> Result<void> {
-            auto& f = *parsed[i % kLldpWindow];
-            if (!f) {
-                return fail(f.error());
-            }
-            fabric.add(std::move(*f));
-            parsed[i % kLldpWindow].reset();
-            return {};
-        });
-    if (!ok) {
-        return fail(ok.error());
-    }
-    return fabric.finish();
-}
-
 }  // namespace
 
 DiscoverResult run(const DiscoverRequest& a, std::ostream& out, std::ostream& err) {
@@ -226,13 +179,6 @@ DiscoverResult run(const DiscoverRequest& a, std::ostream& out, std::ostream& er
         return topologies.error().code() == ErrorCode::InvalidArgument ? DiscoverResult::Usage
                                                                        : DiscoverResult::Problem;
     }
-    const std::string input = a.lldp.empty() ? a.input : a.lldp;
-    const std::string source = input == "-" ? "<stdin>" : input;
-    // Summary and file headers name the input by its file name: the same dump gives the same
-    // files wherever it was read from.
-    const std::string label = input == "-" ? source
-                                           : std::filesystem::path(input).filename().string() +
-                                                 (a.lldp.empty() ? "" : " (LLDP)");
     std::vector<std::string> expected;
     if (!a.expect_hosts.empty()) {
         auto names = expand_hostlist(a.expect_hosts);
@@ -288,17 +234,15 @@ DiscoverResult run(const DiscoverRequest& a, std::ostream& out, std::ostream& er
         }
         previous = std::move(*map);
     }
-    auto graph = [&]() -> Result<FabricGraph> {
-        if (!a.lldp.empty()) {
-            return read_lldp(a.lldp, lldp_names, expected,
-                             a.node_facts.empty() ? nullptr : &facts.devices);
-        }
-        auto text = InputText::open(a.input, kDumpInput);
-        if (!text) {
-            return fail(text.error());
-        }
-        return parse_ibnetdiscover(text->text(), source);
-    }();  // the dump is unmapped (or freed) here: the graph holds copies of what it needs
+    LldpOptions lldp_options;
+    lldp_options.names = &lldp_names;
+    lldp_options.hosts = expected.empty() ? nullptr : &expected;
+    lldp_options.rdma_devices = a.node_facts.empty() ? nullptr : &facts.devices;
+    const auto reader =
+        a.lldp.empty() ? ibnetdiscover_reader(a.input) : lldp_reader(a.lldp, lldp_options);
+    const std::string source = reader->source();
+    const std::string label = reader->label();
+    auto graph = reader->read();
     if (!graph) {
         err << "switchyard discover: " << graph.error().to_string() << "\n";
         return DiscoverResult::Problem;
