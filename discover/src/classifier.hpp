@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The classifier's state and steps, shared by its two files (internal to the topology library):
+// The classifier's state and steps, shared by its two files (internal to the discover library):
 // classify_hosts.cpp finds the hosts and their rails, classify.cpp the tiers, SUs and groups.
 #pragma once
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reading ibnetdiscover text, shared by the record parser and the -p port-list parser (internal
-// to the topology library): lines with their numbers, a token cursor, messages that name the
+// to the discover library): lines with their numbers, a token cursor, messages that name the
 // line, the foreign lines a real capture mixes in.
 #pragma once
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Open-addressing tables internal to the topology library: the slot arithmetic, and an index of
+// Open-addressing tables internal to the discover library: the slot arithmetic, and an index of
 // names by number.
 #pragma once
 

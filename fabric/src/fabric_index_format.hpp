@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The fabric index's layout, shared by its writer and reader (internal to the topology library).
+// The fabric index's layout, shared by its writer and reader (internal to the fabric library).
 #pragma once
 
 #include <cstddef>
