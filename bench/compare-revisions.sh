@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The switchyard command at two revisions, side by side in one run: builds the release preset of
+# BASE in a worktree (cached under /tmp) and of this checkout, then times each workload with the
+# two binaries alternating (base, here, base, here, ...), and prints each one's median wall time
+# and peak memory. Workloads: discover of issue 13's synthetic Dragonfly+ dump (100k hosts x 8
+# rails, 800k HCAs), discover --lldp of 100k hosts' lldpctl files, and `switchyard node --json`
+# of a real GPU node's hwloc XML. For a refactor that must not move the numbers.
+# Usage: bench/compare-revisions.sh BASE [--runs N] [--hosts H]     (defaults 5, 100000)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+base=${1:?usage: bench/compare-revisions.sh BASE [--runs N] [--hosts H]}
+shift
+runs=5 hosts=100000
+while [ $# -gt 0 ]; do
+  case $1 in
+    --runs) runs=$2; shift 2 ;;
+    --hosts) hosts=$2; shift 2 ;;
+    *) echo "usage: bench/compare-revisions.sh BASE [--runs N] [--hosts H]" >&2; exit 2 ;;
+  esac
+done
+cd "$top"
+rev=$(git rev-parse --short "$base^{commit}")
+tree=/tmp/switchyard-bench-base-$rev
+if [ ! -d "$tree" ]; then
+  git worktree add -q --detach "$tree" "$rev"
+fi
+echo "building $rev (base) and $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo '+changes') (here)"
+(cd "$tree" && cmake --preset release >/dev/null && cmake --build --preset release --target switchyard_cli >/dev/null)
+cmake --preset release >/dev/null
+cmake --build --preset release --target switchyard_cli fabric_bench >/dev/null
+declare -A bin=([base]="$tree/build/release/cli/switchyard" [here]="$top/build/release/cli/switchyard")
+work=$(mktemp -d /tmp/switchyard-compare.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+build/release/bench/fabric_bench --write-dump "$hosts" 8 "$work/fabric.txt" >/dev/null
+python3 bench/gen_lldp.py "$work/lldp" --hosts "$hosts" --rails 8 >/dev/null
+xml=$(ls tests/data/real/hwloc-xml/*.xml | head -1)
+sync
+cat "$work/fabric.txt" "$work"/lldp/* > /dev/null  # in the page cache
+# time WORKLOAD WHO ARGS...: one run, "secs kib" appended to $work/WORKLOAD.WHO
+time_one() {
+  local load=$1 who=$2
+  shift 2
+  sync  # the last run's files written back first: writeback beside a run takes its CPU
+  /usr/bin/time -f "%e %M" -a -o "$work/$load.$who" "${bin[$who]}" "$@" >/dev/null
+}
+for ((i = 0; i <= runs; i++)); do  # run 0 warms both up and is not counted
+  for who in base here; do
+    time_one discover-800k "$who" discover --ibnetdiscover "$work/fabric.txt" -o "$work/out-$who"
+    time_one lldp-100k "$who" discover --lldp "$work/lldp" -o "$work/lldp-out-$who"
+    # node --json takes milliseconds: 20 runs timed together, one sample of their mean
+    t0=$(date +%s%N)
+    for _ in $(seq 20); do "${bin[$who]}" node --hwloc-xml "$xml" --json >/dev/null; done
+    echo "$(( ($(date +%s%N) - t0) / 20000 )) 0" >> "$work/node-json.$who"
+    if [ "$i" -eq 0 ]; then rm -f "$work"/*."$who"; fi
+  done
+done
+cmp -s "$work/out-base/fabric.map" "$work/out-here/fabric.map" && same=yes || same=no
+printf "%-14s %-5s %10s %10s\n" workload rev "median" "peak MiB"
+for load in discover-800k lldp-100k node-json; do
+  unit=s
+  [ "$load" = node-json ] && unit=us
+  for who in base here; do
+    sort -n "$work/$load.$who" | awk -v l="$load" -v w="$who" -v u="$unit" '{t[NR] = $1; m[NR] = $2} END {
+      printf "%-14s %-5s %8.3f %s %10d\n", l, w, t[int((NR + 1) / 2)], u, m[int((NR + 1) / 2)] / 1024 }'
+  done
+done
+echo "fabric.map of the 800k dump byte-identical between the two: $same"
