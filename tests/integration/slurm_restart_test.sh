@@ -83,6 +83,28 @@ expect_not_contains "$err" "switchyard:" "and sbatch says nothing"
 expect_contains "$(scontrol show job "$jid")" "Features=[grp_g1|grp_g2]" "with its group constraint"
 runs_to_completion "and it runs"
 
+# Includes slurmctld's own parser reads as empty (a directory, a FIFO no one writes, /dev/zero):
+# job_submit.lua, which reads slurm.conf for its features when slurmctld loads it, reads them
+# as empty too, neither failing (slurmctld would have no script) nor waiting nor spinning.
+mkdir -p "$run/etc/empty.d"
+mkfifo "$run/etc/nothing.fifo"
+cp "$run/etc/slurm.conf" "$run/jobs/slurm.conf.before"
+printf 'Include %s\nInclude %s\nInclude /dev/zero\n' "$run/etc/empty.d" "$run/etc/nothing.fifo" \
+  >> "$run/etc/slurm.conf"
+start=$(date +%s)
+reconfigure
+wait_for 30 bash -c 'scontrol ping | grep -q "is UP"'
+group_job
+expect_rc 0 "with odd Includes in slurm.conf a --stage-scope=group job is taken"
+expect_contains "$(scontrol show job "$jid")" "Features=[grp_g1|grp_g2]" \
+  "job_submit.lua loaded over them and still knows the features"
+expect_eq "$(( $(date +%s) - start < 30 ))" 1 "without waiting on the FIFO"
+expect_not_contains "$(cat "$run/log/slurmctld.log")" "switchyard: node features of" \
+  "and logged no trouble reading slurm.conf"
+scancel "$jid"
+cp "$run/jobs/slurm.conf.before" "$run/etc/slurm.conf"
+reconfigure
+
 # An admin takes the features out of slurm.conf by hand: the jobs run without them and say so.
 cp "$run/jobs/nodes.conf.site" "$run/etc/nodes.conf"
 reconfigure

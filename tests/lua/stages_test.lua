@@ -302,6 +302,41 @@ write(confdir .. "/slurm.conf", "Include sub/*.conf\n")
 known, kwhy = lib.conf_features(confdir .. "/slurm.conf")
 if known == nil and kwhy ~= nil and string.find(kwhy, ":1: Include sub/*.conf: a pattern", 1, true) then
     passed = passed + 1 else failed = failed + 1; print("FAIL conf_features of an Include pattern: " .. tostring(kwhy)) end
+-- What slurmctld's own parser reads as empty is read as empty, without raising, waiting or
+-- looping: an Include of a directory, of a FIFO no one writes, of /dev/zero.
+assert(os.execute("mkfifo " .. lib.shell_quote(confdir .. "/fifo")) == 0)
+write(confdir .. "/slurm.conf", "Include sub\nInclude fifo\nInclude /dev/zero\nNodeName=n1 Features=kept\n")
+known, kwhy = lib.conf_features(confdir .. "/slurm.conf")
+if kwhy == nil and known ~= nil and known.kept then
+    passed = passed + 1 else failed = failed + 1; print("FAIL conf_features of odd Includes: " .. tostring(kwhy)) end
+-- The bound is the file's size, NUL bytes and all (a NUL used to end a line's count early).
+local bound = lib.MAX_CONF_BYTES
+lib.MAX_CONF_BYTES = 1000
+write(confdir .. "/sub/nul.conf", "NodeName=n2 Features=a\n" .. string.rep("\0", 2000) .. "\n")
+write(confdir .. "/slurm.conf", "Include sub/nul.conf\n")
+known, kwhy = lib.conf_features(confdir .. "/slurm.conf")
+lib.MAX_CONF_BYTES = bound
+if known == nil and kwhy ~= nil and string.find(kwhy, "nul.conf: larger than 1000 bytes", 1, true) then
+    passed = passed + 1 else failed = failed + 1; print("FAIL conf_features of NUL bytes: " .. tostring(kwhy)) end
+-- Lines as Slurm reads them: a trailing backslash continues the line, "\\#" is a '#' and no
+-- comment, a quoted value is one value (Reason="... feature=x" gives no feature x).
+write(confdir .. "/slurm.conf", "NodeName=n1 CPUs=4 \\\n  Features=cont1,cont2\n" ..
+    "NodeName=n2 Reason=\"down, feature=wrong\" Features=q1 State=DOWN\n" ..
+    "NodeName=n3 Features=hash\\#tag # a comment Features=no\n" ..
+    "NodeName=n4 Comment=\"a b\" feature=\"z1,z2\"\n")
+known, kwhy = lib.conf_features(confdir .. "/slurm.conf")
+names = {}
+for k in pairs(known or {}) do table.insert(names, k) end
+table.sort(names)
+if kwhy == nil and table.concat(names, ",") == "cont1,cont2,hash#tag,q1,z1,z2" then
+    passed = passed + 1 else failed = failed + 1; print("FAIL conf_features as Slurm reads lines: " .. table.concat(names, ",") .. " / " .. tostring(kwhy)) end
+-- An error anywhere under conf_features becomes a reason, never an error out of it.
+local saved_open_lines = lib.open_lines
+lib.open_lines = function() error("reader broke") end
+local ok, set, raised_why = pcall(lib.conf_features, confdir .. "/slurm.conf")
+lib.open_lines = saved_open_lines
+if ok and set == nil and raised_why ~= nil and string.find(raised_why, "reader broke", 1, true) then
+    passed = passed + 1 else failed = failed + 1; print("FAIL conf_features raised: " .. tostring(set)) end
 os.execute("rm -rf " .. lib.shell_quote(confdir))
 
 -- A request whose features slurmctld lacks loses its constraint and preference, and says why;
