@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # What job_submit.lua's read of slurm.conf's node features (conf_features() in
-# etc/switchyard_stages.lua) costs when slurmctld loads the script, under Slurm's Lua 5.1:
+# etc/switchyard_conf.lua) costs when slurmctld loads the script, under Slurm's Lua 5.1:
 # 100k hosts as discover --slurm-nodes writes them (one NodeName line per SU of 32 hosts) and as
 # a site may keep them (one line per host). Usage: bench/lua-conf-features.sh [HOSTS]
 set -euo pipefail
@@ -28,7 +28,7 @@ for form in ("per-host", "per-su"):
         f.write(f"ClusterName=bench\nInclude {form}.conf\n")
 PY
 cat > "$work/run.lua" <<'LUA'
-local lib = dofile(arg[1] .. "/etc/switchyard_stages.lua")
+local lib = dofile(arg[1] .. "/etc/switchyard_conf.lua")
 local best = math.huge
 local count = 0
 for _ = 1, 5 do

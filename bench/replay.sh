@@ -152,7 +152,7 @@ snapshot() {  # snapshot BUILD DIR
 snapshot "$top/build/dev" "$out/bin/22.05"
 cp "$top/build/dev/bench/replay_report" "$out/bin/"
 mkdir -p "$out/bin/etc"  # slurmctld reloads job_submit.lua when the file changes
-cp "$top"/etc/{job_submit,cli_filter,switchyard_stages}.lua "$out/bin/etc/"
+cp "$top"/etc/{job_submit,cli_filter,switchyard_stages,switchyard_conf}.lua "$out/bin/etc/"
 case $runs in
   *24.11*) [ -d "$top/build/slurm-24.11" ] && snapshot "$top/build/slurm-24.11" "$out/bin/24.11" ;;
 esac

@@ -26,7 +26,7 @@ foreach(entry IN LISTS _sy_man_pages)
 endforeach()
 add_custom_target(switchyard_man ALL DEPENDS ${_sy_man_outputs})
 
-install(FILES etc/switchyard.yaml etc/job_submit.lua etc/cli_filter.lua etc/switchyard_stages.lua
+install(FILES etc/switchyard.yaml etc/job_submit.lua etc/cli_filter.lua etc/switchyard_stages.lua etc/switchyard_conf.lua
     DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples COMPONENT cli)
 install(PROGRAMS etc/healthcheck etc/switchyard-refresh
     DESTINATION ${CMAKE_INSTALL_DATADIR}/switchyard COMPONENT cli)

@@ -36,7 +36,11 @@ end
 -- touches it). A constraint or preference that names a feature they lack is left out: Slurm
 -- would refuse the job ("Invalid feature specification").
 local SLURM_CONF = os.getenv("SLURM_CONF") or (here .. "slurm.conf")
-local known_features, features_why = stages_lib.conf_features(SLURM_CONF)
+-- switchyard_conf.lua reads them; a copy of this script without it still loads (the features
+-- are then unknown, and the log says why).
+local conf_ok, conf_lib = pcall(dofile, here .. "switchyard_conf.lua")
+local known_features, features_why = nil, tostring(conf_lib)
+if conf_ok then known_features, features_why = conf_lib.conf_features(SLURM_CONF) end
 if features_why ~= nil then
     slurm.log_info("switchyard: node features of %s unknown (%s); pipeline jobs get no constraint or preference",
         SLURM_CONF, features_why)

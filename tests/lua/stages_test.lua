@@ -7,6 +7,7 @@
 -- drift apart).
 local etc = assert(arg[1], "usage: stages_test.lua ETC_DIR [GOLDEN_CASE_DIR...]")
 local lib = dofile(etc .. "/switchyard_stages.lua")
+local conf = dofile(etc .. "/switchyard_conf.lua")
 
 -- The dfp16 fabric (2 groups x 2 SUs x 4 hosts), as discover writes its hints.
 local tree = { topology = "tree", su_size = 4, group_size = 8, groups = { "grp_g1", "grp_g2" },
@@ -284,38 +285,38 @@ write(confdir .. "/slurm.conf", "ClusterName=x\n# NodeName=old Features=commente
     "NodeSet=ns Feature=nsfeat\nPartitionName=p Nodes=ALL\n")
 write(confdir .. "/sub/nodes.conf", "NodeName=n[1-4] Port=1 Features=grp_g1,su_g1-leaf1 Weight=5\n" ..
     "NodeName=n[5-8] ActiveFeatures=x\n  include /dev/null\n")
-local known, kwhy = lib.conf_features(confdir .. "/slurm.conf")
+local known, kwhy = conf.conf_features(confdir .. "/slurm.conf")
 local names = {}
 for k in pairs(known or {}) do table.insert(names, k) end
 table.sort(names)
 if kwhy == nil and table.concat(names, ",") == "gpu,grp_g1,grp_g9,su_9,su_g1-leaf1" then
     passed = passed + 1 else failed = failed + 1; print("FAIL conf_features: " .. table.concat(names, ",") .. " / " .. tostring(kwhy)) end
 write(confdir .. "/slurm.conf", "ClusterName=x\nInclude missing.conf\n")
-known, kwhy = lib.conf_features(confdir .. "/slurm.conf")
+known, kwhy = conf.conf_features(confdir .. "/slurm.conf")
 if known == nil and kwhy ~= nil and string.find(kwhy, confdir .. "/slurm.conf:2: Include: " .. confdir .. "/missing.conf", 1, true) then
     passed = passed + 1 else failed = failed + 1; print("FAIL conf_features of a missing Include: " .. tostring(kwhy)) end
 write(confdir .. "/slurm.conf", "Include slurm.conf\n")
-known, kwhy = lib.conf_features(confdir .. "/slurm.conf")
+known, kwhy = conf.conf_features(confdir .. "/slurm.conf")
 if known == nil and kwhy ~= nil and string.find(kwhy, "Include nested more than 4 files deep", 1, true) then
     passed = passed + 1 else failed = failed + 1; print("FAIL conf_features of an Include loop: " .. tostring(kwhy)) end
 write(confdir .. "/slurm.conf", "Include sub/*.conf\n")
-known, kwhy = lib.conf_features(confdir .. "/slurm.conf")
+known, kwhy = conf.conf_features(confdir .. "/slurm.conf")
 if known == nil and kwhy ~= nil and string.find(kwhy, ":1: Include sub/*.conf: a pattern", 1, true) then
     passed = passed + 1 else failed = failed + 1; print("FAIL conf_features of an Include pattern: " .. tostring(kwhy)) end
 -- What slurmctld's own parser reads as empty is read as empty, without raising, waiting or
 -- looping: an Include of a directory, of a FIFO no one writes, of /dev/zero.
 assert(os.execute("mkfifo " .. lib.shell_quote(confdir .. "/fifo")) == 0)
 write(confdir .. "/slurm.conf", "Include sub\nInclude fifo\nInclude /dev/zero\nNodeName=n1 Features=kept\n")
-known, kwhy = lib.conf_features(confdir .. "/slurm.conf")
+known, kwhy = conf.conf_features(confdir .. "/slurm.conf")
 if kwhy == nil and known ~= nil and known.kept then
     passed = passed + 1 else failed = failed + 1; print("FAIL conf_features of odd Includes: " .. tostring(kwhy)) end
 -- The bound is the file's size, NUL bytes and all (a NUL used to end a line's count early).
-local bound = lib.MAX_CONF_BYTES
-lib.MAX_CONF_BYTES = 1000
+local bound = conf.MAX_CONF_BYTES
+conf.MAX_CONF_BYTES = 1000
 write(confdir .. "/sub/nul.conf", "NodeName=n2 Features=a\n" .. string.rep("\0", 2000) .. "\n")
 write(confdir .. "/slurm.conf", "Include sub/nul.conf\n")
-known, kwhy = lib.conf_features(confdir .. "/slurm.conf")
-lib.MAX_CONF_BYTES = bound
+known, kwhy = conf.conf_features(confdir .. "/slurm.conf")
+conf.MAX_CONF_BYTES = bound
 if known == nil and kwhy ~= nil and string.find(kwhy, "nul.conf: larger than 1000 bytes", 1, true) then
     passed = passed + 1 else failed = failed + 1; print("FAIL conf_features of NUL bytes: " .. tostring(kwhy)) end
 -- Lines as Slurm reads them: a trailing backslash continues the line, "\\#" is a '#' and no
@@ -324,17 +325,17 @@ write(confdir .. "/slurm.conf", "NodeName=n1 CPUs=4 \\\n  Features=cont1,cont2\n
     "NodeName=n2 Reason=\"down, feature=wrong\" Features=q1 State=DOWN\n" ..
     "NodeName=n3 Features=hash\\#tag # a comment Features=no\n" ..
     "NodeName=n4 Comment=\"a b\" feature=\"z1,z2\"\n")
-known, kwhy = lib.conf_features(confdir .. "/slurm.conf")
+known, kwhy = conf.conf_features(confdir .. "/slurm.conf")
 names = {}
 for k in pairs(known or {}) do table.insert(names, k) end
 table.sort(names)
 if kwhy == nil and table.concat(names, ",") == "cont1,cont2,hash#tag,q1,z1,z2" then
     passed = passed + 1 else failed = failed + 1; print("FAIL conf_features as Slurm reads lines: " .. table.concat(names, ",") .. " / " .. tostring(kwhy)) end
 -- An error anywhere under conf_features becomes a reason, never an error out of it.
-local saved_open_lines = lib.open_lines
-lib.open_lines = function() error("reader broke") end
-local ok, set, raised_why = pcall(lib.conf_features, confdir .. "/slurm.conf")
-lib.open_lines = saved_open_lines
+local saved_open_lines = conf.open_lines
+conf.open_lines = function() error("reader broke") end
+local ok, set, raised_why = pcall(conf.conf_features, confdir .. "/slurm.conf")
+conf.open_lines = saved_open_lines
 if ok and set == nil and raised_why ~= nil and string.find(raised_why, "reader broke", 1, true) then
     passed = passed + 1 else failed = failed + 1; print("FAIL conf_features raised: " .. tostring(set)) end
 os.execute("rm -rf " .. lib.shell_quote(confdir))
@@ -372,9 +373,9 @@ if why == nil and h.nvl_size == 2 and h.su_block_size == 4 and h.block_size == 2
         and table.concat(h.nvl_domains, ",") == table.concat(nvl_names, ",") then
     passed = passed + 1 else failed = failed + 1; print("FAIL load_hints of NVLink hints: " .. tostring(why)) end
 
--- Deciding is pure: the module loaded with no io and no os still parses hints, reads
--- slurm.conf's features through the lines it is handed, and makes requests; only its reading
--- part would need a file.
+-- Deciding is pure: the modules loaded with no io and no os still parse hints, read
+-- slurm.conf's features through the lines they are handed, and make requests; only their
+-- reading parts would need a file.
 do
     local chunk = assert(loadfile(etc .. "/switchyard_stages.lua"))
     local sandbox = { string = string, table = table, math = math, pairs = pairs, ipairs = ipairs,
@@ -391,8 +392,11 @@ do
         if lines == nil then return nil, file .. ": No such file or directory" end
         return function() i = i + 1; return lines[i] end, function() end
     end
-    local found, kwhy2 = pure.features_of_conf("/c/slurm.conf", open_lines)
-    local _, missing_why = pure.features_of_conf("/c/none.conf", open_lines)
+    local conf_chunk = assert(loadfile(etc .. "/switchyard_conf.lua"))
+    setfenv(conf_chunk, sandbox)
+    local pure_conf = conf_chunk()
+    local found, kwhy2 = pure_conf.features_of_conf("/c/slurm.conf", open_lines)
+    local _, missing_why = pure_conf.features_of_conf("/c/none.conf", open_lines)
     if pwhy == nil and req ~= nil and found ~= nil and found.x and found.y and found.z and not found.w
             and kwhy2 == nil and missing_why == "/c/none.conf: No such file or directory"
             and sandbox.io == nil and sandbox.os == nil then
