@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "switchyard/common/hostlist.hpp"
+
 namespace switchyard::fabric {
 namespace {
 
@@ -42,6 +44,16 @@ void list(std::string& out, const char* what, const std::vector<std::string>& it
     for (const auto& i : items) {
         out += "  " + i + "\n";
     }
+}
+
+/// Host names for people: "hosts removed: 746" and one hostlist ("cn[001-746]"); the full list
+/// is the --json output's.
+void list_hosts(std::string& out, const char* what, const std::vector<std::string>& hosts) {
+    if (hosts.empty()) {
+        return;
+    }
+    out += std::string(what) + ": " + std::to_string(hosts.size()) + "\n  " +
+           compress_hostlist(hosts) + "\n";
 }
 
 }  // namespace
@@ -126,16 +138,27 @@ std::string format_diff(const MapDiff& d) {
     if (d.kind_before != d.kind_after) {
         out += "fabric kind: " + d.kind_before + " -> " + d.kind_after + "\n";
     }
-    list(out, "hosts added", d.hosts_added);
-    list(out, "hosts removed", d.hosts_removed);
+    list_hosts(out, "hosts added", d.hosts_added);
+    list_hosts(out, "hosts removed", d.hosts_removed);
     if (!d.hosts_moved.empty()) {
+        // One line per move (from SU and group, to SU and group), naming its hosts as a
+        // hostlist: a recabled leaf moves its hosts together. In the order of their first host.
         out += "hosts moved: " + std::to_string(d.hosts_moved.size()) + "\n";
+        std::map<std::string, std::vector<std::string>> by_move;
+        std::vector<std::string> order;
         for (const auto& m : d.hosts_moved) {
-            out += "  " + m.host + ": SU " + m.from_su + " -> " + m.to_su;
+            std::string move = "SU " + m.from_su + " -> " + m.to_su;
             if (m.from_group != m.to_group) {
-                out += ", group " + m.from_group + " -> " + m.to_group;
+                move += ", group " + m.from_group + " -> " + m.to_group;
             }
-            out += "\n";
+            auto& hosts = by_move[move];
+            if (hosts.empty()) {
+                order.push_back(move);
+            }
+            hosts.push_back(m.host);
+        }
+        for (const auto& move : order) {
+            out += "  " + compress_hostlist(by_move[move]) + ": " + move + "\n";
         }
     }
     list(out, "SUs added", d.sus_added);

@@ -3,7 +3,9 @@
 // discover wrote from ibsim fabrics with cables pulled and a host gone).
 #include "switchyard/fabric/map_diff.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,6 +58,31 @@ TEST_CASE("map diff: hosts added, removed and moved, SUs, anomalies", "[map-diff
     CHECK_THAT(format_diff(d), Catch::Contains("  n1: SU a -> c, group g1 -> g2\n"));
     CHECK_FALSE(compare_maps(after, after).changed());
     CHECK(format_diff(compare_maps(after, after)) == "hosts: 3 -> 3\nno change\n");
+}
+
+TEST_CASE("map diff: many hosts are one hostlist line for people, every name in the diff",
+          "[map-diff]") {
+    // 800 hosts in SUs a and b; the capture loses cn001-cn746 and moves cn747-cn760 to c.
+    std::vector<std::pair<std::string, std::uint32_t>> before_hosts, after_hosts;
+    for (int i = 1; i <= 800; ++i) {
+        char name[8];
+        std::snprintf(name, sizeof name, "cn%03d", i);
+        before_hosts.emplace_back(name, i <= 400 ? 0U : 1U);
+        if (i > 746) {
+            after_hosts.emplace_back(name, i <= 760 ? 2U : 1U);
+        }
+    }
+    const auto sus =
+        std::vector<std::pair<std::string, std::uint32_t>>{{"a", 0}, {"b", 0}, {"c", 1}};
+    const auto d =
+        compare_maps(small_map(sus, before_hosts, "x"), small_map(sus, after_hosts, "x"));
+    CHECK(d.hosts_removed.size() == 746);  // the diff itself keeps every name (--json)
+    CHECK(d.hosts_moved.size() == 14);
+    const auto text = format_diff(d);
+    CHECK_THAT(text, Catch::Contains("hosts removed: 746\n  cn[001-746]\n"));
+    CHECK_THAT(text,
+               Catch::Contains("hosts moved: 14\n  cn[747-760]: SU b -> c, group g1 -> g2\n"));
+    CHECK(std::count(text.begin(), text.end(), '\n') < 10);
 }
 
 TEST_CASE("install guard: a capture that lost hosts, an SU, a group or changed kind",
