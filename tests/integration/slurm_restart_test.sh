@@ -37,7 +37,14 @@ runs_to_completion() {  # runs_to_completion WHAT — releases the held job, whi
 }
 # slurmctld reloads job_submit.lua (and with it the features of slurm.conf) at every
 # reconfigure from 23.11 on; 22.05 reloads it when its mtime changes, as switchyard install does.
-reconfigure() { touch "$run/etc/job_submit.lua"; run_capture scontrol reconfigure; expect_rc 0 "scontrol reconfigure"; }
+# Its mtime counts whole seconds: each reconfigure moves it on by one at least.
+reconfigure() {
+  local lua=$run/etc/job_submit.lua now was
+  now=$(date +%s) was=$(stat -c %Y "$lua")
+  touch -d "@$(( now > was ? now : was + 1 ))" "$lua"
+  run_capture scontrol reconfigure
+  expect_rc 0 "scontrol reconfigure"
+}
 without_constraint() {  # without_constraint WHEN — the job was taken, told why, and runs plain
   expect_rc 0 "$1: the --stage-scope=group job is taken (not refused for an unknown feature)"
   expect_contains "$err" "switchyard: this job runs without --constraint=[grp_g1|grp_g2]: no NodeName line of slurm.conf gives the features grp_g1, grp_g2" \
@@ -102,8 +109,7 @@ expect_eq "$(( $(date +%s) - start < 30 ))" 1 "without waiting on the FIFO"
 expect_not_contains "$(cat "$run/log/slurmctld.log")" "switchyard: node features of" \
   "and logged no trouble reading slurm.conf"
 scancel "$jid"
-cp "$run/jobs/slurm.conf.before" "$run/etc/slurm.conf"
-reconfigure
+cp "$run/jobs/slurm.conf.before" "$run/etc/slurm.conf"  # as it was: the next reconfigure reads it
 
 # An admin takes the features out of slurm.conf by hand: the jobs run without them and say so.
 cp "$run/jobs/nodes.conf.site" "$run/etc/nodes.conf"
