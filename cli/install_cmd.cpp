@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "commands.hpp"
+#include "switchyard/common/file.hpp"
 #include "switchyard/slurmconf/install.hpp"
 
 namespace switchyard::cli {
@@ -31,10 +32,7 @@ struct InstallArgs {
 
 std::string default_slurm_dir() {
     if (const char* conf = std::getenv("SLURM_CONF"); conf != nullptr && *conf != '\0') {
-        const auto dir = fs::path(conf).parent_path();
-        if (!dir.empty()) {
-            return dir.string();
-        }
+        return parent_directory(conf);  // "." for a bare name, as Slurm opens it
     }
     return "/etc/slurm";
 }
@@ -104,7 +102,8 @@ void setup_install(CLI::App& cmd, Runner& run) {
     cmd.add_option("--from", a->from, "a discover output directory to install");
     cmd.add_flag("--rollback", a->rollback, "go back to the previous set");
     cmd.add_option("--slurm-dir", a->slurm_dir,
-                   "the directory of slurm.conf (default: that of $SLURM_CONF, else /etc/slurm)");
+                   "the directory of slurm.conf (default: that of $SLURM_CONF, . for a bare "
+                   "file name, else /etc/slurm)");
     cmd.add_option("--topology", a->topology,
                    "the topology slurmctld reads: auto (what DIR holds), tree, block or yaml")
         ->capture_default_str();

@@ -48,7 +48,14 @@ public:
 
     Result<FabricMap> run() {
         std::string_view line;
-        if (!next(line) || !check_version(line)) {
+        if (!next(line)) {
+            line_no_ = 1;
+            bad("an empty file; expected a fabric map (its first line 'switchyard-fabric-map "
+                "<version> "
+                "<digest>'), as switchyard discover writes it");
+            return fail(error_);
+        }
+        if (!check_version(line)) {
             return fail(error_);
         }
         while (next(line)) {

@@ -33,7 +33,7 @@ public:
         : a_(a), dir_(a.slurm_dir), sets_(dir_), out_(out), err_(err) {}
 
     InstallResult run() {
-        if (auto d = ensure_private_dir(fs::path(a_.state).parent_path().string()); !d) {
+        if (auto d = ensure_private_dir(parent_directory(a_.state)); !d) {
             err_ << "switchyard install: --state: " << d.error().message() << "\n";
             return InstallResult::Problem;
         }
@@ -59,7 +59,7 @@ private:
         const fs::path from(a_.from);
         auto next = fabric::read_fabric_map_file((from / "fabric.map").string());
         if (!next) {
-            return problem("--from " + a_.from + ": " + next.error().message() +
+            return problem("--from " + a_.from + ": " + next.error().to_string() +
                            "; nothing installed");
         }
         capture_hosts_ = next->hosts.size();

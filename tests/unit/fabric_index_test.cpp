@@ -182,6 +182,9 @@ TEST_CASE("fabric_index: every golden map gives the same step view", "[fabric_in
         }
         std::ifstream in(path);
         const std::string text((std::istreambuf_iterator<char>(in)), {});
+        if (text.empty()) {
+            continue;  // the empty map a refusal case gives install (cli/install-empty-map)
+        }
         auto full = read_fabric_map(text, path.string());
         REQUIRE(full);
         full->link_counts = true;  // a version 3 input map: its counts are written as 0
