@@ -36,6 +36,9 @@ std::string short_hostname() {
 }
 
 Result<fabric::FabricMap> load_fabric_map(const std::string& path) {
+    if (path != "-") {
+        return fabric::read_fabric_map_file(path);
+    }
     auto text = read_input(path, kFabricInput);
     if (!text) {
         return fail(text.error());

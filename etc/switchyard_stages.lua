@@ -77,9 +77,7 @@ function M.parse_hints(text, path)
         local span_list_k, span_list = string.match(l, "^groups_(%d+)%s*=%s*{(.*)},?$")
         local span_size_k = key ~= nil and string.match(key, "^group_size_(%d+)$") or nil
         local names = nil
-        local layout = l == "" or string.sub(l, 1, 2) == "--" or l == "return {" or l == "}"
-        if layout then
-            names = nil
+        if l == "" or string.sub(l, 1, 2) == "--" or l == "return {" or l == "}" then -- luacheck: ignore 542 (layout)
         elseif key ~= nil and NUMBER_KEYS[key] and #num <= 9 then
             hints[key] = tonumber(num)
         elseif span_size_k ~= nil and #span_size_k <= 4 and #num <= 9 then

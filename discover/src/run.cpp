@@ -3,12 +3,9 @@
 // hosts' NVLink domains put in, the summary told, and every output file written.
 #include "switchyard/discover/run.hpp"
 
-#include <algorithm>
 #include <filesystem>
 #include <map>
-#include <optional>
 #include <ostream>
-#include <thread>
 
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/common/input.hpp"
@@ -20,8 +17,6 @@
 #include "switchyard/discover/node_json.hpp"
 #include "switchyard/discover/nvlink_domains.hpp"
 #include "switchyard/discover/readers.hpp"
-#include "switchyard/fabric/fabric_index.hpp"
-#include "switchyard/fabric/guid.hpp"
 #include "switchyard/slurmconf/install_sets.hpp"
 #include "switchyard/slurmconf/scontrol.hpp"
 #include "switchyard/slurmconf/slurm_nodes.hpp"
