@@ -12,7 +12,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../integration/lib/assert.sh"
 
 cd "$src" || exit 1
-# The release the build is for (22.05 on Debian 12, 24.11 in the Debian 13 root) and the next one.
+# The release the build is for (22.05 on Debian 12 in CI; a Debian root's release when run there)
+# and the next one.
 release=${SWITCHYARD_SLURM_RELEASE:?SWITCHYARD_SLURM_RELEASE is not set}
 next="${release%.*}.$(printf '%02d' $((10#${release#*.} + 1)))"
 # A build of its own (the package preset, prefix /usr) per Slurm release, incremental after the
