@@ -85,6 +85,19 @@ for input in fifo dir zero random; do
   # --health takes a directory: an empty one is a valid input (no node failed).
   [ "$input" != dir ] && case_ "render --health @" "$name" "$path" render --map "$good_map" --health @
 done
+# --lldp directories of four files of tiny JSON values ("0,0,0,..."): each value read costs a
+# 32-byte node, so before the bound these cost 16 times their size (2.7 GB for four of 63 MB).
+# Files under the 16 MiB file bound are refused by the value bound; larger ones by the file bound.
+for lldp_mb in $((mb < 15 ? mb : 15)) $((mb > 63 ? 63 : 0)); do
+  [ "$lldp_mb" -gt 0 ] || continue
+  mkdir -p "$work/lldp-$lldp_mb"
+  for i in 1 2 3 4; do
+    python3 -c 'import sys; n = int(sys.argv[1]) << 19; sys.stdout.write("{\"lldp\": [" + "0," * n + "0]}")' \
+      "$lldp_mb" > "$work/lldp-$lldp_mb/host$i.json"
+  done
+  case_ "discover --lldp <4 files of tiny values>" "4x${lldp_mb}MB" - discover --lldp "$work/lldp-$lldp_mb" -o "$work/out"
+  rm -rf "$work/lldp-$lldp_mb"
+done
 # Hostile values.
 case_ "plan --nodes 'n[18446744073709551615-18446744073709551615]x'" value - plan --map "$good_map" --nodes 'n[18446744073709551615-18446744073709551615]x[0-9]' --stages 3
 case_ "plan --nodes 'a[0-999999]b[0-9999]'" value - plan --map "$good_map" --nodes 'a[0-999999]b[0-9999]' --stages 2

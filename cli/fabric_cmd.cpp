@@ -100,7 +100,8 @@ int run_fabric_show(const FabricArgs& a) {
         return kExitProblem;
     }
     if (a.json) {
-        std::cout << to_json(*map).dump(1) << "\n";
+        std::cout << to_json(*map).dump(1, ' ', false, nlohmann::json::error_handler_t::replace)
+                  << "\n";
     } else {
         print_text(*map);
     }
@@ -146,7 +147,8 @@ int run_fabric_diff(const FabricArgs& a) {
     }
     const auto d = fabric::compare_maps(*before, *after);
     if (a.json) {
-        std::cout << to_json(d).dump(1) << "\n";
+        std::cout << to_json(d).dump(1, ' ', false, nlohmann::json::error_handler_t::replace)
+                  << "\n";
     } else {
         std::cout << format_diff(d);
     }

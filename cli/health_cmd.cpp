@@ -152,7 +152,7 @@ int run_health(HealthArgs a) {
                 checks.back()["soft"] = c.soft;
             }
         }
-        std::cout << out.dump(1) << "\n";
+        std::cout << out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else if (failed) {
         std::cout << "ERROR: " << report.reason() << "\n";  // NHC style: one line
     } else {

@@ -3,11 +3,56 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
+#include <streambuf>
 #include <string>
+#include <string_view>
 
 #include "commands.hpp"
+#include "switchyard/common/strings.hpp"
 
 namespace {
+
+/// Standard error as a terminal can take it: messages quote names, paths and lines from the
+/// inputs, so control characters (but newline and tab), DEL and bytes that are not UTF-8 are
+/// written as \xNN; a name cannot move the cursor, retitle the window or hide a line.
+class TerminalSafe final : public std::streambuf {
+public:
+    explicit TerminalSafe(std::streambuf* to) : to_(to) {}
+
+protected:
+    int_type overflow(int_type c) override {
+        if (traits_type::eq_int_type(c, traits_type::eof())) {
+            return traits_type::not_eof(c);
+        }
+        const char ch = traits_type::to_char_type(c);
+        return xsputn(&ch, 1) == 1 ? c : traits_type::eof();
+    }
+
+    std::streamsize xsputn(const char* p, std::streamsize n) override {
+        const std::string_view s(p, static_cast<std::size_t>(n));
+        std::string out;
+        out.reserve(s.size());
+        for (std::size_t i = 0; i < s.size();) {
+            const auto u = static_cast<unsigned char>(s[i]);
+            if (u == '\n' || u == '\t') {
+                out += s[i++];
+                continue;
+            }
+            // Up to the next newline or tab, as printable() writes it.
+            const auto end = s.find_first_of("\n\t", i);
+            const auto part = s.substr(i, end == std::string_view::npos ? s.size() - i : end - i);
+            out += switchyard::printable(part);
+            i += part.size();
+        }
+        const auto len = static_cast<std::streamsize>(out.size());
+        return to_->sputn(out.data(), len) == len ? n : 0;
+    }
+
+    int sync() override { return to_->pubsync(); }
+
+private:
+    std::streambuf* to_;
+};
 
 int run_main(int argc, char** argv) {
     namespace cli = switchyard::cli;
@@ -54,6 +99,9 @@ int run_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Kept to the end of the process (never destroyed: std::cerr is flushed after statics go).
+    static auto* const safe = new TerminalSafe(std::cerr.rdbuf());
+    std::cerr.rdbuf(safe);
     // Nothing escapes: setting up the options can throw too (std::bad_alloc), and an exception
     // leaving main would abort without a message.
     try {

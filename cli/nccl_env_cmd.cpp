@@ -101,7 +101,7 @@ int run_nccl_env(const NcclArgs& a) {
         }
         out["unset"] = d.unset;
         out["warnings"] = d.warnings;
-        std::cout << out.dump(1) << "\n";
+        std::cout << out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return kExitOk;
     }
     for (const auto& c : d.set) {

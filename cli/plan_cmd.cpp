@@ -102,7 +102,7 @@ int run_plan(const PlanArgs& a) {
                     {"slurm_order", facts_json(plan->slurm_facts)},
                     {"best", facts_json(plan->bound)}};
     out["warnings"] = plan->warnings;
-    std::cout << out.dump(1) << "\n";
+    std::cout << out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return kExitOk;
 }
 

@@ -66,6 +66,61 @@ std::string short_number(double v) {
     return buf;
 }
 
+std::size_t utf8_char(std::string_view s) {
+    if (s.empty()) {
+        return 0;
+    }
+    const auto b = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+    const auto lead = b(0);
+    std::size_t n = 0;
+    unsigned lo = 0x80;
+    unsigned hi = 0xbf;
+    if (lead >= 0xc2 && lead <= 0xdf) {
+        n = 2;
+        lo = lead == 0xc2 ? 0xa0 : 0x80;  // C2 80 to C2 9F are the C1 controls
+    } else if (lead >= 0xe0 && lead <= 0xef) {
+        n = 3;
+        lo = lead == 0xe0 ? 0xa0 : 0x80;  // not overlong
+        hi = lead == 0xed ? 0x9f : 0xbf;  // not a surrogate
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+        n = 4;
+        lo = lead == 0xf0 ? 0x90 : 0x80;
+        hi = lead == 0xf4 ? 0x8f : 0xbf;
+    } else {
+        return 0;
+    }
+    if (s.size() < n || b(1) < lo || b(1) > hi) {
+        return 0;
+    }
+    for (std::size_t i = 2; i < n; ++i) {
+        if (b(i) < 0x80 || b(i) > 0xbf) {
+            return 0;
+        }
+    }
+    return n;
+}
+
+std::string printable(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size();) {
+        const auto u = static_cast<unsigned char>(s[i]);
+        if (u >= 0x20 && u < 0x7f) {
+            out += s[i++];
+        } else if (const auto k = u >= 0x80 ? utf8_char(s.substr(i)) : 0; k > 0) {
+            out.append(s.substr(i, k));
+            i += k;
+        } else {
+            constexpr const char* kHex = "0123456789abcdef";
+            out += "\\x";
+            out += kHex[u >> 4U];
+            out += kHex[u & 15U];
+            ++i;
+        }
+    }
+    return out;
+}
+
 std::string hex_digits(std::uint64_t v, int width) {
     char buf[20];
     std::snprintf(buf, sizeof buf, "%0*llx", std::clamp(width, 1, 16),

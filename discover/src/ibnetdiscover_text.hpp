@@ -150,21 +150,15 @@ inline Failure error_at(std::string_view source, std::uint32_t line, std::string
     return fail(Error::parse(SourceLoc{std::string(source), line, 0}, std::move(message)));
 }
 
-/// A line for a message: at most 120 bytes, and bytes that are not printable ASCII written as
-/// \xNN (a corrupt dump's error line must not carry raw bytes to a terminal or a log).
+/// A line for a message: at most 120 bytes, each tab-separated field through printable() (a
+/// corrupt dump's error line must not carry raw bytes to a terminal or a log).
 inline std::string quote_line(std::string_view line) {
     constexpr std::size_t kMax = 120;
     std::string out = "'";
-    for (const char ch : line.substr(0, kMax)) {
-        const auto u = static_cast<unsigned char>(ch);
-        if ((u < 0x20 && ch != '\t') || u >= 0x7f) {
-            constexpr const char* kHex = "0123456789abcdef";
-            out += "\\x";
-            out += kHex[u >> 4U];
-            out += kHex[u & 15U];
-        } else {
-            out += ch;
-        }
+    bool first = true;
+    for (const auto field : split(line.substr(0, kMax), '\t')) {
+        out += (first ? "" : "\t") + printable(field);
+        first = false;
     }
     return out + (line.size() > kMax ? "...'" : "'");
 }

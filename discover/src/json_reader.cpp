@@ -117,6 +117,8 @@ bool index_json(std::string_view t, JsonIndex& ix) {
     ix.quotes.resize(blocks);
     ix.newlines.resize(blocks);
     ix.at.reserve(n / 8 + 64);
+    // Pretty lldpctl JSON has one structural character in 9 bytes, compact JSON one in 2.
+    const std::size_t max_at = n / 2 + 4096;
     std::uint64_t inside_carry = 0;  // all ones when the last block ended inside a string
     std::uint64_t word_carry = 0;    // 1 when the last block ended inside a word
     bool escape_carry = false;       // the last block ended with a backslash not escaped
@@ -184,6 +186,9 @@ bool index_json(std::string_view t, JsonIndex& ix) {
         const std::uint64_t word = ~(inside | quote | ws | structural);
         const std::uint64_t word_start = word & ~((word << 1U) | word_carry);
         word_carry = word >> 63U;
+        if (ix.at.size() > max_at) {
+            return false;  // tiny values, too many to index: the careful reading refuses them
+        }
         for (std::uint64_t m = structural | (quote & inside) | word_start; m != 0; m &= m - 1) {
             ix.at.push_back(
                 static_cast<std::uint32_t>(b * 64 + static_cast<std::size_t>(std::countr_zero(m))));
@@ -332,6 +337,13 @@ Result<void> JsonReader::parse_careful() {
             return fail(
                 bad(p_, "a JSON value ('{', '[', a string, a number, true, false or null)"));
         }
+        if (nodes.size() >= max_values_) {
+            return fail(Error::parse(
+                where(v.offset),
+                "more JSON values than lldpctl writes in " + std::to_string(t_.size()) +
+                    " bytes (at most " + std::to_string(max_values_) +
+                    "; lldpctl writes one in 32 bytes or more); not an lldpctl output"));
+        }
         const auto id = append(v, stack, depth);
         if (v.kind == JNode::Object || v.kind == JNode::Array) {
             if (depth >= kMaxLldpDepth) {
@@ -452,6 +464,9 @@ bool JsonReader::parse_indexed() {
             if (p_ != end) {
                 return false;  // more of the word than the value: "truex", "12ab"
             }
+        }
+        if (nodes.size() >= max_values_) {
+            return false;  // the careful reading names where
         }
         const auto id = append(v, stack, depth);
         if (v.kind == JNode::Object || v.kind == JNode::Array) {

@@ -41,7 +41,8 @@ struct JNode {
 /// recursion: the open containers are kept on a fixed stack of kMaxLldpDepth.
 class JsonReader {
 public:
-    JsonReader(std::string_view text, std::string_view source) : t_(text), source_(source) {}
+    JsonReader(std::string_view text, std::string_view source)
+        : t_(text), source_(source), max_values_(text.size() / kMinLldpBytesPerValue + 4096) {}
 
     /// The fast reading where it applies (x86-64), else or where it gives up the careful one.
     Result<void> parse_all(detail::JsonReading how);
@@ -83,6 +84,7 @@ private:
 
     std::string_view t_;
     std::string_view source_;
+    std::size_t max_values_;  ///< beyond, the text is refused (see kMinLldpBytesPerValue)
     std::size_t p_ = 0;
     std::uint32_t line_ = 1;  ///< of p_ (a newline is whitespace: strings hold none)
 

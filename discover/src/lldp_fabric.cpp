@@ -9,6 +9,14 @@ namespace switchyard::discover::lldp_detail {
 void LldpFabricBuilder::add(LldpFile&& file) {
     const auto f = static_cast<std::uint32_t>(sources_.size());
     sources_.push_back(std::move(file.source));
+    if (!file.local && file.neighbors.empty()) {
+        // An empty output (a dead lldpd, a gathering that failed on that host) says nothing;
+        // the rest of the fabric is still read.
+        warn("lldp-empty-file", loc({f, 0}),
+             "describes no system and no neighbour (lldpd not running, or its output not "
+             "gathered); left out");
+        return;
+    }
     if (!file.local) {
         pending_.emplace_back(f, std::move(file));  // named by the far ends, at the end
         return;

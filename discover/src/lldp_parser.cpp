@@ -6,6 +6,8 @@
 // and every value an object). Keyvalue lines ("lldp.eth0.chassis.name=leaf1") are read too.
 #include <algorithm>
 #include <charconv>
+#include <optional>
+#include <string>
 
 #include "json_reader.hpp"
 #include "switchyard/common/strings.hpp"
@@ -326,6 +328,40 @@ Result<LldpFile> parse_keyvalue(std::string_view text, std::string_view source) 
     return out;
 }
 
+/// True for a line lldpcli writes back when it reads its commands from a pipe, as the admin
+/// guide gathers ("show chassis", "show neighbors details"): "show" then words of [a-z0-9-].
+/// No line of lldpctl's JSON or keyvalue output is one.
+bool is_lldpcli_echo(std::string_view line) {
+    if (!line.starts_with("show") || (line.size() > 4 && line[4] != ' ')) {
+        return false;
+    }
+    return std::all_of(line.begin(), line.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == ' ';
+    });
+}
+
+/// `text` with lldpcli's echoed commands blanked (spaces: offsets and line numbers are kept
+/// for messages), or nullopt when it has none.
+std::optional<std::string> without_echo(std::string_view text) {
+    std::optional<std::string> out;
+    for (std::size_t start = 0; start < text.size();) {
+        const auto nl = text.find('\n', start);
+        const auto end = nl == std::string_view::npos ? text.size() : nl;
+        auto line = text.substr(start, end - start);
+        if (line.ends_with('\r')) {
+            line.remove_suffix(1);
+        }
+        if (is_lldpcli_echo(line)) {
+            if (!out) {
+                out.emplace(text);
+            }
+            std::fill_n(out->begin() + static_cast<std::ptrdiff_t>(start), line.size(), ' ');
+        }
+        start = end + 1;
+    }
+    return out;
+}
+
 Result<LldpFile> read_lldp(std::string_view text,
                            std::string_view source,
                            detail::JsonReading how) {
@@ -333,6 +369,10 @@ Result<LldpFile> read_lldp(std::string_view text,
         return fail(Error::parse(SourceLoc{std::string(source), 1, 1},
                                  "larger than " + std::to_string(kMaxLldpFileBytes >> 20U) +
                                      " MiB; lldpctl's output of one system is far smaller"));
+    }
+    const auto blanked = without_echo(text);
+    if (blanked) {
+        text = *blanked;
     }
     const auto start = text.find_first_not_of(" \t\r\n");
     if (start == std::string_view::npos) {
@@ -343,6 +383,12 @@ Result<LldpFile> read_lldp(std::string_view text,
 }
 
 }  // namespace
+
+bool lldp_says_nothing(std::string_view text) {
+    const auto blanked = without_echo(text);
+    return std::string_view(blanked ? *blanked : text).find_first_not_of(" \t\r\n") ==
+           std::string_view::npos;
+}
 
 Result<LldpFile> parse_lldp(std::string_view text, std::string_view source) {
     return read_lldp(text, source, detail::JsonReading::Both);

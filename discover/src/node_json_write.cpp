@@ -141,11 +141,13 @@ std::string node_json(const NodeTopology& n,
                       const std::string& verbs,
                       const LldpView& lldp,
                       const NvlinkView& nvlink) {
-    return node_object(n, verbs, lldp, nvlink).dump(1);
+    return node_object(n, verbs, lldp, nvlink)
+        .dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string nvlink_json(const NvlinkView& v) {
-    return nlohmann::json{{"nvlink", nvlink_object(v)}}.dump(1);
+    return nlohmann::json{{"nvlink", nvlink_object(v)}}.dump(
+        1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string nvlink_line(const std::string& host, const NvlinkView& v) {
@@ -158,7 +160,7 @@ std::string nvlink_line(const std::string& host, const NvlinkView& v) {
                             {"healthy", n.healthy},
                             {"problems", n.problems},
                             {"note", v.note}}}}
-        .dump();
+        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace switchyard::discover

@@ -37,7 +37,11 @@ Result<FabricGraph> read_lldp(const std::string& dir, const LldpOptions& opt) {
         paths->size(), threads, kLldpWindow,
         [&](std::size_t i) {
             const auto& path = (*paths)[i];
-            auto text = read_input(path, kSmallInput);
+            auto text = read_input(path, ReadRules{kMaxLldpFileBytes, false});
+            if (text && lldp_says_nothing(*text)) {
+                parsed[i % kLldpWindow] = LldpFile{path, std::nullopt, {}};  // reported, left out
+                return;
+            }
             parsed[i % kLldpWindow] =
                 text ? parse_lldp(*text, path) : Result<LldpFile>(fail(text.error()));
         },

@@ -277,6 +277,12 @@ DiscoverResult run(const DiscoverRequest& a, std::ostream& out, std::ostream& er
     }
     assign_nvlink_domains(c.map, facts.nvlink,
                           {a.expect_nvl_size, a.previous_map.empty() ? nullptr : &previous});
+    // Anomalies quote what the inputs said (system names, descriptions, file names): printed,
+    // written in the map and in JSON, so made printable here, once.
+    for (auto& an : c.map.anomalies) {
+        an.kind = printable(an.kind);
+        an.detail = printable(an.detail);
+    }
     print_summary(c, label, out);
     if (c.map.hosts.empty()) {
         err << "switchyard discover: no compute host is attached to a switch in " << source

@@ -12,6 +12,7 @@
 
 #include "switchyard/common/file.hpp"
 #include "switchyard/common/hostlist.hpp"
+#include "switchyard/common/strings.hpp"
 #include "switchyard/fabric/guid.hpp"
 
 namespace switchyard::fabric {
@@ -263,7 +264,9 @@ private:
             if (fields(rest, f, 2) != 2) {
                 return bad("expected 'anomaly <kind> <detail>', got '" + std::string(line) + "'");
             }
-            map_.anomalies.push_back({std::string(f[0]), std::string(f[1])});
+            // A map written by hand or by an older version may hold any byte: made printable
+            // here, so every output of a read map is (the writer makes them printable too).
+            map_.anomalies.push_back({printable(f[0]), printable(f[1])});
             return true;
         }
         if (key == "kind") {

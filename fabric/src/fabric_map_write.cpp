@@ -107,7 +107,7 @@ std::string write_fabric_map(const FabricMap& map, std::string_view comment) {
     out.reserve(64 * (map.hosts.size() + map.switches.size()) + 24 * map.rails.size());
     // The first line, with the digest of what follows, is put in front at the end.
     if (!comment.empty()) {
-        out += "# " + std::string(comment) + "\n";
+        out += "# " + printable(comment) + "\n";
     }
     out += "kind " + std::string(to_string(map.kind)) + "\ntiers " + std::to_string(map.tiers) +
            "\nhcas";
@@ -168,7 +168,10 @@ std::string write_fabric_map(const FabricMap& map, std::string_view comment) {
                ' ' + d.key + ' ' + compress_hostlist(d.members) + '\n';
     }
     for (const auto& a : map.anomalies) {
-        out += "anomaly " + a.kind + ' ' + a.detail + '\n';
+        // Details quote names, descriptions and file names from the inputs: one line each,
+        // whatever they hold (discover::run has made them printable already; other writers
+        // of maps may not have).
+        out += "anomaly " + printable(a.kind) + ' ' + printable(a.detail) + '\n';
     }
     out += "end " + std::to_string(map.switches.size()) + " switches " +
            std::to_string(map.sus.size()) + " sus " + std::to_string(map.hosts.size()) + " hosts\n";

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "switchyard/common/hostlist.hpp"
+#include "switchyard/common/strings.hpp"
 #include "switchyard/common/two_cores.hpp"
 #include "switchyard/fabric/fabric_index.hpp"
 #include "switchyard/slurmconf/install_sets.hpp"
@@ -28,7 +29,7 @@ std::string comment_block(std::string_view header) {
     std::size_t start = 0;
     while (start <= header.size() && !header.empty()) {
         const auto nl = header.find('\n', start);
-        out += "# " + std::string(header.substr(start, nl - start)) + "\n";
+        out += "# " + printable(header.substr(start, nl - start)) + "\n";
         if (nl == std::string_view::npos) {
             break;
         }

@@ -19,6 +19,7 @@ Usage: lldp_capture_test.py CASE SWITCHYARD_BINARY [--keep DIR]   (as root)
 """
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -39,6 +40,8 @@ CASES = {
 }
 CASES["clos-variant"] = CASES["clos"]
 PREFIX = f"sy{os.getpid() % 10000}"
+DEAD_FILE = "zz-dead\x1b]0;x\x07host\n.json"
+MAP_WORDS = {"#", "kind", "tiers", "hcas", "switch", "group", "su", "host", "nvl", "anomaly", "end"}
 LLDPD = shutil.which("lldpd") or "/usr/sbin/lldpd"
 LLDPCLI = shutil.which("lldpcli") or "/usr/sbin/lldpcli"
 
@@ -213,16 +216,58 @@ def node_neighbours(lab, binary, tmp):
           "its InfiniBand HCAs see no LLDP neighbour")
 
 
+def guide_recipes():
+    """The admin guide's LLDP gathering commands, as printed: the shell command srun runs on
+    each host, the one clush runs, and the one ssh runs on a switch (after `docker exec lldp`)."""
+    with open(os.path.join(HERE, "..", "..", "docs", "admin-guide.md")) as fh:
+        guide = fh.read()
+    block = guide.split("### Ethernet (RoCE) fabrics")[1].split("```text\n")[1].split("```")[0]
+    recipes = {}
+    for line in block.replace("\\\n", " ").splitlines():
+        if "lldpcli" not in line:
+            continue
+        words = shlex.split(line)
+        if words[0] == "srun":
+            recipes["srun"] = words[words.index("-c") + 1]
+        elif words[0] == "clush":
+            recipes["clush"] = words[-1]
+        elif words[0] == "ssh":
+            recipes["ssh"] = words[2].removeprefix("docker exec lldp ")
+    check(sorted(recipes) == ["clush", "srun", "ssh"],
+          f"the admin guide's LLDP block has srun, clush and ssh recipes (found {sorted(recipes)})")
+    return recipes
+
+
 def gather(lab, outdir):
-    """Every namespace's output, as the admin guide gathers it: JSON for most, json0 for the
-    spines, keyvalue for every third system (all three of lldpctl's formats, read for real)."""
+    """Every namespace's output, gathered by the admin guide's own commands as printed (their
+    lldpcli run in the namespace, with its lldpd's socket where lldpcli looks by default and the
+    system's name as host name): srun's for a third of the hosts, clush's (a file per host, no
+    extension) for the rest, the switch one for the leaves. For all three of lldpctl's formats to
+    be read for real, the spines and every third system give json0 and keyvalue: the same
+    recipe with its -f word changed, as the guide says they may."""
     os.makedirs(outdir)
+    recipes = guide_recipes()
     for i, name in enumerate(sorted(lab.ns)):
         fmt = "json0" if "spine" in name else ("keyvalue" if i % 3 == 0 else "json")
-        text = lab.cli(name, "show", "chassis", fmt=fmt).stdout + \
-            lab.cli(name, "show", "neighbors", fmt=fmt).stdout
-        with open(os.path.join(outdir, f"{name}.{fmt}"), "w") as fh:
-            fh.write(text)
+        switch = "leaf" in name or "spine" in name or name.startswith("mgmt")
+        how = "ssh" if switch else ("srun" if i % 3 == 1 else "clush")
+        recipe = recipes.get(how, "false").replace("lldpcli -f json", f"lldpcli -f {fmt}")
+        # The srun recipe writes lldp/<host>.json itself; the others print (clush --outdir and
+        # ssh's redirection write the file).
+        r = subprocess.run(
+            ["ip", "netns", "exec", lab.ns[name], "unshare", "--mount", "--uts", "sh", "-c",
+             'mount -t tmpfs tmpfs /run && : > /run/lldpd.socket && '
+             'mount --bind "$1" /run/lldpd.socket && hostname "$2" && cd "$3" && exec sh -c "$4"',
+             "sh", lab.sock(name), name, os.path.dirname(outdir), recipe],
+            capture_output=True, text=True)
+        check(r.returncode == 0, f"{how} recipe in {name}: exit {r.returncode} {r.stderr.strip()}")
+        if how != "srun":
+            out = name if how == "clush" else f"{name}.json"
+            with open(os.path.join(outdir, out), "w") as fh:
+                fh.write(r.stdout)
+    # A dead lldpd: its host's gathering wrote an empty file, under a name holding a terminal
+    # escape, a BEL and a newline. Reported, by that name made printable; the rest is read.
+    open(os.path.join(outdir, DEAD_FILE), "w").close()
 
 
 def discover(binary, lldp_dir, outdir):
@@ -257,8 +302,16 @@ def verify(got, truth, expect, faults, outdir, kind):
     want = []
     if faults["pulled"]:
         want += ["lldp-separate-network", "missing-rail", "missing-uplink"]
+    want = sorted(want + ["lldp-empty-file"])
     check(kinds == want, f"anomalies {kinds}, expected {want}")
     details = [a["detail"] for a in got["anomalies"]]
+    dead = DEAD_FILE.replace("\x1b", "\\x1b").replace("\x07", "\\x07").replace("\n", "\\x0a")
+    check(any(dead in d for d in details), f"the empty file is named, as {dead}: {details}")
+    check(all(c.isprintable() for d in details for c in d), "every anomaly is printable")
+    with open(os.path.join(outdir, "fabric.map"), encoding="ascii") as fh:
+        lines = fh.read().splitlines()
+    check(all(line.split(" ")[0] in MAP_WORDS for line in lines[1:]),
+          "every map line starts with one of its words (no line injected by a name)")
     if faults["pulled"]:
         leaf, spine = faults["pulled"]
         check(any(leaf in d and spine in d for d in details if "uplink" in d or "cable" in d),
@@ -308,13 +361,13 @@ def main(argv):
                             break
                         time.sleep(0.2)
             wait_for_neighbours(lab)
-            gather(lab, base + "-lldp")
+            gather(lab, os.path.join(tmp, "gather", "lldp"))
             node_neighbours(lab, binary, tmp)
         finally:
             lab.close()
         if keep:
-            shutil.copytree(base + "-lldp", keep, dirs_exist_ok=True)
-        got = discover(binary, base + "-lldp", base + "-map")
+            shutil.copytree(os.path.join(tmp, "gather", "lldp"), keep, dirs_exist_ok=True)
+        got = discover(binary, os.path.join(tmp, "gather", "lldp"), base + "-map")
         verify(got, truth, expect, faults, base + "-map", kind)
     if failures:
         print(f"{len(failures)} check(s) failed")

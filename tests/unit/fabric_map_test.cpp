@@ -109,6 +109,31 @@ TEST_CASE("fabric_map: write(read(x)) == x", "[fabric_map]") {
     CHECK(write_fabric_map(*again, "comment") == written);
 }
 
+TEST_CASE("fabric_map: an anomaly or comment holding any byte is one line, read back as written",
+          "[fabric_map]") {
+    auto m = read_fabric_map(with_digest(kMap4, 4), "m.map");
+    REQUIRE(m);
+    m->anomalies.push_back({"lldp-bad\nkind", "host 'n\x1b[2J\nanomaly injected x\xff' left out"});
+    const auto written = write_fabric_map(*m, "from\nkind empty");
+    CHECK(written.find("\nanomaly injected") == std::string::npos);
+    CHECK(written.find("\nkind empty") == std::string::npos);
+    CHECK(written.find("anomaly lldp-bad\\x0akind host 'n\\x1b[2J\\x0aanomaly injected "
+                       "x\\xff' left out\n") != std::string::npos);
+    CHECK(written.find("# from\\x0akind empty\n") != std::string::npos);
+    const auto again = read_fabric_map(written, "m.map");
+    REQUIRE(again);
+    CHECK(again->anomalies.size() == m->anomalies.size());
+    CHECK(again->anomalies.back().detail ==
+          "host 'n\\x1b[2J\\x0aanomaly injected x\\xff' left out");
+    CHECK(write_fabric_map(*again, "from\nkind empty") == written);
+    // A map written by hand with raw bytes in an anomaly reads them as printable text.
+    const std::string raw =
+        std::string(kMap4).insert(std::string(kMap4).find("end "), "anomaly x a\x1b[31mred\n");
+    const auto hand = read_fabric_map(with_digest(raw, 4), "m.map");
+    REQUIRE(hand);
+    CHECK(hand->anomalies.back().detail == "a\\x1b[31mred");
+}
+
 TEST_CASE("fabric_map: version 2 and 3 maps are read without cable counts", "[fabric_map]") {
     for (const auto& text : {std::string(kMap), as_v3(kMap)}) {
         auto r = read_fabric_map(text, "m.map");

@@ -3,25 +3,17 @@
 // not lldpctl output gets, and the fabric built from the files with its dirty data reported.
 #include "switchyard/discover/lldp.hpp"
 
-#include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "catch.hpp"
+#include "lldp_fixtures.hpp"
 
 using namespace switchyard;
 using namespace switchyard::discover;
 using namespace switchyard::node;
+using namespace switchyard::discover::test;
 
 namespace {
-
-std::string capture(const std::string& name) {
-    std::ifstream in(std::string(SWITCHYARD_SOURCE_DIR) + "/tests/data/lldp/clos-variant/" + name);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 const LldpNeighbor* on_port(const LldpFile& f, std::string_view port) {
     for (const auto& n : f.neighbors) {
@@ -30,11 +22,6 @@ const LldpNeighbor* on_port(const LldpFile& f, std::string_view port) {
         }
     }
     return nullptr;
-}
-
-std::string error_of(std::string_view text) {
-    auto r = parse_lldp(text, "x.json");
-    return r ? std::string("parsed") : r.error().to_string();
 }
 
 LldpChassis chassis(std::string name, std::string mac, bool bridge) {
@@ -174,41 +161,8 @@ TEST_CASE("lldp: a file that is not lldpctl output is refused with file, line an
     CHECK(error_of(deep) ==
           "x.json:1:41: nested deeper than 32 levels; lldpctl's output nests "
           "about 8");
-    CHECK(error_of(std::string(kMaxLldpFileBytes + 1, ' ')).find("larger than 64 MiB") !=
+    CHECK(error_of(std::string(kMaxLldpFileBytes + 1, ' ')).find("larger than 16 MiB") !=
           std::string::npos);
-}
-
-TEST_CASE("lldp: indentation, names and faults at every offset of the 16-byte scans", "[lldp]") {
-    // The reader skips spaces and string bodies 16 bytes a step: each length and position
-    // around that step must read as the byte-by-byte reading does.
-    for (std::size_t indent = 0; indent <= 40; ++indent) {
-        for (std::size_t len = 1; len <= 40; ++len) {
-            const std::string pad(indent, ' ');
-            const std::string name(len, 'n');
-            const std::string doc = "{\n" + pad + "\"lldp\": {\"interface\": {\"" + name +
-                                    "\": {\"chassis\": {\"" + name + "-x\": {}},\n" + pad +
-                                    "\"port\": {\"descr\": \"p\\\"" + name + "\"}}}}}";
-            auto f = parse_lldp(doc, "x.json");
-            REQUIRE(f);
-            REQUIRE(f->neighbors.size() == 1);
-            CHECK(f->neighbors[0].local_port == name);
-            CHECK(f->neighbors[0].chassis.name == name + "-x");
-            CHECK(f->neighbors[0].port_descr == "p\"" + name);
-            CHECK(f->neighbors[0].line == 2);
-        }
-    }
-    for (std::size_t at = 0; at < 40; ++at) {
-        std::string value(40, 'v');
-        value[at] = '\x01';
-        CHECK(error_of("{\"lldp\": \"" + value + "\"}") ==
-              "x.json:1:" + std::to_string(11 + at) +
-                  ": expected the rest of a string, got a control character");
-        CHECK(error_of("{\"lldp\":" + std::string(at, ' ') + "\"" + std::string(at, 'v')) ==
-              "x.json:1:" + std::to_string(9 + at) +
-                  ": expected a string closed by '\"', got '\"'");
-    }
-    CHECK(error_of("{\"lldp\": \"" + std::string(30, 'v') + "\\") ==
-          "x.json:1:10: expected a string closed by '\"', got '\"'");
 }
 
 TEST_CASE("lldp: the fabric of the files, with hosts, switches and cables from either end",
@@ -351,6 +305,16 @@ TEST_CASE("lldp: dirty data is reported, named and left out", "[lldp]") {
         const auto lone = lldp_fabric({file("h1", {{"eth0", "leaf1", "swp1"}}, false)});
         CHECK(kinds(lone) == std::vector<std::string>{"lldp-unknown-system"});
     }
+    SECTION("an empty file (a dead lldpd) is reported and the rest read") {
+        const auto g = lldp_fabric({file("h1", {{"eth0", "leaf1", "swp1"}}),
+                                    LldpFile{"dead.json", std::nullopt, {}},
+                                    file("leaf1", {{"swp1", "h1", "eth0"}})});
+        CHECK(kinds(g) == std::vector<std::string>{"lldp-empty-file"});
+        CHECK(message(g, "lldp-empty-file") ==
+              "dead.json: describes no system and no neighbour (lldpd not running, or its "
+              "output not gathered); left out");
+        CHECK(g.nodes.size() == 2);
+    }
     SECTION("a host nobody sees, a switch without its file, a separate network") {
         const auto g = lldp_fabric({
             file("h1", {{"eth0", "leaf1", "swp1"}, {"mgmt0", "mgmt1", "swp1"}}),
@@ -433,106 +397,4 @@ TEST_CASE("lldp: each RDMA port's neighbour, through its GIDs' net devices or it
     for (const auto& s : seen) {
         CHECK(s.seen.chassis.name != "mgmt-sw1");
     }
-}
-
-namespace {
-
-/// Both JSON readings of `text`: the same file, or the same error where the fast one gives up.
-/// Returns whether the fast one read it itself.
-bool read_alike(const std::string& text) {
-    const auto careful = detail::parse_lldp(text, "x.json", detail::JsonReading::Careful);
-    const auto both = detail::parse_lldp(text, "x.json", detail::JsonReading::Both);
-    const auto fast = detail::parse_lldp(text, "x.json", detail::JsonReading::Fast);
-    REQUIRE(both.has_value() == careful.has_value());
-    if (careful) {
-        CHECK(*both == *careful);
-    } else {
-        CHECK(both.error().to_string() == careful.error().to_string());
-    }
-    if (fast) {
-        REQUIRE(careful);
-        CHECK(*fast == *careful);
-    }
-    return fast.has_value();
-}
-
-}  // namespace
-
-/// Where the fast JSON reading is built (SSE2: x86-64); elsewhere the careful one reads alone.
-#if defined(__SSE2__)
-constexpr bool kFastReading = true;
-#else
-constexpr bool kFastReading = false;
-#endif
-
-TEST_CASE("lldp: the fast JSON reading reads as the careful one, or hands over", "[lldp]") {
-    // Every capture of real lldpd output, in both JSON forms: read by the fast reading itself.
-    std::size_t json_files = 0;
-    for (const auto& dir : {"clos-variant", "fabric16"}) {
-        const auto root = std::string(SWITCHYARD_SOURCE_DIR) + "/tests/data/lldp/" + dir;
-        for (const auto& e : std::filesystem::directory_iterator(root)) {
-            std::ifstream in(e.path());
-            std::stringstream s;
-            s << in.rdbuf();
-            if (s.str().find('{') == std::string::npos) {
-                continue;  // keyvalue
-            }
-            INFO(e.path().string());
-            CHECK(read_alike(s.str()) == kFastReading);
-            ++json_files;
-        }
-    }
-    CHECK(json_files > 20);
-
-#if defined(__SSE2__)
-    // Escapes, strings and words across the 64-byte blocks the fast reading classifies at once:
-    // each run of backslashes and each quote at every offset around a block's end.
-    for (std::size_t pad = 0; pad < 140; ++pad) {
-        for (const std::string body :
-             {"a\\\"b", "a\\\\", "\\\\\\\"", "\\\\\\\\\\\\", "x\\u0041y"}) {
-            const std::string doc = "{\"lldp\": {\"interface\": {\"" + std::string(pad, 'p') +
-                                    "\": {\"chassis\": {\"" + body + "\": {\"id\": [" +
-                                    std::string(pad % 7, ' ') + "true, -1.5e3, null]}},\n" +
-                                    "\"port\": {\"descr\": \"" + body + "\"}}}}}";
-            INFO(doc);
-            CHECK(read_alike(doc));
-        }
-    }
-    // Lines counted across blocks: the record's line is its key's.
-    std::string tall = "{\"lldp\": {\"interface\": [\n";
-    for (int i = 0; i < 30; ++i) {
-        tall += "\n" + std::string(static_cast<std::size_t>(i * 5), ' ') + "{\"eth" +
-                std::to_string(i) + "\": {\"port\": {\"descr\": \"p\"}}}" + (i < 29 ? "," : "");
-    }
-    tall += "\n]}}\n";
-    const auto fast = detail::parse_lldp(tall, "x.json", detail::JsonReading::Fast);
-    REQUIRE(fast);
-    REQUIRE(fast->neighbors.size() == 30);
-    CHECK(fast->neighbors[29].line == 32);
-    CHECK(read_alike(tall));
-
-    // What the fast reading does not take, the careful one reads (or refuses) as ever.
-    for (const std::string doc :
-         {"{\"lldp\": truex}", "{\"lldp\": 12ab}", "{\"lldp\": \"a\" \"b\"}", "{\"lldp\": [1,]}",
-          "{\"lldp\": [1 2]}", "{\"lldp\": {\"a\" 1}}", "{\"lldp\": \\\"a\"}",
-          "{\"lldp\": \"a\tb\"}", "{\"lldp\": \"a\\\nb\"}", "{\"lldp\": [}", "{\"lldp\": tru}",
-          "{\"lldp\": {}}}", "{\"lldp\": \"unclosed}", "{\"lldp\": {\"a\":}}", "{\"lldp\": x}",
-          "{\"lldp\": {}} [", "{\"lldp\"}", "{\"lldp\": [\x01]}"}) {
-        INFO(doc);
-        CHECK_FALSE(read_alike(doc + "\n"));
-    }
-    std::string deep = "{\"lldp\": ";
-    for (int i = 0; i < 40; ++i) {
-        deep += "[";
-    }
-    CHECK_FALSE(read_alike(deep));
-    // Well-formed JSON in forms pretty-printing never gives: still the fast reading's.
-    for (const std::string doc :
-         {"{\"lldp\":{\"interface\":{\"eth0\":{\"port\":{\"descr\":\"p\"}}}}}",
-          "\t{ \"lldp\" :\r\n { } }  {\"local-chassis\": {\"chassis\": {\"h\": {}}}}",
-          "{\"lldp\": [[], {}, \"\", 0, false]}"}) {
-        INFO(doc);
-        CHECK(read_alike(doc));
-    }
-#endif
 }

@@ -34,3 +34,22 @@ TEST_CASE("strings: join", "[strings]") {
     CHECK(join({"a", "b", "c"}, ", ") == "a, b, c");
     CHECK(join({}, ",").empty());
 }
+
+TEST_CASE("strings: printable escapes controls, DEL and every byte from 0x80, once", "[strings]") {
+    CHECK(printable("node001 ok-._:/[]") == "node001 ok-._:/[]");
+    CHECK(printable("a\nb\tc\rd") == "a\\x0ab\\x09c\\x0dd");
+    CHECK(printable("\x1b]0;t\x07") == "\\x1b]0;t\\x07");
+    CHECK(printable(std::string("x\0y", 3)) == "x\\x00y");
+    // UTF-8 characters stay; a byte that does not start one, a C1 control (CSI is C2 9B), an
+    // overlong form or a surrogate does not.
+    CHECK(printable("\x7f\xff\xfe\xc3\xa9 \xe2\x86\x92") == "\\x7f\\xff\\xfe\xc3\xa9 \xe2\x86\x92");
+    CHECK(printable("\xc2\x9b"
+                    "2J") == "\\xc2\\x9b2J");
+    CHECK(printable("\xe2\x86") == "\\xe2\\x86");
+    CHECK(printable("\xc0\xaf \xed\xa0\x80") == "\\xc0\\xaf \\xed\\xa0\\x80");
+    CHECK(printable("\xf0\x9f\x98\x80") == "\xf0\x9f\x98\x80");
+    const std::string once = printable("\x1b[2J\nanomaly x y\xff");
+    CHECK(once.find_first_of("\n\x1b") == std::string::npos);
+    CHECK(printable(once) == once);  // applied twice: the same text
+    CHECK(printable("").empty());
+}

@@ -39,6 +39,17 @@ template <typename T>
 /// A number for messages, as printf's %g writes it ("400", "0.5", "1e+06").
 [[nodiscard]] std::string short_number(double v);
 
+/// The length of the UTF-8 character at the start of `s` when it is one well-formed character
+/// from U+00A0 up (not a C1 control, not overlong, not a surrogate), else 0.
+[[nodiscard]] std::size_t utf8_char(std::string_view s);
+
+/// `s` with every byte below 0x20 (tab and newline too), DEL, and every byte from 0x80 that
+/// does not start a character utf8_char takes written as \xNN. For text from inputs (names,
+/// file names, descriptions) on its way to a line-based file, a terminal or JSON: it cannot
+/// break a line, carry a terminal escape or be invalid UTF-8. Applied twice, it gives the same
+/// text.
+[[nodiscard]] std::string printable(std::string_view s);
+
 /// Joins with a separator.
 [[nodiscard]] std::string join(const std::vector<std::string>& parts, std::string_view sep);
 

@@ -51,17 +51,27 @@ struct LldpFile {
     bool operator==(const LldpFile&) const = default;
 };
 
-/// Largest file, neighbours per file and JSON nesting read; beyond, the file is refused.
-inline constexpr std::size_t kMaxLldpFileBytes = std::size_t{64} << 20U;
+/// Largest file, neighbours per file and JSON nesting read; beyond, the file is refused. One
+/// system's lldpctl output is about 3 KiB a neighbour: 16 MiB holds thousands of ports.
+inline constexpr std::size_t kMaxLldpFileBytes = std::size_t{16} << 20U;
 inline constexpr std::size_t kMaxLldpNeighbors = 65536;
 inline constexpr std::size_t kMaxLldpDepth = 32;
+/// JSON values read from a file of n bytes: at most n / kMinLldpBytesPerValue + 4096 (lldpctl
+/// writes 32 to 37 bytes a value). Each value read costs 32 bytes, so a file of tiny values
+/// ("[0,0,0,…]") is refused instead of costing 16 times its size.
+inline constexpr std::size_t kMinLldpBytesPerValue = 16;
 /// Largest number of files in one --lldp directory.
 inline constexpr std::size_t kMaxLldpFiles = 1'000'000;
 
 /// Reads one lldpctl output: one or more JSON documents (the `json` or `json0` format), or
-/// keyvalue lines. Never throws; an error names the source, line and column, what was expected
-/// and what was found.
+/// keyvalue lines. Lines lldpcli writes back when its commands come from a pipe ("show
+/// chassis", as the admin guide gathers) are skipped. Never throws; an error names the source,
+/// line and column, what was expected and what was found.
 [[nodiscard]] Result<LldpFile> parse_lldp(std::string_view text, std::string_view source);
+
+/// True when `text` holds nothing but blanks and lldpcli's echoed commands: the output of a
+/// gathering whose lldpd did not answer.
+[[nodiscard]] bool lldp_says_nothing(std::string_view text);
 
 namespace detail {
 /// How parse_lldp reads JSON: the fast reading (SSE2: x86-64) and, where it gives up, the
@@ -101,7 +111,8 @@ class LldpFabricBuilder;
 /// its capabilities enable Bridge or Router, unless `hosts` names it. Dirty data becomes
 /// warnings (kind, source:line, message): lldp-unnamed-chassis, lldp-duplicate-name,
 /// lldp-no-file, lldp-unseen-host, lldp-port-mismatch, lldp-separate-network,
-/// lldp-unknown-system. Only the network with the most host ports is kept.
+/// lldp-unknown-system, lldp-empty-file (a file with no system and no neighbour, such as the
+/// empty output of a dead lldpd: left out). Only the network with the most host ports is kept.
 /// Files are added one at a time (discover: in name order) and dropped once read: a file keeps
 /// only its cables, as system and port numbers.
 class LldpFabric {
