@@ -36,6 +36,7 @@ struct System {
     std::string id;  ///< chassis id as first seen
     LldpChassis caps;
     std::uint32_t file = kNoSystem;  ///< the file that describes it, if any
+    std::uint32_t claims = 0;        ///< files that say they are its (one is kept)
     bool sees = false;               ///< its file lists a neighbour
     bool host = false;
     std::uint32_t network = 0;
@@ -252,6 +253,15 @@ private:
     FabricGraph g_;
     std::vector<std::string> sources_;
     std::vector<std::pair<std::uint32_t, LldpFile>> pending_;  ///< files without their chassis
+    /// A file that says which system it is from (its local chassis): kept until finish, where
+    /// one file per system is chosen (resolve_claims).
+    struct Claim {
+        std::uint32_t system;
+        std::uint32_t file;
+        LldpChassis chassis;
+        bool sees;  ///< it lists a neighbour
+    };
+    std::vector<Claim> claims_;
     std::vector<System> systems_;
     NameIndex by_name_;               ///< into systems_
     std::vector<std::string> ports_;  ///< interned port names
@@ -326,6 +336,13 @@ private:
 
     /// File `f` is system `self`'s: its cables, from its side.
     void read_cables(std::uint32_t self, std::uint32_t f, const LldpFile& file);
+
+    /// One file per system among those that say they are its: the one whose cables the far
+    /// ends' own files confirm most (then the one whose chassis id the neighbours see, then the
+    /// first by name). The others are reported (lldp-duplicate-name) and their views dropped.
+    /// Then each system takes its file's chassis id (when no neighbour gave one) and
+    /// capabilities.
+    void resolve_claims();
 
     /// Files without their own chassis: named by what the far ends' files see on those ports.
     void name_pending();

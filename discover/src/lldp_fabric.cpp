@@ -25,20 +25,111 @@ void LldpFabricBuilder::add(LldpFile&& file) {
     if (name == nullptr) {
         return;
     }
-    const auto s = system(*name, *file.local, {f, 0});
-    if (s == kNoSystem) {
-        return;
-    }
-    if (systems_[s].file != kNoSystem) {
-        warn("lldp-duplicate-name", loc({f, 0}),
-             "'" + *name + "' is described by " + sources_[systems_[s].file] +
-                 " too; this file is left out");
-        return;
-    }
+    // The system is named, not yet given this file's chassis id or capabilities: another file
+    // may say it is the same system, and which is right is known only once all are read.
+    const auto s = by_name_.find_or_add(*name, SystemNames{systems_}, [&] {
+        systems_.push_back({*name, {}, {}});
+        return static_cast<std::uint32_t>(systems_.size() - 1);
+    });
+    ++systems_[s].claims;
+    claims_.push_back({s, f, *file.local, !file.neighbors.empty()});
     read_cables(s, f, file);
 }
 
+void LldpFabricBuilder::resolve_claims() {
+    std::vector<std::uint32_t> score(claims_.size(), 0);
+    std::vector<bool> dropped(sources_.size(), false);
+    bool contested = false;
+    for (const auto& c : claims_) {
+        contested = contested || systems_[c.system].claims > 1;
+    }
+    if (contested) {
+        // The far ends' own views of the contested systems' ports, from files that are not
+        // claims on them: (far end, contested end).
+        std::vector<std::uint32_t> claim_of_file(sources_.size(), kNoSystem);
+        for (std::uint32_t i = 0; i < claims_.size(); ++i) {
+            claim_of_file[claims_[i].file] = i;
+        }
+        const auto claimant = [&](std::uint32_t file, std::uint32_t system) {
+            const auto c = claim_of_file[file];
+            return c != kNoSystem && claims_[c].system == system;
+        };
+        std::set<std::pair<End, End>> seen_back;
+        views_.each([&](const View& v) {
+            const auto far = system_of(v.b);
+            if (systems_[far].claims > 1 && !claimant(v.file, far)) {
+                seen_back.emplace(v.a, v.b);
+            }
+        });
+        views_.each([&](const View& v) {
+            const auto c = claim_of_file[v.file];
+            if (c != kNoSystem && systems_[claims_[c].system].claims > 1 &&
+                seen_back.contains({v.b, v.a})) {
+                ++score[c];
+            }
+        });
+        // A claim whose chassis id is the one its system's neighbours see.
+        const auto matches_id = [&](std::uint32_t c) {
+            const auto& id = systems_[claims_[c].system].id;
+            return !id.empty() && claims_[c].chassis.id == id;
+        };
+        // Per contested system, its claims in file order: the best is kept.
+        std::vector<std::uint32_t> best(systems_.size(), kNoSystem);
+        for (std::uint32_t i = 0; i < claims_.size(); ++i) {
+            const auto s = claims_[i].system;
+            if (systems_[s].claims < 2) {
+                continue;
+            }
+            if (best[s] == kNoSystem || score[i] > score[best[s]] ||
+                (score[i] == score[best[s]] && matches_id(i) && !matches_id(best[s]))) {
+                best[s] = i;
+            }
+        }
+        for (std::uint32_t i = 0; i < claims_.size(); ++i) {
+            const auto s = claims_[i].system;
+            if (systems_[s].claims < 2 || best[s] == i) {
+                continue;
+            }
+            const auto& kept = claims_[best[s]];
+            warn("lldp-duplicate-name", loc({claims_[i].file, 0}),
+                 "says it is '" + systems_[s].name + "', as " + sources_[kept.file] +
+                     " does; that file is kept: the far ends' files confirm " +
+                     std::to_string(score[best[s]]) + " of its cables and " +
+                     std::to_string(score[i]) + " of this one's" +
+                     (matches_id(best[s]) ? ", and see its chassis id" : "") +
+                     " (a copied file, or two systems with one name); this file is left out");
+            dropped[claims_[i].file] = true;
+        }
+        Blocks<View> kept_views;
+        views_.each([&](const View& v) {
+            if (!dropped[v.file]) {
+                kept_views.push_back(v);
+            }
+        });
+        views_ = std::move(kept_views);
+    }
+    for (const auto& c : claims_) {
+        if (dropped[c.file]) {
+            continue;
+        }
+        auto& s = systems_[c.system];
+        s.file = c.file;
+        s.sees = c.sees;
+        if (s.id.empty()) {
+            s.id = c.chassis.id;
+        }
+        if (c.chassis.caps_known) {
+            s.caps.caps_known = true;
+            s.caps.bridge = s.caps.bridge || c.chassis.bridge;
+            s.caps.router = s.caps.router || c.chassis.router;
+            s.caps.station = s.caps.station || c.chassis.station;
+        }
+    }
+    claims_.clear();
+}
+
 FabricGraph LldpFabricBuilder::finish() {
+    resolve_claims();
     lay_out();
     put_views();
     name_pending();

@@ -41,6 +41,7 @@ CASES = {
 CASES["clos-variant"] = CASES["clos"]
 PREFIX = f"sy{os.getpid() % 10000}"
 DEAD_FILE = "zz-dead\x1b]0;x\x07host\n.json"
+IMPOSTOR_FILE = "0000-copy.json"
 MAP_WORDS = {"#", "kind", "tiers", "hcas", "switch", "group", "su", "host", "nvl", "anomaly", "end"}
 LLDPD = shutil.which("lldpd") or "/usr/sbin/lldpd"
 LLDPCLI = shutil.which("lldpcli") or "/usr/sbin/lldpcli"
@@ -265,9 +266,16 @@ def gather(lab, outdir):
             out = name if how == "clush" else f"{name}.json"
             with open(os.path.join(outdir, out), "w") as fh:
                 fh.write(r.stdout)
+    # A copied file, edited to say it is the first host (with the second host's cables), first
+    # by name: the first host's own file and its leaves' views must win over it.
+    hosts = [n for n in sorted(lab.ns) if not ("leaf" in n or "spine" in n or n.startswith("mgmt"))]
+    chassis = lab.cli(hosts[1], "show", "chassis").stdout.replace(f'"{hosts[1]}"', f'"{hosts[0]}"')
+    with open(os.path.join(outdir, IMPOSTOR_FILE), "w") as fh:
+        fh.write(chassis + lab.cli(hosts[1], "show", "neighbors").stdout)
     # A dead lldpd: its host's gathering wrote an empty file, under a name holding a terminal
     # escape, a BEL and a newline. Reported, by that name made printable; the rest is read.
     open(os.path.join(outdir, DEAD_FILE), "w").close()
+    return hosts[0]
 
 
 def discover(binary, lldp_dir, outdir):
@@ -302,12 +310,15 @@ def verify(got, truth, expect, faults, outdir, kind):
     want = []
     if faults["pulled"]:
         want += ["lldp-separate-network", "missing-rail", "missing-uplink"]
-    want = sorted(want + ["lldp-empty-file"])
+    want = sorted(want + ["lldp-duplicate-name", "lldp-empty-file"])
     check(kinds == want, f"anomalies {kinds}, expected {want}")
     details = [a["detail"] for a in got["anomalies"]]
     dead = DEAD_FILE.replace("\x1b", "\\x1b").replace("\x07", "\\x07").replace("\n", "\\x0a")
     check(any(dead in d for d in details), f"the empty file is named, as {dead}: {details}")
     check(all(c.isprintable() for d in details for c in d), "every anomaly is printable")
+    claimed = faults["impostor"]
+    check(any(IMPOSTOR_FILE + f": says it is '{claimed}', as " in d and "this file is left out" in d
+              for d in details), f"the copy saying it is {claimed} is reported and left out")
     with open(os.path.join(outdir, "fabric.map"), encoding="ascii") as fh:
         lines = fh.read().splitlines()
     check(all(line.split(" ")[0] in MAP_WORDS for line in lines[1:]),
@@ -361,7 +372,7 @@ def main(argv):
                             break
                         time.sleep(0.2)
             wait_for_neighbours(lab)
-            gather(lab, os.path.join(tmp, "gather", "lldp"))
+            faults["impostor"] = gather(lab, os.path.join(tmp, "gather", "lldp"))
             node_neighbours(lab, binary, tmp)
         finally:
             lab.close()

@@ -277,8 +277,45 @@ TEST_CASE("lldp: dirty data is reported, named and left out", "[lldp]") {
         const auto g = lldp_fabric({file("h1", {{"eth0", "leaf1", "swp1"}}),
                                     file("leaf1", {{"swp1", "h1", "eth0"}}), other});
         CHECK(kinds(g) == std::vector<std::string>{"lldp-duplicate-name"});
-        CHECK(message(g, "lldp-duplicate-name").find("two chassis call themselves 'leaf1'") !=
-              std::string::npos);
+        // Both files' cable is confirmed by h1; the neighbours see leaf1.json's chassis id.
+        CHECK(message(g, "lldp-duplicate-name") ==
+              "leaf1-again.json: says it is 'leaf1', as leaf1.json does; that file is kept: the "
+              "far ends' files confirm 1 of its cables and 1 of this one's, and see its chassis "
+              "id (a copied file, or two systems with one name); this file is left out");
+    }
+    SECTION("a second file saying it is a host, first by name: the host's own file wins") {
+        // 0000.json says it is h1 with h2's cable (same chassis id: a copied file, edited).
+        auto impostor = file("h1", {{"eth0", "leaf1", "swp2"}});
+        impostor.source = "0000.json";
+        const auto g =
+            lldp_fabric({impostor, file("h1", {{"eth0", "leaf1", "swp1"}}),
+                         file("h2", {{"eth0", "leaf1", "swp2"}}),
+                         file("leaf1", {{"swp1", "h1", "eth0"}, {"swp2", "h2", "eth0"}})});
+        CHECK(kinds(g) == std::vector<std::string>{"lldp-duplicate-name"});
+        CHECK(message(g, "lldp-duplicate-name") ==
+              "0000.json: says it is 'h1', as h1.json does; that file is kept: the far ends' "
+              "files confirm 1 of its cables and 0 of this one's, and see its chassis id (a "
+              "copied file, or two systems with one name); this file is left out");
+        for (const auto& n : g.nodes) {
+            if (n.desc == "leaf1") {
+                REQUIRE(n.ports.size() == 2);
+                CHECK(g.nodes[n.ports[0].remote].desc == "h1 eth0");
+                CHECK(g.nodes[n.ports[1].remote].desc == "h2 eth0");
+            }
+        }
+        // A host file claiming a host with another chassis id, and no cable: the same.
+        auto other = file("h1", {});
+        other.source = "0000.json";
+        other.local->id = "02:00:00:00:ff:ff";
+        other.local->bridge = true;  // its capabilities are not taken either
+        const auto g2 = lldp_fabric({other, file("h1", {{"eth0", "leaf1", "swp1"}}),
+                                     file("leaf1", {{"swp1", "h1", "eth0"}})});
+        CHECK(kinds(g2) == std::vector<std::string>{"lldp-duplicate-name"});
+        std::size_t cas = 0;
+        for (const auto& n : g2.nodes) {
+            cas += n.kind == NodeKind::Ca && n.desc == "h1 eth0" ? 1U : 0U;
+        }
+        CHECK(cas == 1);  // h1 is still a host
     }
     SECTION("an unnamed chassis, then named by its MAC") {
         auto h = file("h1", {{"eth0", "leaf1", "swp1"}});
