@@ -77,6 +77,18 @@ private:
             return problem(capture.error().message() + "; nothing installed");
         }
         auto& files = *capture;
+        if (auto checked = check_capture(*next, files); !checked) {
+            const auto why = "--from " + a_.from + ": " + checked.error().message();
+            if (!a_.force) {
+                state_.refused++;
+                state_.last_result = "refused";
+                err_ << "switchyard install: refused, the installed files stay: " << why
+                     << "; run discover again (it writes every file from one map), or --force "
+                        "installs them anyway\n";
+                return InstallResult::Refused;
+            }
+            out_ << "forced: " << why << "\n";
+        }
         const auto [source, as] = slurm_file_for(kind);
         if (!files.contains(source)) {
             return problem("--from " + a_.from + " has no " + source + " (the " + kind +

@@ -250,20 +250,4 @@ void InstallSets::prune(unsigned keep) const {
     }
 }
 
-Result<SetFiles> read_capture(const std::filesystem::path& from) {
-    SetFiles files;
-    for (const auto name : kDiscoverFiles) {
-        const auto path = from / name;
-        if (!exists_no_follow(path)) {
-            continue;
-        }
-        auto bytes = read_text_file(path.string(), kFabricInput);
-        if (!bytes) {
-            return fail(bytes.error());
-        }
-        files[std::string(name)] = std::move(*bytes);
-    }
-    return files;
-}
-
 }  // namespace switchyard::slurmconf

@@ -126,6 +126,21 @@ else
   echo "ok: discover refuses the truncated dump itself"
 fi
 expect_eq "$(readlink "$etc/switchyard")" "$second" "the installed set stays"
+# Files that are not what discover wrote: a topology.conf edited after discover (refused before
+# the guard, naming the line), and 2 MiB of hints (more than the filters read: not read at all).
+cp -r "$jobs/refresh/discover" "$jobs/edited"
+sed -i 's/^SwitchName=g1-leaf1 /SwitchName=g1-leaf1x /' "$jobs/edited/topology.conf"
+run_capture "$sy" install --from "$jobs/edited" --slurm-dir "$etc" --state "$jobs/refresh/install.state"
+expect_eq "$rc" 4 "a capture with an edited topology.conf is refused (exit 4)"
+expect_contains "$err" "topology.conf is not what discover writes from fabric.map: line" "naming the file and its line"
+expect_contains "$err" "'SwitchName=g1-leaf1x " "and what the line says"
+cp -r "$jobs/refresh/discover" "$jobs/big"
+head -c 2097152 /dev/zero | tr '\0' '-' > "$jobs/big/job_submit_hints.lua"
+run_capture "$sy" install --from "$jobs/big" --slurm-dir "$etc" --state "$jobs/refresh/install.state"
+expect_eq "$rc" 1 "a capture with 2 MiB of hints is not read (exit 1)"
+expect_contains "$err" "job_submit_hints.lua" "naming the file"
+expect_eq "$(readlink "$etc/switchyard")" "$second" "the installed set stays"
+expect_eq "$(cat "$etc/topology.conf")" "$(cat "$jobs/topology.conf.before")" "and so does topology.conf"
 # --force installs it.
 run_capture "$sy" install --from "$jobs/refresh/discover" --slurm-dir "$etc" --state "$jobs/refresh/install.state" --force
 expect_rc 0 "--force installs the capture"

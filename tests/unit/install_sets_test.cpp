@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 
 #include "catch.hpp"
 #include "switchyard/common/file.hpp"
+#include "switchyard/fabric/fabric_index.hpp"
 #include "switchyard/fabric/fabric_map.hpp"
 #include "switchyard/slurmconf/slurm_writers.hpp"
 
@@ -168,4 +170,77 @@ TEST_CASE("install sets: the Slurm file per topology", "[install]") {
     CHECK(slurm_file_for("block").first == "topology-block.conf");
     CHECK(slurm_file_for("block").second == "topology.conf");
     CHECK(slurm_file_for("yaml").second == "topology.yaml");
+}
+
+TEST_CASE("install sets: a capture is what discover writes from its map, each file bounded",
+          "[install]") {
+    auto text = read_text_file(
+        std::string(SWITCHYARD_SOURCE_DIR) + "/tests/golden/discover/dfp16/fabric.map.expected",
+        kFabricInput);
+    REQUIRE(text);
+    auto map = fabric::read_fabric_map(*text, "fabric.map.expected");
+    REQUIRE(map);
+    auto written = write_discover_files(*map, "c", "Written somewhere else, at another time", {});
+    REQUIRE(written);
+    SetFiles files;
+    for (const auto& f : *written) {
+        files[f.name] = f.text;
+    }
+    files["nodes.conf"] = "NodeName=n1\n";
+    CHECK(check_capture(*map, files));  // comment lines (where and when) are not compared
+
+    SECTION("an edited Slurm file is named with its first line that differs") {
+        auto& conf = files["topology.conf"];
+        const auto at = conf.find("SwitchName=");
+        REQUIRE(at != std::string::npos);
+        conf.insert(at, "SwitchName=rogue Nodes=node[001-016]\n");
+        const auto line = std::count(conf.begin(), conf.begin() + static_cast<long>(at), '\n') + 1;
+        const auto r = check_capture(*map, files);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message().starts_with(
+            "topology.conf is not what discover writes from fabric.map: line " +
+            std::to_string(line) +
+            " 'SwitchName=rogue Nodes=node[001-016]', where discover "
+            "writes 'SwitchName="));
+    }
+    SECTION("a file cut short, and one with a line added at its end") {
+        files["node-features.conf"].resize(files["node-features.conf"].size() / 2);
+        auto r = check_capture(*map, files);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message().starts_with("node-features.conf is not what discover writes"));
+        files = {{"fabric.map", *text}, {"topology.yaml", (*written)[4].text + "extra: 1\n"}};
+        r = check_capture(*map, files);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message().find("'extra: 1', where discover writes the end of the file") !=
+              std::string::npos);
+    }
+    SECTION("an index of another map") {
+        auto other = *map;
+        other.hosts.pop_back();
+        auto index = fabric::write_fabric_index(other, fabric::write_fabric_map(other, "c"));
+        REQUIRE(index);
+        files["fabric.map.index"] = *index;
+        const auto r = check_capture(*map, files);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message() ==
+              "fabric.map.index is not the index of fabric.map (written by another discover run, "
+              "or edited)");
+    }
+    SECTION("read_capture bounds each file: the hints at 1 MiB, the Slurm files by the map") {
+        Scratch s;
+        put(s.dir / "fabric.map", files["fabric.map"]);
+        put(s.dir / "job_submit_hints.lua", std::string((1U << 20U) + 1, '-'));
+        auto r = read_capture(s.dir);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message().find("job_submit_hints.lua") != std::string::npos);
+        CHECK(r.error().message().find("more than the 1048576 allowed") != std::string::npos);
+        fs::remove(s.dir / "job_submit_hints.lua");
+        const auto bound = 4 * files["fabric.map"].size() + (1U << 20U);
+        put(s.dir / "topology.conf", std::string(bound + 1, '#'));
+        r = read_capture(s.dir);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message().find("topology.conf") != std::string::npos);
+        put(s.dir / "topology.conf", std::string(bound, '#'));
+        CHECK(read_capture(s.dir));
+    }
 }

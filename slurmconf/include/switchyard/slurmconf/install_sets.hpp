@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "switchyard/common/result.hpp"
+#include "switchyard/fabric/fabric_map.hpp"
 
 namespace switchyard::slurmconf {
 
@@ -76,8 +77,18 @@ private:
     std::filesystem::path dir_;
 };
 
-/// The files of kDiscoverFiles that the discover output directory `from` holds, each read
-/// within the fabric map's bound. \return the first file that cannot be read.
+/// The files of kDiscoverFiles that the discover output directory `from` holds: fabric.map and
+/// its index within the fabric map's bound (kFabricInput), job_submit_hints.lua within 1 MiB
+/// (what the Lua filters read), nodes.conf within 64 MiB, the others within four times the
+/// map's size and 1 MiB (discover writes them from the map). \return the first file that cannot
+/// be read.
 [[nodiscard]] Result<SetFiles> read_capture(const std::filesystem::path& from);
+
+/// Whether a capture's files are what discover writes from `map` (read from files'
+/// fabric.map): fabric.map.index exactly; topology.conf, topology-block.conf, topology.yaml,
+/// node-features.conf and node-features.sh line for line, comment lines aside (they name the
+/// source). The hints and nodes.conf depend on slurm.conf and --slurm-nodes when discover ran:
+/// bounded only. \return the first file that differs, with its first line that does.
+[[nodiscard]] Result<void> check_capture(const fabric::FabricMap& map, const SetFiles& files);
 
 }  // namespace switchyard::slurmconf
