@@ -244,3 +244,34 @@ TEST_CASE("install sets: a capture is what discover writes from its map, each fi
         CHECK(read_capture(s.dir));
     }
 }
+
+TEST_CASE("install sets: every golden discover output passes the capture check", "[install]") {
+    // discover writes from the map it made; install writes again from the map it reads back.
+    // Both must agree on every kind of fabric the golden cases hold (InfiniBand, LLDP, NVLink
+    // domains, SuperPOD, partitions).
+    std::size_t checked = 0;
+    const auto root = fs::path(SWITCHYARD_SOURCE_DIR) / "tests/golden/discover";
+    for (const auto& dir : fs::directory_iterator(root)) {
+        const auto map_path = dir.path() / "fabric.map.expected";
+        if (!fs::exists(map_path)) {
+            continue;
+        }
+        INFO(dir.path().filename().string());
+        auto text = read_text_file(map_path.string(), kFabricInput);
+        REQUIRE(text);
+        auto map = fabric::read_fabric_map(*text, map_path.string());
+        REQUIRE(map);
+        SetFiles files{{"fabric.map", *text}};
+        for (const auto name : kDiscoverFiles) {
+            const auto p = dir.path() / (std::string(name) + ".expected");
+            if (name != "fabric.map" && fs::exists(p)) {
+                files[std::string(name)] = slurp(p);
+            }
+        }
+        const auto r = check_capture(*map, files);
+        INFO((r ? std::string() : r.error().message()));
+        CHECK(r);
+        checked += files.size() - 1;
+    }
+    CHECK(checked >= 20);
+}
