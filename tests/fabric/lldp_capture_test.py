@@ -63,12 +63,14 @@ class Lab:
         self.daemons = []
         self.links = 0
         self.sees = {}      # system -> {port: the system cabled there}
+        self.switches = set()
 
     def system(self, name, switch):
         ns = f"{PREFIX}-{len(self.ns)}"
         run("ip", "netns", "add", ns)
         run("ip", "-n", ns, "link", "set", "lo", "up")
         if switch:
+            self.switches.add(name)
             run("ip", "-n", ns, "link", "add", "br0", "type", "bridge")
             run("ip", "-n", ns, "link", "set", "br0", "up")
         self.ns[name] = ns
@@ -250,8 +252,7 @@ def gather(lab, outdir):
     recipes = guide_recipes()
     for i, name in enumerate(sorted(lab.ns)):
         fmt = "json0" if "spine" in name else ("keyvalue" if i % 3 == 0 else "json")
-        switch = "leaf" in name or "spine" in name or name.startswith("mgmt")
-        how = "ssh" if switch else ("srun" if i % 3 == 1 else "clush")
+        how = "ssh" if name in lab.switches else ("srun" if i % 3 == 1 else "clush")
         recipe = recipes.get(how, "false").replace("lldpcli -f json", f"lldpcli -f {fmt}")
         # The srun recipe writes lldp/<host>.json itself; the others print (clush --outdir and
         # ssh's redirection write the file).
@@ -268,7 +269,7 @@ def gather(lab, outdir):
                 fh.write(r.stdout)
     # A copied file, edited to say it is the first host (with the second host's cables), first
     # by name: the first host's own file and its leaves' views must win over it.
-    hosts = [n for n in sorted(lab.ns) if not ("leaf" in n or "spine" in n or n.startswith("mgmt"))]
+    hosts = [n for n in sorted(lab.ns) if n not in lab.switches]
     chassis = lab.cli(hosts[1], "show", "chassis").stdout.replace(f'"{hosts[1]}"', f'"{hosts[0]}"')
     with open(os.path.join(outdir, IMPOSTOR_FILE), "w") as fh:
         fh.write(chassis + lab.cli(hosts[1], "show", "neighbors").stdout)
@@ -319,7 +320,7 @@ def verify(got, truth, expect, faults, outdir, kind):
     claimed = faults["impostor"]
     check(any(IMPOSTOR_FILE + f": says it is '{claimed}', as " in d and "this file is left out" in d
               for d in details), f"the copy saying it is {claimed} is reported and left out")
-    with open(os.path.join(outdir, "fabric.map"), encoding="ascii") as fh:
+    with open(os.path.join(outdir, "fabric.map"), encoding="utf-8") as fh:
         lines = fh.read().splitlines()
     check(all(line.split(" ")[0] in MAP_WORDS for line in lines[1:]),
           "every map line starts with one of its words (no line injected by a name)")
@@ -377,7 +378,9 @@ def main(argv):
         finally:
             lab.close()
         if keep:
-            shutil.copytree(os.path.join(tmp, "gather", "lldp"), keep, dirs_exist_ok=True)
+            # The files planted as faults are not part of a capture kept as test data.
+            shutil.copytree(os.path.join(tmp, "gather", "lldp"), keep, dirs_exist_ok=True,
+                            ignore=shutil.ignore_patterns(IMPOSTOR_FILE, DEAD_FILE))
         got = discover(binary, os.path.join(tmp, "gather", "lldp"), base + "-map")
         verify(got, truth, expect, faults, base + "-map", kind)
     if failures:
