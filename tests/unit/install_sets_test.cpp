@@ -57,17 +57,29 @@ SetFiles set_of(const std::string& tag) {
             {"slurm/topology.conf", "SwitchName=su1 Nodes=n[1-2] # " + tag + "\n"}};
 }
 
+/// A map file as text and as read.
+struct GoldenMap {
+    std::string text;
+    fabric::FabricMap map;
+};
+
+GoldenMap read_map(const fs::path& path) {
+    auto text = read_text_file(path.string(), kFabricInput);
+    REQUIRE(text);
+    auto map = fabric::read_fabric_map(*text, path.string());
+    REQUIRE(map);
+    return {std::move(*text), std::move(*map)};
+}
+
+const fs::path kDfp16Map =
+    fs::path(SWITCHYARD_SOURCE_DIR) / "tests/golden/discover/dfp16/fabric.map.expected";
+
 }  // namespace
 
 TEST_CASE("install sets: discover's outputs are named from the one list install copies",
           "[install]") {
-    auto text = read_text_file(
-        std::string(SWITCHYARD_SOURCE_DIR) + "/tests/golden/discover/dfp16/fabric.map.expected",
-        kFabricInput);
-    REQUIRE(text);
-    auto map = fabric::read_fabric_map(*text, "fabric.map.expected");
-    REQUIRE(map);
-    auto files = write_discover_files(*map, "c", "h", SlurmTopologies{});
+    const auto [text, map] = read_map(kDfp16Map);
+    auto files = write_discover_files(map, "c", "h", SlurmTopologies{});
     REQUIRE(files);
     REQUIRE(files->size() + 1 == kDiscoverFiles.size());  // nodes.conf only with --slurm-nodes
     for (std::size_t i = 0; i < files->size(); ++i) {
@@ -174,20 +186,15 @@ TEST_CASE("install sets: the Slurm file per topology", "[install]") {
 
 TEST_CASE("install sets: a capture is what discover writes from its map, each file bounded",
           "[install]") {
-    auto text = read_text_file(
-        std::string(SWITCHYARD_SOURCE_DIR) + "/tests/golden/discover/dfp16/fabric.map.expected",
-        kFabricInput);
-    REQUIRE(text);
-    auto map = fabric::read_fabric_map(*text, "fabric.map.expected");
-    REQUIRE(map);
-    auto written = write_discover_files(*map, "c", "Written somewhere else, at another time", {});
+    const auto [text, map] = read_map(kDfp16Map);
+    auto written = write_discover_files(map, "c", "Written somewhere else, at another time", {});
     REQUIRE(written);
     SetFiles files;
     for (const auto& f : *written) {
         files[f.name] = f.text;
     }
     files["nodes.conf"] = "NodeName=n1\n";
-    CHECK(check_capture(*map, files));  // comment lines (where and when) are not compared
+    CHECK(check_capture(map, files));  // comment lines (where and when) are not compared
 
     SECTION("an edited Slurm file is named with its first line that differs") {
         auto& conf = files["topology.conf"];
@@ -195,7 +202,7 @@ TEST_CASE("install sets: a capture is what discover writes from its map, each fi
         REQUIRE(at != std::string::npos);
         conf.insert(at, "SwitchName=rogue Nodes=node[001-016]\n");
         const auto line = std::count(conf.begin(), conf.begin() + static_cast<long>(at), '\n') + 1;
-        const auto r = check_capture(*map, files);
+        const auto r = check_capture(map, files);
         REQUIRE_FALSE(r);
         CHECK(r.error().message().starts_with(
             "topology.conf is not what discover writes from fabric.map: line " +
@@ -205,22 +212,22 @@ TEST_CASE("install sets: a capture is what discover writes from its map, each fi
     }
     SECTION("a file cut short, and one with a line added at its end") {
         files["node-features.conf"].resize(files["node-features.conf"].size() / 2);
-        auto r = check_capture(*map, files);
+        auto r = check_capture(map, files);
         REQUIRE_FALSE(r);
         CHECK(r.error().message().starts_with("node-features.conf is not what discover writes"));
-        files = {{"fabric.map", *text}, {"topology.yaml", (*written)[4].text + "extra: 1\n"}};
-        r = check_capture(*map, files);
+        files = {{"fabric.map", text}, {"topology.yaml", (*written)[4].text + "extra: 1\n"}};
+        r = check_capture(map, files);
         REQUIRE_FALSE(r);
         CHECK(r.error().message().find("'extra: 1', where discover writes the end of the file") !=
               std::string::npos);
     }
     SECTION("an index of another map") {
-        auto other = *map;
+        auto other = map;
         other.hosts.pop_back();
         auto index = fabric::write_fabric_index(other, fabric::write_fabric_map(other, "c"));
         REQUIRE(index);
         files["fabric.map.index"] = *index;
-        const auto r = check_capture(*map, files);
+        const auto r = check_capture(map, files);
         REQUIRE_FALSE(r);
         CHECK(r.error().message() ==
               "fabric.map.index is not the index of fabric.map (written by another discover run, "
@@ -257,18 +264,15 @@ TEST_CASE("install sets: every golden discover output passes the capture check",
             continue;
         }
         INFO(dir.path().filename().string());
-        auto text = read_text_file(map_path.string(), kFabricInput);
-        REQUIRE(text);
-        auto map = fabric::read_fabric_map(*text, map_path.string());
-        REQUIRE(map);
-        SetFiles files{{"fabric.map", *text}};
+        const auto [text, map] = read_map(map_path);
+        SetFiles files{{"fabric.map", text}};
         for (const auto name : kDiscoverFiles) {
             const auto p = dir.path() / (std::string(name) + ".expected");
             if (name != "fabric.map" && fs::exists(p)) {
                 files[std::string(name)] = slurp(p);
             }
         }
-        const auto r = check_capture(*map, files);
+        const auto r = check_capture(map, files);
         INFO((r ? std::string() : r.error().message()));
         CHECK(r);
         checked += files.size() - 1;
