@@ -17,18 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct InstallArgs {
-    std::string from;
-    std::string slurm_dir;
-    std::string topology = "auto";
-    std::string state = "/var/lib/switchyard/install.state";
-    std::string metrics;
-    double max_hosts_lost = 5.0;
-    bool force = false;
-    bool rollback = false;
-    bool no_reconfigure = false;
-    unsigned keep = 4;
-};
+using InstallArgs = slurmconf::InstallRequest;
 
 std::string default_slurm_dir() {
     if (const char* conf = std::getenv("SLURM_CONF"); conf != nullptr && *conf != '\0') {
@@ -63,18 +52,7 @@ int run_install(const InstallArgs& a) {
                   << ": not a directory (the directory of slurm.conf)\n";
         return kExitProblem;
     }
-    slurmconf::InstallRequest r;
-    r.from = args.from;
-    r.slurm_dir = args.slurm_dir;
-    r.topology = args.topology;
-    r.state = args.state;
-    r.metrics = args.metrics;
-    r.max_hosts_lost = args.max_hosts_lost;
-    r.force = args.force;
-    r.rollback = args.rollback;
-    r.no_reconfigure = args.no_reconfigure;
-    r.keep = args.keep;
-    switch (slurmconf::run_install(r, std::cout, std::cerr)) {
+    switch (slurmconf::run_install(args, std::cout, std::cerr)) {
         case slurmconf::InstallResult::Done:
             return kExitOk;
         case slurmconf::InstallResult::Refused:
@@ -118,6 +96,11 @@ void setup_install(CLI::App& cmd, Runner& run) {
                    "can write)")
         ->capture_default_str();
     cmd.add_option("--metrics", a->metrics, "also write node_exporter textfile metrics here");
+    cmd.add_option("--lock-wait", a->lock_wait,
+                   "seconds to wait while another install or rollback of DIR runs (both hold "
+                   "DIR/switchyard.lock)")
+        ->capture_default_str()
+        ->check(CLI::Range(0U, 86400U));
     cmd.add_option("--keep", a->keep, "sets kept in DIR/switchyard.sets")
         ->capture_default_str()
         ->check(CLI::Range(2U, 100U));

@@ -82,6 +82,24 @@ Result<void> check_trusted_when_root(const std::string& path) {
     return {};
 }
 
+Result<int> open_input_dir(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        return fail(Error::io("cannot open directory '" + path + "': " + std::strerror(errno)));
+    }
+    struct stat st {};
+    if (fstat(fd, &st) != 0) {
+        const auto why = std::string(std::strerror(errno));
+        close(fd);
+        return fail(Error::io("cannot open directory '" + path + "': " + why));
+    }
+    if (auto t = root_may_trust(path, st); !t) {
+        close(fd);
+        return fail(t.error());
+    }
+    return fd;
+}
+
 namespace {
 
 /// One read(2) or pread(2) (at `offset` when given), again on EINTR: bytes read, 0 at the end,
@@ -106,10 +124,26 @@ Result<std::size_t> read_some(int fd,
 }  // namespace
 
 Result<InputFile> InputFile::open(const std::string& path, const ReadRules& rules) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    return open_at(AT_FDCWD, path, path, rules);
+}
+
+Result<InputFile> InputFile::open_at(int dir_fd,
+                                     const std::string& name,
+                                     const std::string& path,
+                                     const ReadRules& rules) {
+    const int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (rules.follow_links ? 0 : O_NOFOLLOW);
+    const int fd = ::openat(dir_fd, name.c_str(), flags);
     if (fd < 0) {
+        if (errno == ELOOP && !rules.follow_links) {
+            return fail(Error::io("cannot read '" + path +
+                                  "': it is a symbolic link; expected a regular file"));
+        }
         return fail(Error::io("cannot read '" + path + "': " + std::strerror(errno)));
     }
+    return checked(fd, path, rules);
+}
+
+Result<InputFile> InputFile::checked(int fd, const std::string& path, const ReadRules& rules) {
     InputFile file(fd, path, 0, rules.max_bytes);  // closes fd on every return below
     struct stat st {};
     if (fstat(fd, &st) != 0) {

@@ -3,8 +3,12 @@
 // with a rollback. The sets' layout is InstallSets' (install_sets.hpp).
 #include "switchyard/slurmconf/install.hpp"
 
+#include <sys/file.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <map>
@@ -16,6 +20,7 @@
 #include "switchyard/common/file.hpp"
 #include "switchyard/common/process.hpp"
 #include "switchyard/common/state_file.hpp"
+#include "switchyard/common/strings.hpp"
 #include "switchyard/fabric/fabric_map.hpp"
 #include "switchyard/fabric/map_diff.hpp"
 #include "switchyard/slurmconf/install_guard.hpp"
@@ -37,6 +42,19 @@ public:
             err_ << "switchyard install: --state: " << d.error().message() << "\n";
             return InstallResult::Problem;
         }
+        const auto lock = lock_dir();
+        if (!lock) {
+            err_ << "switchyard install: " << lock.error().message() << "; nothing changed\n";
+            return InstallResult::Problem;
+        }
+        const struct Unlock {
+            int fd;
+            ~Unlock() { ::close(fd); }  // closing releases the flock
+        } unlock{*lock};
+        if (auto d = slurm_dir_files(); !d) {
+            err_ << "switchyard install: " << d.error().message() << "; nothing changed\n";
+            return InstallResult::Problem;
+        }
         auto text = read_owned_file(a_.state);
         state_ = InstallRecord::parse(text ? *text : "");
         state_.last_run = static_cast<std::uint64_t>(std::time(nullptr));
@@ -49,6 +67,77 @@ public:
     }
 
 private:
+    /// DIR/switchyard.lock taken (waiting up to --lock-wait seconds for another install), our
+    /// pid written in it for the next one's message. \return the descriptor holding it.
+    Result<int> lock_dir() {
+        // As root DIR must be root's alone: whoever else can write it can replace what
+        // slurmctld reads, or plant links for install to copy.
+        auto dir = open_input_dir(dir_.string());
+        if (!dir) {
+            return fail(Error::io("--slurm-dir: " + dir.error().message()));
+        }
+        ::close(*dir);
+        std::error_code ec;
+        const auto real = fs::canonical(dir_, ec);  // the lock's checks take no link
+        const auto path = (dir_ / kInstallLockName).string();
+        auto fd = open_owned_lock(((ec ? dir_ : real) / kInstallLockName).string());
+        if (!fd) {
+            return fail(Error::io(path + ": " + fd.error().message()));
+        }
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(a_.lock_wait);
+        bool said = false;
+        while (::flock(*fd, LOCK_EX | LOCK_NB) != 0) {
+            if (errno != EWOULDBLOCK && errno != EINTR) {
+                const auto why = std::string(std::strerror(errno));
+                ::close(*fd);
+                return fail(Error::io(path + ": cannot lock: " + why));
+            }
+            char pid[32] = {};
+            const auto n = ::pread(*fd, pid, sizeof pid - 1, 0);
+            const auto holder =
+                printable(trim(std::string_view(pid, n > 0 ? static_cast<std::size_t>(n) : 0U)));
+            const auto by = holder.empty() ? std::string() : " (pid " + holder + ")";
+            if (std::chrono::steady_clock::now() >= deadline) {
+                ::close(*fd);
+                return fail(Error::io("another install or rollback holds " + path + by + " after " +
+                                      std::to_string(a_.lock_wait) + " s (--lock-wait)"));
+            }
+            if (!said) {
+                out_ << "waiting for another install or rollback to finish: " << path << by << "\n"
+                     << std::flush;
+                said = true;
+            }
+            ::usleep(100 * 1000);
+        }
+        const auto me = std::to_string(::getpid()) + "\n";
+        if (::ftruncate(*fd, 0) != 0 || ::pwrite(*fd, me.data(), me.size(), 0) < 0) {
+            // Only the next waiter's message needs it.
+        }
+        return fd;
+    }
+
+    /// slurmctld's topology files in DIR are replaced by rename and copied into the sets as
+    /// they are: a link there would be cut (and what it points at copied where anyone reads
+    /// it), so only regular files are taken.
+    Result<void> slurm_dir_files() const {
+        for (const char* name : {"topology.conf", "topology.yaml"}) {
+            const auto path = dir_ / name;
+            std::error_code ec;
+            const auto st = fs::symlink_status(path, ec);
+            if (!fs::exists(st) || fs::is_regular_file(st)) {
+                continue;
+            }
+            return fail(Error::io(
+                path.string() + " is " +
+                (fs::is_symlink(st) ? std::string("a symbolic link") : "not a regular file") +
+                ": install replaces it by rename and keeps a copy of it in its sets, which it "
+                "does only for a regular file of DIR; make it one (cp --remove-destination "
+                "\"$(readlink -f " +
+                path.string() + ")\" " + path.string() + ")"));
+        }
+        return {};
+    }
+
     InstallResult problem(const std::string& message, const char* result = "failed") {
         err_ << "switchyard install: " << message << "\n";
         state_.last_result = result;
@@ -57,7 +146,18 @@ private:
 
     InstallResult install() {
         const fs::path from(a_.from);
-        auto next = fabric::read_fabric_map_file((from / "fabric.map").string());
+        auto capture = read_capture(from);
+        if (!capture) {
+            return problem(capture.error().message() + "; nothing installed");
+        }
+        auto& files = *capture;
+        const auto map_path = (from / "fabric.map").string();
+        if (!files.contains("fabric.map")) {
+            return problem("--from " + a_.from +
+                           " has no fabric.map (is it a discover output?); "
+                           "nothing installed");
+        }
+        auto next = fabric::read_fabric_map(files["fabric.map"], map_path);
         if (!next) {
             return problem("--from " + a_.from + ": " + next.error().to_string() +
                            "; nothing installed");
@@ -72,11 +172,6 @@ private:
                                "topology slurmctld runs with --topology tree, block or yaml");
             }
         }
-        auto capture = read_capture(from);
-        if (!capture) {
-            return problem(capture.error().message() + "; nothing installed");
-        }
-        auto& files = *capture;
         if (auto checked = check_capture(*next, files); !checked) {
             const auto why = "--from " + a_.from + ": " + checked.error().message();
             if (!a_.force) {

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // A capture (discover's output directory) read for install, each file within its bound, and
 // checked against its map: what install copies is what discover wrote from that map.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <string>
 #include <string_view>
 
@@ -19,11 +24,6 @@ namespace fs = std::filesystem;
 
 constexpr std::size_t kMaxHintsBytes = std::size_t{1} << 20U;   // the Lua filters' bound
 constexpr std::size_t kMaxNodesBytes = std::size_t{64} << 20U;  // a site's nodes.conf
-
-bool exists_no_follow(const fs::path& p) {
-    std::error_code ec;
-    return fs::exists(fs::symlink_status(p, ec));
-}
 
 /// The lines of `text` that are not comments ('#' first), with their line numbers.
 std::vector<std::pair<std::size_t, std::string_view>> content_lines(std::string_view text) {
@@ -49,14 +49,28 @@ std::string quoted(std::string_view line) {
 }  // namespace
 
 Result<SetFiles> read_capture(const fs::path& from) {
+    // The directory is opened once and each file looked up in it without following links: a
+    // directory another user can write, or a link in it (to /etc/shadow, say), would otherwise
+    // have install copy a file that user cannot read into a set everyone can.
+    auto dir = open_input_dir(from.string());
+    if (!dir) {
+        return fail(Error::io("--from: " + dir.error().message() +
+                              " (a capture must be a directory only root can write)"));
+    }
+    const struct Close {
+        int fd;
+        ~Close() { ::close(fd); }
+    } closer{*dir};
     SetFiles files;
     std::size_t map_bytes = 0;
     for (const auto name : kDiscoverFiles) {
-        const auto path = from / name;
-        if (!exists_no_follow(path)) {
+        const std::string file(name);
+        struct stat st {};
+        if (::fstatat(*dir, file.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT) {
             continue;
         }
         ReadRules rules = kFabricInput;
+        rules.follow_links = false;
         if (name == "job_submit_hints.lua") {
             rules.max_bytes = kMaxHintsBytes;
         } else if (name == "nodes.conf") {
@@ -64,14 +78,18 @@ Result<SetFiles> read_capture(const fs::path& from) {
         } else if (name != "fabric.map" && name != "fabric.map.index") {
             rules.max_bytes = std::min(kFabricInput.max_bytes, 4 * map_bytes + (1U << 20U));
         }
-        auto bytes = read_text_file(path.string(), rules);
+        auto input = InputFile::open_at(*dir, file, (from / name).string(), rules);
+        if (!input) {
+            return fail(input.error());
+        }
+        auto bytes = input->read_all();
         if (!bytes) {
             return fail(bytes.error());
         }
         if (name == "fabric.map") {
             map_bytes = bytes->size();
         }
-        files[std::string(name)] = std::move(*bytes);
+        files[file] = std::move(*bytes);
     }
     return files;
 }

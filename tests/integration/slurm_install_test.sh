@@ -153,4 +153,57 @@ expect_rc 0 "--rollback"
 expect_eq "$(readlink "$etc/switchyard")" "$second" "the previous set is back"
 expect_contains "$(topology)" "SwitchName=g2-leaf2 Level=0 LinkSpeed=1 Nodes=node[009,013-015]" "slurmctld shows g2-leaf2 again"
 expect_eq "$(cat "$etc/topology.conf")" "$(cat "$jobs/topology.conf.before")" "topology.conf is the one before --force"
+
+# 5. What install copies is only what root put there (issue 46, item 6): a capture directory
+# another user owns, whose links point at a file only root can read; a link in root's own
+# capture; a link at DIR/topology.conf. Each is refused and nothing is copied.
+here_set=$(readlink "$etc/switchyard")
+printf 'root only\n' > "$jobs/secret" && chmod 0600 "$jobs/secret"
+mkdir "$jobs/theirs" && cp "$jobs/refresh/discover"/* "$jobs/theirs/"
+ln -sf "$jobs/secret" "$jobs/theirs/nodes.conf"
+chown -R 65534 "$jobs/theirs"
+run_capture "$sy" install --from "$jobs/theirs" --slurm-dir "$etc" --state "$jobs/refresh/install.state" --force
+expect_rc 1 "a capture directory another user owns is refused, even with --force"
+expect_contains "$err" "--from: refusing '$jobs/theirs' (owner uid 65534" "naming the directory and its owner"
+mkdir "$jobs/linked" && cp "$jobs/refresh/discover"/* "$jobs/linked/"
+ln -sf "$jobs/secret" "$jobs/linked/nodes.conf"
+run_capture "$sy" install --from "$jobs/linked" --slurm-dir "$etc" --state "$jobs/refresh/install.state" --force
+expect_rc 1 "a link in root's own capture is refused"
+expect_contains "$err" "cannot read '$jobs/linked/nodes.conf': it is a symbolic link" "naming the link"
+expect_eq "$(grep -rl 'root only' "$etc" | head -1)" "" "the root-only file was copied nowhere"
+mv "$etc/topology.conf" "$jobs/topology.conf.real" && ln -s "$jobs/topology.conf.real" "$etc/topology.conf"
+run_capture "$sy" install --from "$jobs/refresh/discover" --slurm-dir "$etc" --state "$jobs/refresh/install.state" --force
+expect_rc 1 "a link at DIR/topology.conf is refused"
+expect_contains "$err" "$etc/topology.conf is a symbolic link" "naming it"
+expect_eq "$(readlink "$etc/topology.conf")" "$jobs/topology.conf.real" "the link stays as it was"
+rm "$etc/topology.conf" && mv "$jobs/topology.conf.real" "$etc/topology.conf"
+expect_eq "$(readlink "$etc/switchyard")" "$here_set" "the installed set stays"
+
+# 6. One lock (item 7): an install waits for the one that holds DIR/switchyard.lock, or gives
+# up after --lock-wait; installs of two captures run at once leave topology.conf and the link
+# on the same set.
+cp -r "$etc/$here_set" "$jobs/capture-a"
+flock "$etc/switchyard.lock" sleep 4 &
+holder=$!
+sleep 0.5
+run_capture "$sy" install --from "$jobs/capture-a" --slurm-dir "$etc" --state "$jobs/refresh/install.state" --lock-wait 1
+expect_rc 1 "an install gives up after --lock-wait while another holds the lock"
+expect_contains "$err" "another install or rollback holds $etc/switchyard.lock" "saying which lock"
+run_capture "$sy" install --from "$jobs/capture-a" --slurm-dir "$etc" --state "$jobs/refresh/install.state"
+expect_rc 0 "the next one waits for it"
+expect_contains "$out" "waiting for another install or rollback to finish" "saying it waits"
+wait "$holder"
+for round in 1 2 3 4 5; do
+  "$sy" install --from "$jobs/capture-a" --slurm-dir "$etc" --state "$jobs/refresh/install.state" --force --no-reconfigure >/dev/null 2>&1 &
+  a=$!
+  "$sy" install --from "$jobs/refresh/discover" --slurm-dir "$etc" --state "$jobs/refresh/install.state" --force --no-reconfigure >/dev/null 2>&1 &
+  b=$!
+  wait "$a" "$b"
+  [ "$(cat "$etc/topology.conf")" = "$(cat "$etc/switchyard/slurm/topology.conf")" ] || break
+done
+expect_eq "$(cat "$etc/topology.conf")" "$(cat "$etc/switchyard/slurm/topology.conf")" \
+  "two installs at once: topology.conf is the linked set's (round $round of 5)"
+run_capture "$sy" install --from "$jobs/capture-a" --slurm-dir "$etc" --state "$jobs/refresh/install.state" --force
+expect_rc 0 "an install after the race"
+expect_contains "$(topology)" "SwitchName=g2-leaf2 Level=0 LinkSpeed=1 Nodes=node[009,013-015]" "slurmctld shows the installed set"
 finish

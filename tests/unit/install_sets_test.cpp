@@ -250,6 +250,23 @@ TEST_CASE("install sets: a capture is what discover writes from its map, each fi
         put(s.dir / "topology.conf", std::string(bound, '#'));
         CHECK(read_capture(s.dir));
     }
+    SECTION("read_capture takes no link, to a file or to the capture's own file") {
+        Scratch s;
+        put(s.dir / "fabric.map", files["fabric.map"]);
+        put(s.dir / "elsewhere", "NodeName=n1\n");
+        fs::create_symlink(s.dir / "elsewhere", s.dir / "nodes.conf");
+        auto r = read_capture(s.dir);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message() == "cannot read '" + (s.dir / "nodes.conf").string() +
+                                         "': it is a symbolic link; expected a regular file");
+        fs::remove(s.dir / "nodes.conf");
+        fs::create_symlink("fabric.map", s.dir / "fabric.map.index");
+        CHECK_FALSE(read_capture(s.dir));
+        fs::remove(s.dir / "fabric.map.index");
+        r = read_capture(s.dir);
+        REQUIRE(r);
+        CHECK(r->size() == 1);  // files that are not discover's are not read
+    }
 }
 
 TEST_CASE("install sets: every golden discover output passes the capture check", "[install]") {

@@ -23,6 +23,9 @@ struct ReadRules {
     /// else (as sshd and sudo require of their configuration). For files that decide what root
     /// runs or loads: the policy, the fabric map, hwloc XML.
     bool trusted_when_root = false;
+    /// Whether a symbolic link at the path is followed; false refuses it ("is a symbolic
+    /// link"), for files copied from a directory another user could have placed links in.
+    bool follow_links = true;
 };
 
 /// The bound for each kind of input. Root trusts only root's copy of the files that decide what
@@ -84,6 +87,12 @@ class InputFile final : public ByteSource {
 public:
     /// \return the open file, or Error::io naming `path` and what is wrong with it.
     [[nodiscard]] static Result<InputFile> open(const std::string& path, const ReadRules& rules);
+    /// The same for `name` in the directory open as `dir_fd` (no path looked up again: the
+    /// directory cannot be swapped between its check and the read); `path` is for messages.
+    [[nodiscard]] static Result<InputFile> open_at(int dir_fd,
+                                                   const std::string& name,
+                                                   const std::string& path,
+                                                   const ReadRules& rules);
     InputFile(InputFile&& other) noexcept;
     InputFile& operator=(InputFile&& other) noexcept;
     InputFile(const InputFile&) = delete;
@@ -101,6 +110,9 @@ public:
     [[nodiscard]] int descriptor() const { return fd_; }
 
 private:
+    [[nodiscard]] static Result<InputFile> checked(int fd,
+                                                   const std::string& path,
+                                                   const ReadRules& rules);
     InputFile(int fd, std::string path, std::uint64_t size, std::size_t max_bytes)
         : fd_(fd), path_(std::move(path)), size_(size), max_bytes_(max_bytes) {}
     int fd_ = -1;
@@ -122,6 +134,12 @@ private:
 /// else, and so must its directory; anyone may use anything otherwise.
 /// \return Error::io naming the file or directory, its owner and mode.
 [[nodiscard]] Result<void> check_trusted_when_root(const std::string& path);
+
+/// `path` opened as a directory (O_DIRECTORY, for InputFile::open_at): as root it must be owned
+/// by root and writable by no one else, so nobody else can have put links or files in it.
+/// \return the descriptor (the caller closes it), or Error::io naming the directory, its owner
+///         and mode.
+[[nodiscard]] Result<int> open_input_dir(const std::string& path);
 
 /// The directory of `path`, "." for a bare file name.
 [[nodiscard]] std::string parent_directory(const std::string& path);

@@ -21,7 +21,13 @@ struct InstallRequest {
     bool rollback = false;        ///< go back to the previous set instead
     bool no_reconfigure = false;  ///< only put the files in place
     unsigned keep = 4;            ///< sets kept
+    unsigned lock_wait = 300;     ///< seconds to wait for another install's lock
 };
+
+/// The lock every install and rollback of a directory holds from its first read to its last
+/// write (refresh runs install, so its rounds take it too): DIR/switchyard.lock, flock'ed. Two
+/// at once would leave topology.conf from one capture and the switchyard link on the other's.
+inline constexpr const char* kInstallLockName = "switchyard.lock";
 
 enum class InstallResult {
     Done,     ///< installed, unchanged or rolled back
