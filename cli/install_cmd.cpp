@@ -37,10 +37,13 @@ int run_install(const InstallArgs& a) {
                   << "': expected auto, tree, block or yaml\n";
         return kExitUsage;
     }
-    if (!(a.max_hosts_lost >= 0 && a.max_hosts_lost <= 100)) {
-        std::cerr << "switchyard install: --max-hosts-lost " << a.max_hosts_lost
-                  << ": expected a percentage from 0 to 100\n";
-        return kExitUsage;
+    for (const auto& [option, value] : {std::pair{"--max-hosts-lost", a.max_hosts_lost},
+                                        {"--max-hosts-moved", a.max_hosts_moved}}) {
+        if (!(value >= 0 && value <= 100)) {
+            std::cerr << "switchyard install: " << option << " " << value
+                      << ": expected a percentage from 0 to 100\n";
+            return kExitUsage;
+        }
     }
     InstallArgs args = a;
     if (args.slurm_dir.empty()) {
@@ -74,7 +77,9 @@ void setup_install(CLI::App& cmd, Runner& run) {
         "reconfigure, and slurmctld must list every SU in scontrol show topology (else the\n"
         "previous set goes back). A capture that is probably wrong is refused, exit 4, the\n"
         "installed files kept: more than --max-hosts-lost % of the hosts gone, a whole SU or\n"
-        "group gone, or the fabric kind changed; --force installs it anyway.\n"
+        "group gone, the fabric kind changed, more than --max-hosts-moved % of the hosts in\n"
+        "another SU or group than the rest of theirs, most SUs or groups renamed, or more\n"
+        "than --max-hosts-lost % of the hosts with fewer rails; --force installs it anyway.\n"
         "\nExamples:\n  switchyard install --from /var/lib/switchyard/discover\n"
         "  switchyard install --rollback\n");
     cmd.add_option("--from", a->from, "a discover output directory to install");
@@ -87,6 +92,10 @@ void setup_install(CLI::App& cmd, Runner& run) {
         ->capture_default_str();
     cmd.add_option("--max-hosts-lost", a->max_hosts_lost,
                    "refuse a capture without more than this share of the hosts (percent)")
+        ->capture_default_str();
+    cmd.add_option("--max-hosts-moved", a->max_hosts_moved,
+                   "refuse a capture that puts more than this share of the hosts in another SU "
+                   "or group than the rest of theirs (percent)")
         ->capture_default_str();
     cmd.add_flag("--force", a->force, "install a capture the guard would refuse");
     cmd.add_flag("--no-reconfigure", a->no_reconfigure,

@@ -226,7 +226,8 @@ private:
             state_.last_result = "unchanged";
             return InstallResult::Done;
         }
-        const auto refusals = install_refusals(installed, *next, diff, {a_.max_hosts_lost});
+        const auto refusals =
+            install_refusals(installed, *next, diff, {a_.max_hosts_lost, a_.max_hosts_moved});
         if (!refusals.empty()) {
             if (!a_.force) {
                 state_.refused++;

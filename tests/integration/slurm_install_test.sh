@@ -154,7 +154,26 @@ expect_eq "$(readlink "$etc/switchyard")" "$second" "the previous set is back"
 expect_contains "$(topology)" "SwitchName=g2-leaf2 Level=0 LinkSpeed=1 Nodes=node[009,013-015]" "slurmctld shows g2-leaf2 again"
 expect_eq "$(cat "$etc/topology.conf")" "$(cat "$jobs/topology.conf.before")" "topology.conf is the one before --force"
 
-# 5. What install copies is only what root put there (issue 46, item 6): a capture directory
+# 5. The structure (item 9): the four hosts left on g1-leaf2 re-cabled to g1-leaf1 lose no host
+# and no whole SU, yet g1-leaf2's hosts would join g1-leaf1's: refused, the merge named.
+printf '%s\n' 'Unlink "S-g1-leaf1"[5]' 'Unlink "H-node011-mlx5_0"' 'Link "H-node011-mlx5_0"[1] "S-g1-leaf2"[7]' > "$console"
+port=8
+for n in node003 node005 node007 node010; do
+  printf '%s\n' "Unlink \"H-$n-mlx5_0\"" "Link \"H-$n-mlx5_0\"[1] \"S-g1-leaf1\"[$port]" >> "$console"
+  port=$((port + 1))
+done
+refresh
+expect_eq "$rc" 4 "a capture that merges two SUs is refused (exit 4)"
+expect_contains "$err" "5 of the 16 installed hosts (31.2 %, more than 10.0 %) would be in another SU than the rest of theirs: node[003,005,007,010-011]; SUs merged: g1-leaf1, g1-leaf2 -> g1-leaf1" \
+  "naming the hosts and the merge"
+expect_eq "$(readlink "$etc/switchyard")" "$second" "the installed set stays"
+run_capture "$sy" install --from "$jobs/refresh/discover" --slurm-dir "$etc" --state "$jobs/refresh/install.state" --max-hosts-moved 40 --no-reconfigure
+expect_rc 0 "--max-hosts-moved 40 takes it"
+run_capture "$sy" install --rollback --slurm-dir "$etc" --state "$jobs/refresh/install.state"
+expect_rc 0 "and a rollback puts the set back"
+expect_eq "$(readlink "$etc/switchyard")" "$second" "the set before"
+
+# 6. What install copies is only what root put there (issue 46, item 6): a capture directory
 # another user owns, whose links point at a file only root can read; a link in root's own
 # capture; a link at DIR/topology.conf. Each is refused and nothing is copied.
 here_set=$(readlink "$etc/switchyard")
@@ -179,7 +198,7 @@ expect_eq "$(readlink "$etc/topology.conf")" "$jobs/topology.conf.real" "the lin
 rm "$etc/topology.conf" && mv "$jobs/topology.conf.real" "$etc/topology.conf"
 expect_eq "$(readlink "$etc/switchyard")" "$here_set" "the installed set stays"
 
-# 6. One lock (item 7): an install waits for the one that holds DIR/switchyard.lock, or gives
+# 7. One lock (item 7): an install waits for the one that holds DIR/switchyard.lock, or gives
 # up after --lock-wait; installs of two captures run at once leave topology.conf and the link
 # on the same set.
 cp -r "$etc/$here_set" "$jobs/capture-a"

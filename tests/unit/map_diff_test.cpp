@@ -153,6 +153,83 @@ TEST_CASE("install guard: a capture that lost hosts, an SU, a group or changed k
     }
 }
 
+TEST_CASE("install guard: the structure, SUs and groups renamed, merged, split, rails dropped",
+          "[install-guard]") {
+    // The same 20 hosts: g1 = SUs a (n01-n05), b (n06-n10); g2 = c, d; four rails each.
+    std::vector<std::pair<std::string, std::uint32_t>> hosts;
+    for (int i = 1; i <= 20; ++i) {
+        hosts.emplace_back((i < 10 ? "n0" : "n") + std::to_string(i),
+                           static_cast<std::uint32_t>((i - 1) / 5));
+    }
+    const std::vector<std::pair<std::string, std::uint32_t>> sus = {
+        {"a", 0}, {"b", 0}, {"c", 1}, {"d", 1}};
+    const auto with_rails = [](FabricMap m, std::uint32_t rails) {
+        for (auto& h : m.hosts) {
+            h.rail_count = rails;
+        }
+        return m;
+    };
+    const auto installed = with_rails(small_map(sus, hosts, "x"), 4);
+    const InstallLimits limits;
+    const auto refusals = [&](const FabricMap& next) {
+        return install_refusals(installed, next, compare_maps(installed, next), limits);
+    };
+
+    SECTION("every SU and group renamed (a discover without its GUID map): refused") {
+        auto next =
+            with_rails(small_map({{"0x1", 0}, {"0x2", 0}, {"0x3", 1}, {"0x4", 1}}, hosts, "x"), 4);
+        next.groups = {{"s1", {}, 2, 0}, {"s2", {}, 2, 0}};
+        const auto r = refusals(next);
+        REQUIRE(r.size() == 2);
+        CHECK(r[0] ==
+              "4 of the 4 SUs would be renamed, their hosts still together: a -> 0x1, b -> 0x2, "
+              "c -> 0x3, d -> 0x4 (discover run without the --guid-map of the installed "
+              "capture?)");
+        CHECK_THAT(r[1], Catch::StartsWith("2 of the 2 groups would be renamed, their hosts still "
+                                           "together: g1 -> s1, g2 -> s2"));
+        // Half of them renamed is a change an admin makes: installed.
+        auto half =
+            with_rails(small_map({{"a", 0}, {"b", 0}, {"c2", 1}, {"d2", 1}}, hosts, "x"), 4);
+        CHECK(refusals(half).empty());
+    }
+    SECTION("every host in one SU: refused, the merge named") {
+        auto h = hosts;
+        for (auto& host : h) {
+            host.second = 0;
+        }
+        const auto r = refusals(with_rails(small_map(sus, h, "x"), 4));
+        REQUIRE(r.size() == 2);
+        CHECK(r[0] ==
+              "15 of the 20 installed hosts (75.0 %, more than 10.0 %) would be in another SU "
+              "than the rest of theirs: n[06-20]; SUs merged: a, b, c, d -> a");
+        CHECK(r[1] ==
+              "10 of the 20 installed hosts (50.0 %, more than 10.0 %) would be in another "
+              "group than the rest of theirs: n[11-20]; groups merged: g1, g2 -> g1");
+    }
+    SECTION("hosts moved out of their SU: two (10 %) installed, three refused") {
+        auto h = hosts;
+        h[0].second = 1;
+        h[1].second = 1;
+        CHECK(refusals(with_rails(small_map(sus, h, "x"), 4)).empty());
+        h[2].second = 2;
+        auto r = refusals(with_rails(small_map(sus, h, "x"), 4));
+        REQUIRE(r.size() == 1);  // n03 alone changed group: 5 %
+        CHECK(r[0] ==
+              "3 of the 20 installed hosts (15.0 %, more than 10.0 %) would be in another SU "
+              "than the rest of theirs: n[01-03]");
+    }
+    SECTION("three rails of four left out on every host: refused; one host with three, installed") {
+        auto r = refusals(with_rails(small_map(sus, hosts, "x"), 1));
+        REQUIRE(r.size() == 1);
+        CHECK(r[0] ==
+              "20 of the 20 installed hosts (100.0 %, more than 5.0 %) would have fewer rails (4 "
+              "-> 1; was discover run without some of its --compute-hca?): n[01-20]");
+        auto next = with_rails(small_map(sus, hosts, "x"), 4);
+        next.hosts[7].rail_count = 3;
+        CHECK(refusals(next).empty());
+    }
+}
+
 TEST_CASE("install record: read back what it wrote, junk ignored", "[install-guard]") {
     InstallRecord r;
     r.refused = 3;

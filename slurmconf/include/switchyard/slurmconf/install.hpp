@@ -15,13 +15,14 @@ struct InstallRequest {
     std::string slurm_dir;          ///< the directory of slurm.conf (must exist)
     std::string topology = "auto";  ///< auto (what slurm_dir holds), tree, block or yaml
     std::string state = "/var/lib/switchyard/install.state";  ///< the run's record
-    std::string metrics;          ///< node_exporter textfile; "" for none
-    double max_hosts_lost = 5.0;  ///< percent
-    bool force = false;           ///< install a capture the guard refuses
-    bool rollback = false;        ///< go back to the previous set instead
-    bool no_reconfigure = false;  ///< only put the files in place
-    unsigned keep = 4;            ///< sets kept
-    unsigned lock_wait = 300;     ///< seconds to wait for another install's lock
+    std::string metrics;            ///< node_exporter textfile; "" for none
+    double max_hosts_lost = 5.0;    ///< percent
+    double max_hosts_moved = 10.0;  ///< percent
+    bool force = false;             ///< install a capture the guard refuses
+    bool rollback = false;          ///< go back to the previous set instead
+    bool no_reconfigure = false;    ///< only put the files in place
+    unsigned keep = 4;              ///< sets kept
+    unsigned lock_wait = 300;       ///< seconds to wait for another install's lock
 };
 
 /// The lock every install and rollback of a directory holds from its first read to its last

@@ -18,12 +18,19 @@ namespace switchyard::slurmconf {
 struct InstallLimits {
     /// Largest share of the installed fabric's hosts a new capture may lose (percent).
     double max_hosts_lost_percent = 5.0;
+    /// Largest share of them that may change company: put in another SU or group than the one
+    /// the rest of their old SU or group went to, or with their SU merged into another.
+    double max_hosts_moved_percent = 10.0;
 };
 
 /// Why `next` is probably a wrong capture of the fabric `installed` describes, one sentence
 /// each naming what would be lost: more than the set share of the hosts gone, a whole SU or
 /// group gone (none of its hosts left anywhere: a renamed or re-cabled SU whose hosts are still
-/// there is a change, not a loss), the fabric kind changed. Empty: it may be installed.
+/// there is a change, not a loss), the fabric kind changed; and the structure: more than the
+/// set share of the hosts moved to other SUs or groups (SUs or groups merged, or split), more
+/// than half of the SUs or groups renamed with their hosts (a discover run without the GUID
+/// map), more than the lost share of the hosts with fewer rails (HCAs left out).
+/// Empty: it may be installed.
 [[nodiscard]] std::vector<std::string> install_refusals(const fabric::FabricMap& installed,
                                                         const fabric::FabricMap& next,
                                                         const fabric::MapDiff& diff,
