@@ -191,9 +191,19 @@ private:
         }
         files["slurm/" + as] = files[source];
 
-        // What changed against the set in use.
+        // What changed against the set in use, or, when it has no map (the hand-made files a
+        // rollback went back to), against the newest set that has one: a rollback must not
+        // leave the next install unguarded.
         const auto current = sets_.current();
-        const auto installed_map = dir_ / "switchyard" / "fabric.map";
+        auto installed_map = dir_ / "switchyard" / "fabric.map";
+        if (std::error_code ec;
+            !current.empty() && !fs::exists(fs::symlink_status(installed_map, ec))) {
+            if (const auto newest = sets_.newest_with_map(current); !newest.empty()) {
+                out_ << current << " in use has no fabric map; comparing with " << newest
+                     << "'s, the newest set's\n";
+                installed_map = dir_ / newest / "fabric.map";
+            }
+        }
         fabric::FabricMap installed;
         if (std::error_code ec; fs::exists(fs::symlink_status(installed_map, ec))) {
             auto m = fabric::read_fabric_map_file(installed_map.string());
@@ -252,32 +262,85 @@ private:
             return problem(target.error().message() + "; nothing installed");
         }
         const auto before = sets_.current();
-        if (auto s = sets_.activate(*target); !s) {
+        const auto before_previous = sets_.previous();
+        if (auto s = sets_.activate(*target, before); !s) {
             return problem(s.error().message());
         }
         out_ << "installed: " << (dir_ / "switchyard").string() << " -> " << *target << ", "
              << (dir_ / as).string() << " (" << kind << " topology)"
              << (before.empty() ? "" : "; previous: " + before) << "\n";
-        if (!a_.no_reconfigure) {
-            if (auto c = reconfigure_and_check(dir_, *next); !c) {
-                err_ << "switchyard install: slurmctld did not take the new files: "
-                     << c.error().message() << "\n";
-                if (!before.empty() && sets_.activate(before)) {
-                    const auto again = run_process({"scontrol", "reconfigure"}, 60);
-                    err_ << "switchyard install: put " << before << " back"
-                         << (again.exit_code == 0 ? " and reconfigured" : "") << "\n";
-                }
-                state_.last_result = "failed";
-                return InstallResult::Problem;
-            }
-            out_ << "slurmctld: reconfigured; scontrol show topology lists the " << next->sus.size()
-                 << " SUs\n";
+        if (const auto r = reconfigure_or_put_back(*target, *next, before, before_previous);
+            r != InstallResult::Done) {
+            return r;
         }
         sets_.prune(a_.keep);
         state_.last_change = state_.last_run;
         state_.last_result = "installed";
         installed_map_ = std::move(*next);
         return InstallResult::Done;
+    }
+
+    /// The map of set `set`; an empty one for a set without (the hand-made files adopted at the
+    /// first install), which slurmctld is then only asked to load.
+    Result<fabric::FabricMap> set_map(const std::string& set) const {
+        const auto path = dir_ / set / "fabric.map";
+        if (std::error_code ec; !fs::exists(fs::symlink_status(path, ec))) {
+            return fabric::FabricMap{};
+        }
+        return fabric::read_fabric_map_file(path.string());
+    }
+
+    /// Unless --no-reconfigure: slurmctld reconfigured and checked for set `target` (now in
+    /// use, with `map`); if it does not take it, `back` is put back in use (`back_previous` the
+    /// previous link again) and slurmctld reconfigured for it. Every way out says where the
+    /// link, DIR's topology file and slurmctld are.
+    InstallResult reconfigure_or_put_back(const std::string& target,
+                                          const fabric::FabricMap& map,
+                                          const std::string& back,
+                                          const std::string& back_previous) {
+        if (a_.no_reconfigure) {
+            return InstallResult::Done;
+        }
+        auto c = reconfigure_and_check(dir_, map);
+        if (c) {
+            out_ << "slurmctld: reconfigured; scontrol show topology lists the " << map.sus.size()
+                 << " SUs\n";
+            return InstallResult::Done;
+        }
+        state_.last_result = "failed";
+        err_ << "switchyard install: slurmctld did not take " << target << ": "
+             << c.error().message() << "\n";
+        const auto link = (dir_ / "switchyard").string();
+        const auto left = "; " + link + " -> " + target +
+                          " and its topology file stay in place: once slurmctld answers, run "
+                          "scontrol reconfigure (or switchyard install --rollback)";
+        if (back.empty()) {
+            err_ << "switchyard install: no set was in use before, nothing to put back" << left
+                 << "\n";
+            return InstallResult::Problem;
+        }
+        auto back_map = set_map(back);
+        if (!back_map) {
+            err_ << "switchyard install: " << back << " not put back, its map cannot be read ("
+                 << back_map.error().message() << ")" << left << "\n";
+            return InstallResult::Problem;
+        }
+        if (auto s = sets_.activate(back, back_previous); !s) {
+            err_ << "switchyard install: " << back << " not put back: " << s.error().message()
+                 << left << "\n";
+            return InstallResult::Problem;
+        }
+        err_ << "switchyard install: put back " << link << " -> " << back << " and its topology "
+             << "file (previous: " << (back_previous.empty() ? "none" : back_previous) << "); "
+             << target << " stays in switchyard.sets for a look\n";
+        if (auto again = reconfigure_and_check(dir_, *back_map); !again) {
+            err_ << "switchyard install: slurmctld did not reconfigure for " << back << " either ("
+                 << again.error().message()
+                 << "): it reads these files at its next reconfigure or start\n";
+        } else {
+            err_ << "switchyard install: slurmctld reconfigured for " << back << "\n";
+        }
+        return InstallResult::Problem;
     }
 
     InstallResult rollback() {
@@ -287,25 +350,27 @@ private:
                            ": no previous set to go back to");
         }
         const auto current = sets_.current();
-        if (auto s = sets_.activate(previous); !s) {
+        auto map = set_map(previous);
+        if (!map) {
+            return problem(previous + ": its map cannot be read (" + map.error().message() +
+                           "); nothing changed");
+        }
+        if (auto s = sets_.activate(previous, current); !s) {
             return problem(s.error().message());
         }
         out_ << "rolled back: " << (dir_ / "switchyard").string() << " -> " << previous
+             << (map->hosts.empty() ? " (the files in place before the first install; no fabric "
+                                      "map: the next install is checked against the newest set's)"
+                                    : "")
              << (current.empty() ? "" : "; previous: " + current) << "\n";
-        auto map = fabric::read_fabric_map_file((dir_ / previous / "fabric.map").string());
-        if (!a_.no_reconfigure) {
-            if (!map) {
-                return problem("the restored set's map: " + map.error().message());
-            }
-            if (auto c = reconfigure_and_check(dir_, *map); !c) {
-                return problem("slurmctld did not take the restored files: " + c.error().message());
-            }
-            out_ << "slurmctld: reconfigured; scontrol show topology lists the " << map->sus.size()
-                 << " SUs\n";
+        // Going forward again if slurmctld does not take it: the set it ran with.
+        if (const auto r = reconfigure_or_put_back(previous, *map, current, previous);
+            r != InstallResult::Done) {
+            return r;
         }
         state_.last_change = state_.last_run;
         state_.last_result = "rolled-back";
-        if (map) {
+        if (!map->hosts.empty()) {
             installed_map_ = std::move(*map);
         }
         return InstallResult::Done;

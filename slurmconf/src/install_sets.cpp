@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <map>
+#include <optional>
 #include <set>
 #include <system_error>
 #include <vector>
@@ -210,25 +212,91 @@ Result<std::string> InstallSets::add(const SetFiles& files) {
     return write_set(utc_stamp() + "-" + std::to_string(::getpid()), files);
 }
 
-Result<void> InstallSets::activate(const std::string& target) {
+Result<void> InstallSets::activate(const std::string& target, const std::string& previous) {
     const auto slurm = set_slurm_file(dir_ / target);
     if (!slurm) {
         return fail(Error::io((dir_ / target / "slurm").string() +
                               ": holds neither topology.conf nor topology.yaml"));
     }
-    const auto now = current();
+    const auto previous_before = this->previous();
+    const auto previous_link = dir_ / "switchyard.previous";
+    const auto point_previous = [&](const std::string& at) -> Result<void> {
+        if (at.empty()) {
+            if (::unlink(previous_link.c_str()) != 0 && errno != ENOENT) {
+                return fail(
+                    Error::io(previous_link.string() + ": cannot remove: " + std::strerror(errno)));
+            }
+            return {};
+        }
+        return swap_link(previous_link, at);
+    };
+    if (auto p = point_previous(previous); !p) {
+        return fail(p.error());
+    }
+    // What DIR holds now, to put back if the link cannot follow the files.
+    std::map<std::string, std::optional<std::string>> before;
+    for (const char* name : {"topology.conf", "topology.yaml"}) {
+        if (!exists_no_follow(dir_ / name)) {
+            before[name] = std::nullopt;
+            continue;
+        }
+        ReadRules rules = kSmallInput;
+        rules.follow_links = false;
+        auto text = read_text_file((dir_ / name).string(), rules);
+        if (!text) {
+            return fail(text.error());
+        }
+        before[name] = std::move(*text);
+    }
+    const auto put_back = [&]() -> std::string {
+        std::string left;
+        for (const auto& [name, text] : before) {
+            const auto path = dir_ / name;
+            if (text) {
+                if (auto w = write_file_atomic(path.string(), *text); !w) {
+                    left += "; " + path.string() + " could not be put back (" +
+                            w.error().message() + ")";
+                }
+            } else if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+                left += "; " + path.string() + " could not be removed again (" +
+                        std::strerror(errno) + ")";
+            }
+        }
+        if (auto p = point_previous(previous_before); !p) {
+            left += "; " + p.error().message();
+        }
+        return left.empty() ? "; " + dir_.string() + "'s topology files and links are as they were"
+                            : left;
+    };
     if (auto w = write_file_atomic((dir_ / slurm->first).string(), slurm->second); !w) {
-        return fail(w.error());
+        return fail(Error::io(w.error().message() + put_back()));
+    }
+    if (slurm->first == "topology.conf" && before["topology.yaml"] &&
+        ::unlink((dir_ / "topology.yaml").c_str()) != 0 && errno != ENOENT) {
+        const auto why = std::string(std::strerror(errno));
+        return fail(Error::io((dir_ / "topology.yaml").string() + ": cannot remove (" + why +
+                              "), and Slurm 25.05+ reads it before topology.conf" + put_back()));
     }
     if (auto s = swap_link(dir_ / "switchyard", target); !s) {
-        return fail(s.error());
-    }
-    if (!now.empty() && now != target) {
-        if (auto s = swap_link(dir_ / "switchyard.previous", now); !s) {
-            return fail(s.error());
-        }
+        return fail(Error::io(s.error().message() + put_back()));
     }
     return {};
+}
+
+std::string InstallSets::newest_with_map(const std::string& except) const {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir_ / "switchyard.sets", ec)) {
+        const auto n = e.path().filename().string();
+        if (!n.starts_with(".") && e.is_directory(ec) && !e.is_symlink(ec) &&
+            "switchyard.sets/" + n != except && exists_no_follow(e.path() / "fabric.map")) {
+            names.push_back(n);
+        }
+    }
+    if (names.empty()) {
+        return "";
+    }
+    return "switchyard.sets/" + *std::max_element(names.begin(), names.end());
 }
 
 void InstallSets::prune(unsigned keep) const {

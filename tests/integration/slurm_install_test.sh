@@ -60,6 +60,24 @@ first=$(readlink "$etc/switchyard")
 expect_contains "$first" "switchyard.sets/" "switchyard is a link into switchyard.sets"
 expect_eq "$(cat "$etc/$(readlink "$etc/switchyard.previous")/slurm/topology.conf")" "$(cat "$fabric/topology.conf")" \
   "the topology.conf it replaced is kept as the previous set"
+# Rollback to the hand-made files (item 8): slurmctld reloads them; the next install is still
+# guarded (against the newest set's map), so a capture of 4 of the 16 hosts is refused.
+run_capture "$sy" install --rollback --slurm-dir "$etc" --state "$jobs/refresh/install.state"
+expect_rc 0 "--rollback to the hand-made topology.conf"
+expect_contains "$out" "(the files in place before the first install; no fabric map" "saying what it went back to"
+expect_contains "$out" "slurmctld: reconfigured" "and slurmctld took them"
+expect_eq "$(cat "$etc/topology.conf")" "$(cat "$fabric/topology.conf")" "topology.conf is the hand-made one"
+printf 'Unlink "H-node%s-mlx5_0"\n' 001 002 003 005 006 007 008 010 011 012 013 014 > "$console"
+"$jobs/capture" > "$jobs/quarter.txt" && : > "$console"
+"$sy" discover --ibnetdiscover "$jobs/quarter.txt" --slurm-nodes "$jobs/site-nodes.conf" -o "$jobs/quarter" >/dev/null 2>&1
+run_capture "$sy" install --from "$jobs/quarter" --slurm-dir "$etc" --state "$jobs/refresh/admin.state"
+expect_eq "$rc" 4 "a capture of 4 of the 16 hosts is refused after that rollback"
+expect_contains "$out" "has no fabric map; comparing with $first's, the newest set's" "comparing with the newest set's map"
+expect_contains "$err" "12 of the 16 installed hosts (75.0 %" "naming what would be lost"
+run_capture "$sy" install --rollback --slurm-dir "$etc" --state "$jobs/refresh/install.state"
+expect_rc 0 "--rollback again goes forward to the first set"
+expect_eq "$(readlink "$etc/switchyard")" "$first" "the first set is in use"
+
 # The admin points slurm.conf at the installed NodeName lines, once.
 sed -i "s|^Include $etc/nodes.conf\$|Include $etc/switchyard/nodes.conf|" "$etc/slurm.conf"
 touch "$etc/job_submit.lua"
@@ -153,6 +171,32 @@ expect_rc 0 "--rollback"
 expect_eq "$(readlink "$etc/switchyard")" "$second" "the previous set is back"
 expect_contains "$(topology)" "SwitchName=g2-leaf2 Level=0 LinkSpeed=1 Nodes=node[009,013-015]" "slurmctld shows g2-leaf2 again"
 expect_eq "$(cat "$etc/topology.conf")" "$(cat "$jobs/topology.conf.before")" "topology.conf is the one before --force"
+
+# slurmctld does not take a set (it is down): the set before is put back, the link, the
+# previous link and topology.conf agree again, and the message says slurmctld has not reloaded.
+cur=$(readlink "$etc/switchyard")
+prev=$(readlink "$etc/switchyard.previous")
+"$cluster" stop-slurmctld "$run" 2>/dev/null
+run_capture "$sy" install --from "$jobs/refresh/discover" --slurm-dir "$etc" --state "$jobs/refresh/install.state" --force
+expect_rc 1 "an install slurmctld does not take fails"
+expect_contains "$err" "slurmctld did not take switchyard.sets/" "saying so"
+expect_contains "$err" "put back $etc/switchyard -> $cur and its topology file (previous: $prev)" "and what it put back"
+expect_contains "$err" "slurmctld did not reconfigure for $cur either" "and that slurmctld has not reloaded"
+expect_eq "$(readlink "$etc/switchyard"):$(readlink "$etc/switchyard.previous")" "$cur:$prev" "both links as they were"
+expect_eq "$(cat "$etc/topology.conf")" "$(cat "$etc/$cur/slurm/topology.conf")" "topology.conf is the linked set's"
+"$cluster" restart-slurmctld "$run" 2>/dev/null
+wait_for 30 bash -c '[ "$(sinfo -h -N -t idle -o %N | sort -u | wc -l)" -eq 16 ]'
+expect_contains "$(topology)" "SwitchName=g2-leaf2 Level=0 LinkSpeed=1 Nodes=node[009,013-015]" "slurmctld restarted shows that set"
+# topology.yaml then a rollback: no topology.yaml is left for Slurm 25.05+ to read first.
+run_capture "$sy" install --from "$jobs/refresh/discover" --slurm-dir "$etc" --state "$jobs/refresh/install.state" --force --topology yaml --no-reconfigure
+expect_rc 0 "an install as topology.yaml"
+expect_eq "$( [ -f "$etc/topology.yaml" ] && echo there)" there "topology.yaml is in place"
+run_capture "$sy" install --rollback --slurm-dir "$etc" --state "$jobs/refresh/install.state"
+expect_rc 0 "its rollback"
+expect_eq "$( [ -e "$etc/topology.yaml" ] && echo there)" "" "leaves no topology.yaml"
+expect_eq "$(readlink "$etc/switchyard"):$(cat "$etc/topology.conf")" "$cur:$(cat "$etc/$cur/slurm/topology.conf")" "the set and its topology.conf are back"
+expect_contains "$(topology)" "SwitchName=g2-leaf2 Level=0 LinkSpeed=1 Nodes=node[009,013-015]" "and slurmctld shows it"
+second=$cur
 
 # 5. The structure (item 9): the four hosts left on g1-leaf2 re-cabled to g1-leaf1 lose no host
 # and no whole SU, yet g1-leaf2's hosts would join g1-leaf1's: refused, the merge named.

@@ -112,7 +112,7 @@ TEST_CASE("install sets: added, put in use, the previous kept, rolled back, prun
     REQUIRE(first);
     CHECK(first->starts_with("switchyard.sets/"));
     CHECK(sets.current().empty());  // nothing in use before activate
-    REQUIRE(sets.activate(*first));
+    REQUIRE(sets.activate(*first, ""));
     CHECK(sets.current() == *first);
     CHECK(sets.previous().empty());
     CHECK(slurp(s.dir / "topology.conf") == set_of("one").at("slurm/topology.conf"));
@@ -127,13 +127,13 @@ TEST_CASE("install sets: added, put in use, the previous kept, rolled back, prun
     auto second = sets.add(set_of("two"));
     REQUIRE(second);
     REQUIRE(*second != *first);
-    REQUIRE(sets.activate(*second));
+    REQUIRE(sets.activate(*second, *first));
     CHECK(sets.current() == *second);
     CHECK(sets.previous() == *first);
     CHECK(slurp(s.dir / "switchyard" / "fabric.map") == "map two\n");
 
     // A rollback is the previous set put in use again.
-    REQUIRE(sets.activate(sets.previous()));
+    REQUIRE(sets.activate(*first, *second));
     CHECK(sets.current() == *first);
     CHECK(sets.previous() == *second);
     CHECK(slurp(s.dir / "topology.conf") == set_of("one").at("slurm/topology.conf"));
@@ -163,7 +163,7 @@ TEST_CASE("install sets: a hand install is adopted as a set a rollback can reach
     const auto adopted = sets.current();
     REQUIRE(adopted.ends_with("-before"));
     CHECK(slurp(s.dir / adopted / "slurm" / "topology.conf") == "BlockName=b1 Nodes=n[1-2]\n");
-    REQUIRE(sets.activate(*t));
+    REQUIRE(sets.activate(*t, adopted));
     CHECK(sets.previous() == adopted);
 
     // A `switchyard` that is a plain file is not taken for a set.
@@ -174,6 +174,44 @@ TEST_CASE("install sets: a hand install is adopted as a set a rollback can reach
     auto refused = odd.add(set_of("x"));
     REQUIRE_FALSE(refused);
     CHECK(refused.error().message().find("not a directory") != std::string::npos);
+}
+
+TEST_CASE("install sets: going from a yaml set to a conf set, and a link that cannot follow",
+          "[install]") {
+    Scratch s;
+    InstallSets sets(s.dir);
+    auto yaml = set_of("yaml");
+    yaml.erase("slurm/topology.conf");
+    yaml["slurm/topology.yaml"] = "- topology: t\n";
+    auto y = sets.add(yaml);
+    REQUIRE(y);
+    REQUIRE(sets.activate(*y, ""));
+    CHECK(sets.installed_kind() == "yaml");
+    ::usleep(1100000);
+    auto c = sets.add(set_of("conf"));
+    REQUIRE(c);
+    REQUIRE(sets.activate(*c, *y));
+    // Slurm 25.05+ reads topology.yaml first: a conf set in use leaves none behind.
+    CHECK_FALSE(fs::exists(s.dir / "topology.yaml"));
+    CHECK(sets.installed_kind() == "tree");
+    CHECK(sets.newest_with_map("") == *c);
+    CHECK(sets.newest_with_map(*c) == *y);
+
+    // The link cannot be replaced (its temporary name is taken by a directory): DIR's files and
+    // both links are put back as they were, and the error says so.
+    const auto planted = s.dir / ("switchyard.tmp-" + std::to_string(::getpid()));
+    fs::create_directories(planted / "x");
+    const auto r = sets.activate(*y, *c);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message().find("topology files and links are as they were") !=
+          std::string::npos);
+    CHECK(sets.current() == *c);
+    CHECK(sets.previous() == *y);
+    CHECK(slurp(s.dir / "topology.conf") == set_of("conf").at("slurm/topology.conf"));
+    CHECK_FALSE(fs::exists(s.dir / "topology.yaml"));
+    fs::remove_all(planted);
+    REQUIRE(sets.activate(*y, *c));
+    CHECK(slurp(s.dir / "topology.yaml") == "- topology: t\n");
 }
 
 TEST_CASE("install sets: the Slurm file per topology", "[install]") {

@@ -62,9 +62,17 @@ public:
     /// until activate().
     [[nodiscard]] Result<std::string> add(const SetFiles& files);
 
-    /// Puts set `target` in use: its Slurm file written to DIR, the links swapped (the current
-    /// set becomes the previous one).
-    [[nodiscard]] Result<void> activate(const std::string& target);
+    /// Puts set `target` in use and names `previous` ("" for none) as the set a rollback goes
+    /// back to: the `switchyard.previous` link first, then the set's Slurm file written to DIR
+    /// (a topology.yaml left by a yaml set removed when the set has topology.conf: Slurm
+    /// 25.05+ would read it first), then the `switchyard` link swapped. If a step fails, what
+    /// was done is undone (DIR's topology files and the previous link as they were); the error
+    /// says what is left if even that fails.
+    [[nodiscard]] Result<void> activate(const std::string& target, const std::string& previous);
+
+    /// The newest set, other than `except`, holding a fabric.map ("switchyard.sets/<set>"), or
+    /// "": what the guard compares a capture with when the set in use is a hand-made one.
+    [[nodiscard]] std::string newest_with_map(const std::string& except) const;
 
     /// Removes sets beyond the newest `keep`, never the current or previous one.
     void prune(unsigned keep) const;
