@@ -9,7 +9,10 @@ Shape: SUs of --hosts-per-su hosts, one leaf per SU and rail (host ports swp1..)
 --sus-per-pod SUs with --spines spines each (every leaf cabled to every spine of its pod), and
 --cores core switches (every spine cabled to every core).
 
-Usage: gen_lldp.py OUTDIR [--hosts 100000] [--rails 8] [--host-files]
+With --plain, every file is what a plain `lldpctl -f json` prints (no `show chassis` part) under
+a name that says nothing: discover names each from its cables.
+
+Usage: gen_lldp.py OUTDIR [--hosts 100000] [--rails 8] [--host-files] [--plain]
 """
 import argparse
 import os
@@ -96,10 +99,15 @@ def record(port, far, far_mac, far_switch, far_port, far_port_mac):
                      "pid": far_port if far_switch else far_port_mac, "far_port": far_port}
 
 
+PLAIN = False  # --plain: no `show chassis` part, file names that say nothing
+
+
 def write(outdir, name, name_mac, switch, records):
-    with open(os.path.join(outdir, name + ".json"), "w") as fh:
-        fh.write(LOCAL % {"name": name, "mac": name_mac, "descr": DESCR[switch], "ip": ip(name),
-                          "caps": CAPS_TEXT[(switch, 8)]})
+    file_name = f"capture-{zlib.crc32(name.encode()):08x}" if PLAIN else name
+    with open(os.path.join(outdir, file_name + ".json"), "w") as fh:
+        if not PLAIN:
+            fh.write(LOCAL % {"name": name, "mac": name_mac, "descr": DESCR[switch],
+                              "ip": ip(name), "caps": CAPS_TEXT[(switch, 8)]})
         fh.write('{\n  "lldp": {\n    "interface": [\n')
         fh.write(",\n".join(records))
         fh.write("\n    ]\n  }\n}\n")
@@ -115,7 +123,11 @@ def main():
     p.add_argument("--spines", type=int, default=8, help="spines per pod")
     p.add_argument("--cores", type=int, default=8)
     p.add_argument("--host-files", action="store_true", help="a file per host too")
+    p.add_argument("--plain", action="store_true",
+                   help="plain `lldpctl -f json` files: no `show chassis`, named capture-<crc>")
     a = p.parse_args()
+    global PLAIN
+    PLAIN = a.plain
     os.makedirs(a.outdir, exist_ok=True)
     sus = (a.hosts + a.hosts_per_su - 1) // a.hosts_per_su
     pods = (sus + a.sus_per_pod - 1) // a.sus_per_pod

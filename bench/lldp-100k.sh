@@ -8,7 +8,8 @@
 # left out of the median: on a VM whose balloon reports free pages to the host (as the
 # development machine's does), the first run after a pause gets its ~400 MB back from the host
 # page by page, and its kernel time doubles (design.md, "Ethernet fabrics from LLDP").
-# Usage: bench/lldp-100k.sh [--runs N] [--warmup N] [--hosts H] [--rails R] [--host-files]
+# --plain: every file plain `lldpctl -f json` (no `show chassis`), named from the cables.
+# Usage: bench/lldp-100k.sh [--runs N] [--warmup N] [--hosts H] [--rails R] [--host-files] [--plain]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 runs=3 warmup=1 hosts=100000 rails=8 extra=()
@@ -19,7 +20,8 @@ while [ $# -gt 0 ]; do
     --hosts) hosts=$2; shift 2 ;;
     --rails) rails=$2; shift 2 ;;
     --host-files) extra+=(--host-files); shift ;;
-    *) echo "usage: bench/lldp-100k.sh [--runs N] [--warmup N] [--hosts H] [--rails R] [--host-files]" >&2; exit 2 ;;
+    --plain) extra+=(--plain); shift ;;
+    *) echo "usage: bench/lldp-100k.sh [--runs N] [--warmup N] [--hosts H] [--rails R] [--host-files] [--plain]" >&2; exit 2 ;;
   esac
 done
 cd "$top"

@@ -344,8 +344,25 @@ private:
     /// capabilities.
     void resolve_claims();
 
-    /// Files without their own chassis: named by what the far ends' files see on those ports.
+    /// Files without their own chassis (plain `lldpctl` output): named by what the far ends'
+    /// files see on those ports: first through the named systems' cables, round after round;
+    /// then, for files no named system sees (every file plain), by mutual cables among
+    /// themselves (name_by_mutual_cables). The rest are reported.
     void name_pending();
+
+    /// Plain files named from each other: file X's record (its port p → S's port q) and file
+    /// Y's record (its port q → T's port p) are the two ends of one cable if X is T and Y is S.
+    /// Each such pair is a vote; a file whose votes have one clear winner (a name no other file
+    /// holds) is named, and the next round counts only votes that agree with the names given.
+    /// \return the name each file of `files` was given ("" for none), and the votes against it.
+    struct Naming {
+        std::string name;
+        std::uint32_t votes = 0;    ///< for the name
+        std::uint32_t against = 0;  ///< for other names, counted in the last round
+        std::string other;          ///< the name most of those were for
+    };
+    std::vector<Naming> name_by_mutual_cables(
+        const std::vector<std::pair<std::uint32_t, LldpFile>>& files);
 
     std::string describe(End e) const;
 

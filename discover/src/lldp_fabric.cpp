@@ -219,35 +219,6 @@ void LldpFabricBuilder::read_cables(std::uint32_t self, std::uint32_t f, const L
     }
 }
 
-void LldpFabricBuilder::name_pending() {
-    for (auto& [f, file] : pending_) {
-        std::string found;
-        for (const auto& nb : file.neighbors) {
-            const auto sys = by_name_.find(nb.chassis.name, SystemNames{systems_});
-            const auto p = port_ids_.find(port_name(nb), ports_);
-            if (sys == kNoSystem || p == kNoSystem) {
-                continue;
-            }
-            const auto* far = find(end_of(sys, p));
-            if (far != nullptr) {
-                found = systems_[system_of(far->far)].name;
-                break;
-            }
-        }
-        const auto s = found.empty() ? kNoSystem : system(found, LldpChassis{}, {f, 0});
-        if (s == kNoSystem || systems_[s].file != kNoSystem) {
-            warn("lldp-unknown-system", loc({f, 0}),
-                 "the file does not say which system it is from (gather 'lldpcli -f json "
-                 "show chassis' with 'lldpctl -f json') and no other file sees its ports: "
-                 "left out");
-            continue;
-        }
-        read_cables(s, f, file);
-        put_views();  // the next pending file may be named through these cables
-    }
-    pending_.clear();
-}
-
 std::string LldpFabricBuilder::describe(End e) const {
     return "'" + systems_[system_of(e)].name + "' port " + ports_[port_of(e)];
 }

@@ -5,7 +5,9 @@ host and per switch, veth pairs as cables, each switch bridging its ports), Debi
 running in every namespace under its own system name and control socket, every namespace's
 lldpctl output gathered (JSON, json0 and keyvalue, as the admin guide gathers them), and
 `switchyard discover --lldp` checked against the generator's truth: SUs, each host's leaf per
-rail, tiers, topology.conf, and exactly the anomalies the case planted.
+rail, tiers, topology.conf, and exactly the anomalies the case planted. Then the same from every
+system's plain `lldpctl -f json` (no `show chassis`, file names that say nothing): each file
+named from its cables alone.
 
 Cases:
   clos          16 hosts x 2 rails, 4 leaves, 2 spines (rail-optimised), clean
@@ -44,6 +46,7 @@ DEAD_FILE = "zz-dead\x1b]0;x\x07host\n.json"
 IMPOSTOR_FILE = "0000-copy.json"
 MAP_WORDS = {"#", "kind", "tiers", "hcas", "switch", "group", "su", "host", "nvl", "anomaly", "end"}
 LLDPD = shutil.which("lldpd") or "/usr/sbin/lldpd"
+LLDPCTL = shutil.which("lldpctl") or "/usr/sbin/lldpctl"
 LLDPCLI = shutil.which("lldpcli") or "/usr/sbin/lldpcli"
 
 
@@ -279,6 +282,20 @@ def gather(lab, outdir):
     return hosts[0]
 
 
+def gather_plain(lab, outdir):
+    """Every system's plain `lldpctl -f json` (neighbours only, no `show chassis`), with
+    lldpd's default port ids (the port's MAC, its name in the description), under file names
+    that say nothing: discover must name each file from the cables alone."""
+    os.makedirs(outdir)
+    for i, name in enumerate(sorted(lab.ns, key=lambda n: lab.ns[n][::-1])):
+        r = run("ip", "netns", "exec", lab.ns[name], LLDPCTL, "-u", lab.sock(name), "-f", "json",
+                check_rc=False)
+        check(r.returncode == 0 and '"lldp"' in r.stdout, f"lldpctl -f json in {name}")
+        check("local-chassis" not in r.stdout, f"{name}'s plain file does not name its system")
+        with open(os.path.join(outdir, f"capture-{i:03d}.json"), "w") as fh:
+            fh.write(r.stdout)
+
+
 def discover(binary, lldp_dir, outdir):
     r = run(binary, "discover", "--lldp", lldp_dir, "-o", outdir, check_rc=False)
     print(r.stdout, r.stderr)
@@ -311,15 +328,18 @@ def verify(got, truth, expect, faults, outdir, kind):
     want = []
     if faults["pulled"]:
         want += ["lldp-separate-network", "missing-rail", "missing-uplink"]
-    want = sorted(want + ["lldp-duplicate-name", "lldp-empty-file"])
+    claimed = faults.get("impostor")
+    if claimed:
+        want += ["lldp-duplicate-name", "lldp-empty-file"]
+    want = sorted(want)
     check(kinds == want, f"anomalies {kinds}, expected {want}")
     details = [a["detail"] for a in got["anomalies"]]
-    dead = DEAD_FILE.replace("\x1b", "\\x1b").replace("\x07", "\\x07").replace("\n", "\\x0a")
-    check(any(dead in d for d in details), f"the empty file is named, as {dead}: {details}")
     check(all(c.isprintable() for d in details for c in d), "every anomaly is printable")
-    claimed = faults["impostor"]
-    check(any(IMPOSTOR_FILE + f": says it is '{claimed}', as " in d and "this file is left out" in d
-              for d in details), f"the copy saying it is {claimed} is reported and left out")
+    if claimed:
+        dead = DEAD_FILE.replace("\x1b", "\\x1b").replace("\x07", "\\x07").replace("\n", "\\x0a")
+        check(any(dead in d for d in details), f"the empty file is named, as {dead}: {details}")
+        check(any(IMPOSTOR_FILE + f": says it is '{claimed}', as " in d and "this file is left out" in d
+                  for d in details), f"the copy saying it is {claimed} is reported and left out")
     with open(os.path.join(outdir, "fabric.map"), encoding="utf-8") as fh:
         lines = fh.read().splitlines()
     check(all(line.split(" ")[0] in MAP_WORDS for line in lines[1:]),
@@ -374,6 +394,7 @@ def main(argv):
                         time.sleep(0.2)
             wait_for_neighbours(lab)
             faults["impostor"] = gather(lab, os.path.join(tmp, "gather", "lldp"))
+            gather_plain(lab, os.path.join(tmp, "gather", "plain"))
             node_neighbours(lab, binary, tmp)
         finally:
             lab.close()
@@ -383,6 +404,9 @@ def main(argv):
                             ignore=shutil.ignore_patterns(IMPOSTOR_FILE, DEAD_FILE))
         got = discover(binary, os.path.join(tmp, "gather", "lldp"), base + "-map")
         verify(got, truth, expect, faults, base + "-map", kind)
+        print("-- the same fabric from plain lldpctl files, named from their cables alone")
+        got = discover(binary, os.path.join(tmp, "gather", "plain"), base + "-plain")
+        verify(got, truth, expect, dict(faults, impostor=None), base + "-plain", kind)
     if failures:
         print(f"{len(failures)} check(s) failed")
         return 1

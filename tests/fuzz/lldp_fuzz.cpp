@@ -2,8 +2,9 @@
 // libFuzzer harness: lldpctl outputs (discover --lldp reads a directory of them, gathered from
 // every host and switch). The reader never fails but with a message; a file it accepts builds
 // a fabric, alone and beside a copy of itself that claims to be its first neighbour (so that
-// names, cables from both ends, disagreements and separate networks are reached), whose every
-// cable points at a node of the graph and whose every host port has exactly one cable. The
+// names, cables from both ends, disagreements and separate networks are reached), and as plain
+// files without their chassis beside a mirror of its cables (naming from mutual cables), whose
+// every cable points at a node of the graph and whose every host port has exactly one cable. The
 // fast JSON reading and the careful one agree on every input: the same file, or the same error.
 #include <cstdint>
 #include <cstdlib>
@@ -33,10 +34,28 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         other.local = file->neighbors.front().chassis;
         files.push_back(std::move(other));
     }
+    // The same cables as plain files (no chassis), from both ends: named from each other.
+    auto plain = *file;
+    plain.local.reset();
+    auto mirror = plain;
+    mirror.source = "mirror.json";
+    mirror.neighbors.clear();
+    for (const auto& nb : plain.neighbors) {
+        auto back = nb;
+        back.local_port = nb.port_descr.empty() ? nb.port_id : nb.port_descr;
+        back.chassis.name = "fuzz-self";
+        back.chassis.id.clear();
+        back.port_id = nb.local_port;
+        back.port_id_type = "ifname";
+        mirror.neighbors.push_back(std::move(back));
+    }
+    std::vector<std::vector<switchyard::discover::LldpFile>> sets;
     for (std::size_t n = 1; n <= files.size(); ++n) {
-        const auto g =
-            switchyard::discover::lldp_fabric(std::vector<switchyard::discover::LldpFile>(
-                files.begin(), files.begin() + static_cast<long>(n)));
+        sets.emplace_back(files.begin(), files.begin() + static_cast<long>(n));
+    }
+    sets.push_back({plain, mirror});
+    for (auto& set : sets) {
+        const auto g = switchyard::discover::lldp_fabric(std::move(set));
         for (const auto& node : g.nodes) {
             if (node.kind == switchyard::discover::NodeKind::Ca && node.ports.size() != 1) {
                 std::abort();

@@ -435,3 +435,75 @@ TEST_CASE("lldp: each RDMA port's neighbour, through its GIDs' net devices or it
         CHECK(s.seen.chassis.name != "mgmt-sw1");
     }
 }
+
+TEST_CASE("lldp: plain lldpctl files, no show chassis, named from each other's cables", "[lldp]") {
+    // lldpd's default port ids: the port's MAC, its name in the description; file names that
+    // say nothing.
+    using Sees = std::vector<std::tuple<std::string, std::string, std::string>>;
+    const auto plain = [](const std::string& self, Sees sees) {
+        auto f = file(self, std::move(sees), false);
+        for (auto& n : f.neighbors) {
+            n.port_descr = n.port_id;
+            n.port_id = "02:00:00:00:00:" + std::to_string(10 + n.line / 10);
+            n.port_id_type = "mac";
+        }
+        f.source = "capture-" + std::to_string(std::hash<std::string>{}(self) % 1000) + ".json";
+        return f;
+    };
+    const auto remotes = [](const FabricGraph& g, const std::string& sw) {
+        std::vector<std::string> out;
+        for (const auto& n : g.nodes) {
+            if (n.desc == sw) {
+                for (const auto& p : n.ports) {
+                    out.push_back(g.nodes[p.remote].desc);
+                }
+            }
+        }
+        return out;
+    };
+
+    SECTION("two leaves of two hosts under a spine: every file named") {
+        // The hosts' ports alone fit either leaf (both have hosts on swp1 and swp2): the
+        // spine's cables tell the leaves apart, and then the leaves name their hosts.
+        const auto g = lldp_fabric({
+            plain("h1", {{"eth0", "leaf1", "swp1"}}),
+            plain("h2", {{"eth0", "leaf1", "swp2"}}),
+            plain("h3", {{"eth0", "leaf2", "swp1"}}),
+            plain("h4", {{"eth0", "leaf2", "swp2"}}),
+            plain("leaf1",
+                  {{"swp1", "h1", "eth0"}, {"swp2", "h2", "eth0"}, {"swp9", "spine1", "swp1"}}),
+            plain("leaf2",
+                  {{"swp1", "h3", "eth0"}, {"swp2", "h4", "eth0"}, {"swp9", "spine1", "swp2"}}),
+            plain("spine1", {{"swp1", "leaf1", "swp9"}, {"swp2", "leaf2", "swp9"}}),
+        });
+        CHECK(kinds(g).empty());
+        CHECK(remotes(g, "leaf1") == std::vector<std::string>{"h1 eth0", "h2 eth0", "spine1"});
+        CHECK(remotes(g, "leaf2") == std::vector<std::string>{"h3 eth0", "h4 eth0", "spine1"});
+    }
+    SECTION("without the spine the leaves cannot be told apart: said, and left out") {
+        const auto g = lldp_fabric({
+            plain("h1", {{"eth0", "leaf1", "swp1"}}),
+            plain("h3", {{"eth0", "leaf2", "swp1"}}),
+            plain("leaf1", {{"swp1", "h1", "eth0"}}),
+            plain("leaf2", {{"swp1", "h3", "eth0"}}),
+        });
+        CHECK(kinds(g) == std::vector<std::string>(4, "lldp-unknown-system"));
+        CHECK(message(g, "lldp-unknown-system")
+                  .find("do not match one other file's records of "
+                        "them unambiguously") != std::string::npos);
+    }
+    SECTION("a plain file whose far ends disagree: the most of them win, and it is said") {
+        const auto g = lldp_fabric({
+            plain(
+                "h1",
+                {{"eth0", "leaf1", "swp1"}, {"eth1", "leaf1", "swp2"}, {"eth2", "leaf1", "swp3"}}),
+            file("leaf1", {{"swp1", "h1", "eth0"}, {"swp2", "h1", "eth1"}, {"swp3", "h9", "eth2"}}),
+        });
+        CHECK(kinds(g) == std::vector<std::string>{"lldp-name-disagrees", "lldp-port-mismatch",
+                                                   "lldp-no-file"});
+        CHECK_THAT(message(g, "lldp-name-disagrees"),
+                   Catch::EndsWith(": named 'h1' by 2 of its ports (the far ends' files see it "
+                                   "there), though the far ends of 1 others see 'h9' (a moved "
+                                   "cable, a stale neighbour, or a copied file)"));
+    }
+}

@@ -111,7 +111,8 @@ class LldpFabricBuilder;
 /// its capabilities enable Bridge or Router, unless `hosts` names it. Dirty data becomes
 /// warnings (kind, source:line, message): lldp-unnamed-chassis, lldp-duplicate-name,
 /// lldp-no-file, lldp-unseen-host, lldp-port-mismatch, lldp-separate-network,
-/// lldp-unknown-system, lldp-empty-file (a file with no system and no neighbour, such as the
+/// lldp-unknown-system, lldp-name-disagrees (a file without its chassis named by most of its
+/// cables, not all), lldp-empty-file (a file with no system and no neighbour, such as the
 /// empty output of a dead lldpd: left out). Only the network with the most host ports is kept.
 /// Files are added one at a time (discover: in name order) and dropped once read: a file keeps
 /// only its cables, as system and port numbers.
