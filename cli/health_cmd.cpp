@@ -102,18 +102,33 @@ int run_health(HealthArgs a) {
     if (host.empty()) {
         host = short_hostname();
     }
-    auto node = policy::load_node(*pol, {host, a.hwloc_xml, a.sysfs_root});
-    if (!node) {
-        std::cerr << "ERROR: switchyard: node facts: " << node.error().to_string() << "\n";
+    // The node's facts only when a set is chosen by its shape or a check reads them: the
+    // memory, filesystem and command checks of a HealthCheckProgram run every few minutes on
+    // every node need no scan of its PCI devices and RDMA ports.
+    node::NodeTopology node;
+    bool node_read = false;
+    const auto read_node = [&]() -> bool {
+        auto n = policy::load_node(*pol, {host, a.hwloc_xml, a.sysfs_root});
+        if (!n) {
+            std::cerr << "ERROR: switchyard: node facts: " << n.error().to_string() << "\n";
+            return false;
+        }
+        node = std::move(*n);
+        node_read = true;
+        return true;
+    };
+    if (pol->health.sets_by_shape() && !read_node()) {
+        return kExitProblem;
+    }
+    std::string set;
+    const auto& set_checks = pol->health.for_node(node.shape, a.partition, &set);
+    if (!node_read && set_checks.reads_node_facts() && !read_node()) {
         return kExitProblem;
     }
     health::SystemProbe probe(
-        *node,
-        node::expand_node_path(!a.sysfs_root.empty() ? a.sysfs_root : pol->sysfs_root, host));
-    std::string set;
+        node, node::expand_node_path(!a.sysfs_root.empty() ? a.sysfs_root : pol->sysfs_root, host));
     std::vector<std::string> notes;
-    const auto chosen = policy::node_checks(
-        *pol, pol->health.for_node(node->shape, a.partition, &set), host, &notes);
+    const auto chosen = policy::node_checks(*pol, set_checks, host, &notes);
     for (const auto& n : notes) {
         std::cerr << "switchyard health: warning: " << n << "\n";
     }

@@ -100,7 +100,9 @@ UnitChanges unit_changes(const std::vector<std::string>& before,
     UnitChanges out;
     out.units = count.size();
     std::set<std::string> merged_away;
-    for (auto& [to, from] : sources) {
+    for (auto& entry : sources) {
+        const auto& to = entry.first;  // named: a lambda cannot capture a structured binding
+        auto& from = entry.second;
         // The unit of the target's own name keeps it; else the one with most hosts there.
         std::sort(from.begin(), from.end(), [&](const auto& x, const auto& y) {
             const bool xs = x.second == to, ys = y.second == to;

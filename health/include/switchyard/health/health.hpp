@@ -5,6 +5,7 @@
 // detail that names what is wrong.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -92,6 +93,12 @@ struct HealthChecks {
     std::optional<std::string> shape;
     std::vector<FilesystemCheck> filesystems;
     std::vector<CommandCheck> commands;
+
+    /// Whether a check reads the node's facts (PCI devices, RDMA ports, the shape): when none
+    /// does, the node need not be scanned (a few hundred sysfs files on a GPU node).
+    [[nodiscard]] bool reads_node_facts() const {
+        return rdma_ports || link_errors || gpus || shape;
+    }
 };
 
 /// Checks for the nodes of some shapes or partitions (health.sets[]): the general checks with
@@ -127,6 +134,12 @@ struct HealthPolicy {
     [[nodiscard]] const HealthChecks& for_node(const std::string& node_shape,
                                                const std::string& partition,
                                                std::string* set_name = nullptr) const;
+
+    /// Whether a set is chosen by the node's shape (then the node is read to choose).
+    [[nodiscard]] bool sets_by_shape() const {
+        return std::any_of(sets.begin(), sets.end(),
+                           [](const HealthSet& s) { return !s.shape.empty(); });
+    }
 };
 
 /// `c` with %n (the node's name) expanded in its paths (link_errors.state, imex.channel,
