@@ -230,9 +230,6 @@ Result<void> InstallSets::activate(const std::string& target, const std::string&
         }
         return swap_link(previous_link, at);
     };
-    if (auto p = point_previous(previous); !p) {
-        return fail(p.error());
-    }
     // What DIR holds now, to put back if the link cannot follow the files.
     std::map<std::string, std::optional<std::string>> before;
     for (const char* name : {"topology.conf", "topology.yaml"}) {
@@ -247,6 +244,10 @@ Result<void> InstallSets::activate(const std::string& target, const std::string&
             return fail(text.error());
         }
         before[name] = std::move(*text);
+    }
+    // Nothing is changed before here.
+    if (auto p = point_previous(previous); !p) {
+        return fail(p.error());
     }
     const auto put_back = [&]() -> std::string {
         std::string left;
