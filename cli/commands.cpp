@@ -19,6 +19,8 @@ const std::vector<Subcommand>& subcommands() {
         {"health", "run the node health checks (exit 0 pass, 1 fail)", setup_health},
         {"install", "put a discover output in place for slurmctld, guarded; --rollback",
          setup_install},
+        {"audit", "check running jobs' placement and slurmctld's topology against the map",
+         setup_audit},
         {"steer", "raise the Slurm Weight of nodes in degraded places of the fabric", setup_steer},
         {"render", "draw the fabric (and a job's stages, drained nodes) as an SVG picture",
          setup_render},

@@ -16,6 +16,9 @@ inline constexpr int kExitProblem = 1;
 inline constexpr int kExitUsage = 2;
 /// `fabric diff`: the two maps differ (0: they do not).
 inline constexpr int kExitChanged = 3;
+/// `audit`: a job placed worse than its request promised, or slurmctld's topology disagrees
+/// with the installed map.
+inline constexpr int kExitMisplaced = 3;
 /// `install`: the guard refused the capture; the installed files stay.
 inline constexpr int kExitRefused = 4;
 
@@ -51,5 +54,6 @@ void setup_health(CLI::App& cmd, Runner& run);
 void setup_steer(CLI::App& cmd, Runner& run);
 void setup_install(CLI::App& cmd, Runner& run);
 void setup_render(CLI::App& cmd, Runner& run);
+void setup_audit(CLI::App& cmd, Runner& run);
 
 }  // namespace switchyard::cli

@@ -120,6 +120,11 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     if req.segment ~= nil and can_set_segment and unset(segment) then
         job_desc.segment_size = req.segment -- 25.11.2+; before that cli_filter.lua has set it
     end
+    -- What was asked, for `switchyard audit` (an AdminComment only admins and this script set).
+    job_desc.admin_comment = stages_lib.with_marker(job_desc.admin_comment, stages_lib.audit_marker({
+        stages = tonumber(stages_text), scope = spank_option(job_desc, "stage_scope") or "any",
+        nvl_group = tonumber(nvl_text), segment = (not unset(segment)) and segment or nil,
+    }, req))
     return slurm.SUCCESS
 end
 

@@ -281,6 +281,25 @@ function M.without_unknown_features(req, known, why)
         table.concat(dropped, " "), reason)
 end
 
+--- The word `switchyard audit` reads in a job's AdminComment: what the job asked, as the
+--- filters understood it ("switchyard:stages=4,scope=leaf,segment=2,nvl=4").
+function M.audit_marker(job, req)
+    local out = fmt("switchyard:stages=%d,scope=%s", job.stages or 1, job.scope or "any")
+    local segment = (req and req.segment) or job.segment
+    if segment ~= nil then out = out .. fmt(",segment=%d", segment) end
+    if job.nvl_group ~= nil then out = out .. fmt(",nvl=%d", job.nvl_group) end
+    return out
+end
+
+--- `comment` (a job's AdminComment, nil when none) with its switchyard word set to `marker`;
+--- the site's own words stay as they are.
+function M.with_marker(comment, marker)
+    if comment == nil or comment == "" then return marker end
+    local replaced, n = string.gsub(comment, "switchyard:[^ ;]*", function() return marker end)
+    if n > 0 then return replaced end
+    return comment .. " " .. marker
+end
+
 --- One shell word for io.popen: quoted whole, a quote inside stays text.
 function M.shell_quote(s)
     return "'" .. (string.gsub(tostring(s), "'", "'\\''")) .. "'"

@@ -38,15 +38,7 @@ Result<std::string> scontrol(const std::vector<std::string>& args) {
     return r.output;
 }
 
-Result<SlurmTopologies> topologies_from_slurm() {
-    auto parts_text = scontrol({"show", "partition", "--oneliner"});
-    if (!parts_text) {
-        return fail(parts_text.error());
-    }
-    auto parts = parse_partitions(*parts_text, "scontrol show partition");
-    if (!parts) {
-        return fail(parts.error());
-    }
+Result<TopologyConfig> topology_config_from_slurm() {
     TopologyConfig config;
     if (auto yaml = scontrol({"show", "topoconf"})) {
         auto parsed = parse_topoconf(*yaml, "scontrol show topoconf");
@@ -80,7 +72,23 @@ Result<SlurmTopologies> topologies_from_slurm() {
         config.topologies = {{"default", kind}};
         config.cluster_default = "default";
     }
-    return slurm_topologies(*parts, config);
+    return config;
+}
+
+Result<SlurmTopologies> topologies_from_slurm() {
+    auto parts_text = scontrol({"show", "partition", "--oneliner"});
+    if (!parts_text) {
+        return fail(parts_text.error());
+    }
+    auto parts = parse_partitions(*parts_text, "scontrol show partition");
+    if (!parts) {
+        return fail(parts.error());
+    }
+    auto config = topology_config_from_slurm();
+    if (!config) {
+        return fail(config.error());
+    }
+    return slurm_topologies(*parts, *config);
 }
 
 std::set<std::string> shown_units(std::string_view output) {

@@ -204,6 +204,24 @@ for _, c in ipairs(part_cases) do
     end
 end
 
+-- The audit's word in a job's AdminComment.
+local function expect_marker(name, got, want)
+    if got == want then passed = passed + 1 else
+        failed = failed + 1; print(string.format("FAIL %s: got %s, want %s", name, tostring(got), want)) end
+end
+expect_marker("marker: stages and scope", lib.audit_marker({ stages = 4, scope = "leaf" }, {}),
+    "switchyard:stages=4,scope=leaf")
+expect_marker("marker: segment and nvl", lib.audit_marker({ stages = 2, nvl_group = 4 }, { segment = 8 }),
+    "switchyard:stages=2,scope=any,segment=8,nvl=4")
+expect_marker("marker: the user's segment", lib.audit_marker({ stages = 2, segment = 4 }, {}),
+    "switchyard:stages=2,scope=any,segment=4")
+expect_marker("with_marker: none yet", lib.with_marker(nil, "switchyard:stages=2,scope=any"),
+    "switchyard:stages=2,scope=any")
+expect_marker("with_marker: the site's words kept", lib.with_marker("site=x", "switchyard:stages=2,scope=any"),
+    "site=x switchyard:stages=2,scope=any")
+expect_marker("with_marker: ours replaced", lib.with_marker("a switchyard:stages=9,scope=leaf;b", "switchyard:stages=2,scope=any"),
+    "a switchyard:stages=2,scope=any;b")
+
 -- Shell quoting for cli_filter.lua's io.popen: a hostile node list stays one word.
 local marker = os.tmpname()
 os.remove(marker)

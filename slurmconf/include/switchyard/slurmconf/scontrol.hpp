@@ -28,6 +28,10 @@ namespace switchyard::slurmconf {
 /// TopologyPlugin of `show config`.
 [[nodiscard]] Result<SlurmTopologies> topologies_from_slurm();
 
+/// The cluster's topologies by name and kind: `scontrol show topoconf` (25.05+ with
+/// topology.yaml), else one named "default" of the TopologyPlugin's kind (`show config`).
+[[nodiscard]] Result<TopologyConfig> topology_config_from_slurm();
+
 /// The unit names `scontrol show topology` lists (SwitchName= or BlockName= words).
 [[nodiscard]] std::set<std::string> shown_units(std::string_view output);
 

@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: Apache-2.0
+// `switchyard audit`: is placement working? slurmctld's own topology against the installed
+// fabric map, and each running job's allocation against the map and what the job asked
+// (slurmconf/slurm_jobs.hpp reads Slurm's answers, placement/audit.hpp judges them).
+#include <ctime>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "commands.hpp"
+#include "switchyard/common/file.hpp"
+#include "switchyard/common/hostlist.hpp"
+#include "switchyard/common/strings.hpp"
+#include "switchyard/placement/audit.hpp"
+#include "switchyard/policy/loaders.hpp"
+#include "switchyard/slurmconf/scontrol.hpp"
+#include "switchyard/slurmconf/slurm_jobs.hpp"
+
+namespace switchyard::cli {
+namespace {
+
+using placement::RequestCheck;
+
+struct AuditArgs {
+    std::string map;
+    std::string policy = "/etc/slurm/switchyard.yaml";
+    std::string jobs;  ///< job ids, comma-separated ("" all running)
+    std::string metrics;
+    bool json = false;
+    bool no_topology = false;
+    bool no_jobs = false;
+};
+
+/// One topology of slurmctld compared with the installed map.
+struct TopologyAudit {
+    std::string name;
+    std::string kind;
+    std::size_t units = 0;
+    std::vector<std::string> disagreements;
+};
+
+struct AuditReport {
+    std::vector<TopologyAudit> topologies;
+    std::vector<placement::JobAudit> jobs;
+    std::vector<std::string> problems;  ///< jobs left out, with why
+};
+
+Result<std::string> run_slurm(const std::vector<std::string>& argv) {
+    const auto r = run_process(argv, 30, nullptr, std::size_t{64} << 20);
+    if (r.exit_code != 0) {
+        return fail(Error::io(join(argv, " ") + ": " + slurmconf::slurm_problem(r, argv[0])));
+    }
+    if (r.truncated) {
+        return fail(Error::io(join(argv, " ") + ": more than 64 MiB of output; not read"));
+    }
+    return r.output;
+}
+
+/// squeue's release ("slurm 24.11.5") is at least 25.05: it prints SegmentSize.
+bool squeue_has_segment() {
+    const auto r = run_process({"squeue", "--version"}, 30);
+    unsigned major = 0;
+    unsigned minor = 0;
+    return r.exit_code == 0 && std::sscanf(r.output.c_str(), "slurm %u.%u", &major, &minor) == 2 &&
+           (major > 25 || (major == 25 && minor >= 5));
+}
+
+Result<void> audit_topologies(const fabric::FabricMap& map,
+                              const slurmconf::TopologyConfig& config,
+                              const std::set<std::string>& slurm_nodes,
+                              AuditReport& report) {
+    for (const auto& [name, kind] : config.topologies) {
+        if (kind != "tree" && kind != "block") {
+            continue;  // flat and others have no units of the fabric's
+        }
+        std::vector<std::string> argv = {"scontrol", "show", "topology"};
+        if (name != "default") {
+            argv.push_back(name);  // 25.05+: a bare word names a topology
+        }
+        auto text = run_slurm(argv);
+        if (!text) {
+            return fail(text.error());
+        }
+        auto shown = slurmconf::parse_shown_topology(*text, join(argv, " "));
+        if (!shown) {
+            return fail(shown.error());
+        }
+        const auto expected = slurmconf::expected_units(map, kind);
+        report.topologies.push_back(
+            {name, kind, shown->size(),
+             slurmconf::topology_disagreements(expected, *shown, slurm_nodes,
+                                               name == "default" ? "" : name)});
+    }
+    return {};
+}
+
+Result<void> audit_jobs(const AuditArgs& a,
+                        const slurmconf::TopologyConfig& config,
+                        placement::AuditContext& ctx,
+                        AuditReport& report) {
+    const bool segment = squeue_has_segment();
+    std::vector<std::string> argv = {"squeue", "--noheader", "--states=RUNNING",
+                                     "--Format=" + slurmconf::squeue_job_format(segment)};
+    if (!a.jobs.empty()) {
+        argv.push_back("--jobs=" + a.jobs);
+    }
+    auto text = run_slurm(argv);
+    if (!text) {
+        return fail(text.error());
+    }
+    auto jobs = slurmconf::parse_squeue_jobs(*text, "squeue", segment, report.problems);
+    if (!jobs) {
+        return fail(jobs.error());
+    }
+    argv[3] = "--Format=" + std::string(slurmconf::kSqueuePreferFormat);
+    if (auto prefer = run_slurm(argv)) {
+        slurmconf::read_squeue_prefer(*prefer, *jobs);
+    } else {
+        report.problems.push_back(prefer.error().message() + "; preferences not checked");
+    }
+    // Which topology each partition runs decides which requests mean something there.
+    std::map<std::string, std::string> kind_of;
+    std::string default_kind = "flat";
+    if (auto parts = slurmconf::scontrol({"show", "partition", "--oneliner"})) {
+        if (auto lines = slurmconf::parse_partitions(*parts, "scontrol show partition")) {
+            if (const auto topo = slurmconf::slurm_topologies(*lines, config)) {
+                default_kind = topo->default_kind;
+                for (const auto& [p, k] : topo->partitions) {
+                    kind_of[p] = k;
+                }
+            }
+        }
+    }
+    for (const auto& j : *jobs) {
+        placement::AuditedJob job;
+        job.id = j.id;
+        job.partition = j.partition;
+        const auto k = kind_of.find(j.partition);
+        job.topology = k == kind_of.end() ? default_kind : k->second;
+        job.nodes = j.nodes;
+        job.stages = j.stages;
+        if (!j.scope.empty()) {
+            if (auto s = parse_stage_scope(j.scope)) {
+                job.scope = *s;
+            }
+        }
+        job.nvl_group = j.nvl_group;
+        job.segment = j.segment;
+        job.switches = j.switches;
+        job.switch_wait_s = j.switch_wait_s;
+        if (j.submit_time && j.start_time) {
+            job.waited_s = static_cast<double>(*j.start_time - *j.submit_time);
+        }
+        job.features = j.features;
+        job.prefer = j.prefer;
+        report.jobs.push_back(placement::audit_job(job, ctx));
+    }
+    return {};
+}
+
+std::string stage_line(const placement::StageSpan& s) {
+    return "  stage " + std::to_string(s.index) + ": " + compress_hostlist(s.nodes) + "  SU " +
+           join(s.sus, ",") + "  group " + join(s.groups, ",") +
+           (s.domains.size() == 1 && s.domains[0] == "-" ? "" : "  NVLink " + join(s.domains, ","));
+}
+
+void print_text(const AuditReport& r) {
+    for (const auto& t : r.topologies) {
+        std::cout << "slurmctld's topology " << (t.name == "default" ? "" : t.name + " ") << "("
+                  << t.kind << ", " << t.units << " units): ";
+        if (t.disagreements.empty()) {
+            std::cout << "agrees with the installed map\n";
+            continue;
+        }
+        std::cout << t.disagreements.size() << " disagreement(s) with the installed map\n";
+        for (const auto& d : t.disagreements) {
+            std::cout << "  " << d << "\n";
+        }
+    }
+    std::vector<std::string> broken;
+    unsigned pipeline = 0;
+    unsigned one_su = 0;
+    for (const auto& j : r.jobs) {
+        std::cout << "job " << j.id << " (" << j.partition << "): ";
+        if (j.stages.empty()) {
+            std::cout << "no pipeline stages; " << j.sus << " SU(s), fewest " << j.fewest_sus
+                      << "\n";
+        } else {
+            ++pipeline;
+            one_su += j.stages_in_one_su == j.stages.size() ? 1U : 0U;
+            std::cout << j.stages_in_one_su << " of " << j.stages.size()
+                      << " stage(s) in one SU (best for its nodes " << j.best_stages_in_one_su
+                      << "); " << j.sus << " SU(s), fewest " << j.fewest_sus << "\n";
+            for (const auto& s : j.stages) {
+                std::cout << stage_line(s) << "\n";
+            }
+        }
+        if (!j.unmapped.empty()) {
+            std::cout << "  not in the installed map: " << compress_hostlist(j.unmapped) << "\n";
+        }
+        for (const auto& c : j.checks) {
+            std::cout << "  " << c.request << ": " << placement::to_string(c.verdict)
+                      << (c.detail.empty() ? "" : " (" + c.detail + ")") << "\n";
+        }
+        if (j.broken()) {
+            broken.push_back(j.id);
+        }
+    }
+    for (const auto& p : r.problems) {
+        std::cout << "left out: " << p << "\n";
+    }
+    std::cout << r.jobs.size() << " running job(s), " << pipeline << " with pipeline stages, "
+              << one_su << " of them with every stage in one SU; ";
+    if (broken.empty()) {
+        std::cout << "every request honoured\n";
+    } else {
+        std::cout << broken.size()
+                  << " placed worse than their request promised: " << join(broken, " ") << "\n";
+    }
+}
+
+nlohmann::json to_json(const AuditReport& r) {
+    nlohmann::json out;
+    auto& topos = out["topologies"] = nlohmann::json::array();
+    for (const auto& t : r.topologies) {
+        topos.push_back({{"name", t.name},
+                         {"kind", t.kind},
+                         {"units", t.units},
+                         {"disagreements", t.disagreements}});
+    }
+    auto& jobs = out["jobs"] = nlohmann::json::array();
+    for (const auto& j : r.jobs) {
+        nlohmann::json stages = nlohmann::json::array();
+        for (const auto& s : j.stages) {
+            stages.push_back({{"stage", s.index},
+                              {"nodes", s.nodes},
+                              {"sus", s.sus},
+                              {"groups", s.groups},
+                              {"nvlink_domains", s.domains}});
+        }
+        nlohmann::json checks = nlohmann::json::array();
+        for (const auto& c : j.checks) {
+            checks.push_back({{"request", c.request},
+                              {"verdict", placement::to_string(c.verdict)},
+                              {"detail", c.detail}});
+        }
+        jobs.push_back({{"job", j.id},
+                        {"partition", j.partition},
+                        {"stages", stages},
+                        {"stages_in_one_su", j.stages_in_one_su},
+                        {"best_stages_in_one_su", j.best_stages_in_one_su},
+                        {"sus", j.sus},
+                        {"fewest_sus", j.fewest_sus},
+                        {"unmapped", j.unmapped},
+                        {"checks", checks},
+                        {"not_honoured", j.broken()}});
+    }
+    out["left_out"] = r.problems;
+    return out;
+}
+
+/// A Prometheus label value: backslash, quote and newline escaped.
+std::string label(std::string_view v) {
+    std::string out;
+    for (const char c : v) {
+        if (c == '\\' || c == '"') {
+            out += '\\';
+            out += c;
+        } else if (c == '\n') {
+            out += "\\n";
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+std::string metrics_text(const AuditReport& r) {
+    std::ostringstream o;
+    const auto gauge = [&](const char* name, const char* help) {
+        o << "# HELP " << name << " " << help << "\n# TYPE " << name << " gauge\n";
+    };
+    std::map<std::string, std::pair<unsigned, unsigned>> by_partition;  // pipeline, one SU
+    for (const auto& j : r.jobs) {
+        if (!j.stages.empty()) {
+            auto& p = by_partition[j.partition];
+            ++p.first;
+            p.second += j.stages_in_one_su == j.stages.size() ? 1U : 0U;
+        }
+    }
+    gauge("switchyard_audit_pipeline_jobs", "Running jobs with pipeline stages, by partition.");
+    for (const auto& [p, n] : by_partition) {
+        o << "switchyard_audit_pipeline_jobs{partition=\"" << label(p) << "\"} " << n.first << "\n";
+    }
+    gauge("switchyard_audit_pipeline_jobs_one_su_ratio",
+          "Share of them with every stage inside one SU, by partition.");
+    for (const auto& [p, n] : by_partition) {
+        o << "switchyard_audit_pipeline_jobs_one_su_ratio{partition=\"" << label(p) << "\"} "
+          << short_number(static_cast<double>(n.second) / n.first) << "\n";
+    }
+    gauge("switchyard_audit_request_not_honoured",
+          "1 for each request of a running job that was not honoured.");
+    unsigned broken = 0;
+    for (const auto& j : r.jobs) {
+        broken += j.broken() ? 1U : 0U;
+        for (const auto& c : j.checks) {
+            if (c.verdict == RequestCheck::Verdict::Broken) {
+                o << "switchyard_audit_request_not_honoured{job=\"" << label(j.id)
+                  << "\",partition=\"" << label(j.partition) << "\",request=\"" << label(c.request)
+                  << "\"} 1\n";
+            }
+        }
+    }
+    gauge("switchyard_audit_jobs_not_honoured",
+          "Running jobs placed worse than their request promised.");
+    o << "switchyard_audit_jobs_not_honoured " << broken << "\n";
+    gauge("switchyard_audit_topology_disagreements",
+          "Where slurmctld's topology and the installed fabric map disagree.");
+    for (const auto& t : r.topologies) {
+        o << "switchyard_audit_topology_disagreements{topology=\"" << label(t.name) << "\"} "
+          << t.disagreements.size() << "\n";
+    }
+    gauge("switchyard_audit_last_run_timestamp_seconds", "When the audit last ran.");
+    o << "switchyard_audit_last_run_timestamp_seconds " << std::time(nullptr) << "\n";
+    return o.str();
+}
+
+int run_audit(const AuditArgs& a) {
+    if (a.jobs.find_first_not_of("0123456789_+,") != std::string::npos) {
+        std::cerr << "switchyard audit: --jobs '" << printable(a.jobs)
+                  << "': expected job ids separated by commas\n";
+        return kExitUsage;
+    }
+    std::string map_path = a.map;
+    placement::AuditContext ctx;
+    if (map_path.empty() || !a.policy.empty()) {
+        if (auto pol = policy::load_policy_file(a.policy)) {
+            ctx.params = placement::cost_params(pol->placement);
+            map_path = map_path.empty() ? pol->fabric_map : map_path;
+        } else if (map_path.empty()) {
+            std::cerr << "switchyard audit: " << pol.error().message() << "\n";
+            return kExitProblem;
+        }
+    }
+    auto map = policy::load_fabric_map_file(map_path);
+    if (!map) {
+        std::cerr << "switchyard audit: " << map.error().to_string() << "\n";
+        return kExitProblem;
+    }
+    ctx.map = &*map;
+    auto config = slurmconf::topology_config_from_slurm();
+    auto nodes_text = run_slurm({"sinfo", "--noheader", "--Node",
+                                 "--format=" + std::string(slurmconf::kSinfoFeaturesFormat)});
+    if (!config || !nodes_text) {
+        std::cerr << "switchyard audit: "
+                  << (!config ? config.error().message() : nodes_text.error().message()) << "\n";
+        return kExitProblem;
+    }
+    ctx.features = slurmconf::parse_node_features(*nodes_text);
+    std::set<std::string> slurm_nodes;
+    for (const auto& [n, f] : ctx.features) {
+        slurm_nodes.insert(n);
+    }
+    for (const auto& [n, block] :
+         slurmconf::leaf_unit_of(slurmconf::expected_units(*map, "block"))) {
+        ctx.block_of.emplace(n, block);
+    }
+    AuditReport report;
+    if (!a.no_topology) {
+        if (auto t = audit_topologies(*map, *config, slurm_nodes, report); !t) {
+            std::cerr << "switchyard audit: " << t.error().message() << "\n";
+            return kExitProblem;
+        }
+    }
+    if (!a.no_jobs) {
+        if (auto j = audit_jobs(a, *config, ctx, report); !j) {
+            std::cerr << "switchyard audit: " << j.error().message() << "\n";
+            return kExitProblem;
+        }
+    }
+    if (a.json) {
+        std::cout << to_json(report).dump(1, ' ', false, nlohmann::json::error_handler_t::replace)
+                  << "\n";
+    } else {
+        print_text(report);
+    }
+    if (!a.metrics.empty()) {
+        if (auto w = write_file_atomic(a.metrics, metrics_text(report)); !w) {
+            std::cerr << "switchyard audit: --metrics: " << w.error().message() << "\n";
+            return kExitProblem;
+        }
+    }
+    const bool wrong = std::any_of(report.jobs.begin(), report.jobs.end(),
+                                   [](const placement::JobAudit& j) { return j.broken(); }) ||
+                       std::any_of(report.topologies.begin(), report.topologies.end(),
+                                   [](const TopologyAudit& t) { return !t.disagreements.empty(); });
+    return wrong ? kExitMisplaced : kExitOk;
+}
+
+}  // namespace
+
+void setup_audit(CLI::App& cmd, Runner& run) {
+    auto a = std::make_shared<AuditArgs>();
+    cmd.footer(
+        "\nChecks slurmctld's topology (scontrol show topology) against the installed fabric\n"
+        "map, then every running job: its stages (the planner's order of its nodes, which its\n"
+        "steps ran), the SUs, groups and NVLink domains each spans, and whether what it asked\n"
+        "(--segment, --switches, its constraint and preference, --stage-scope, --nvl-group)\n"
+        "was honoured. Exit 0: all well; 3: a job placed worse than its request promised, or\n"
+        "slurmctld's topology disagrees with the map; 1: the audit could not run.\n"
+        "\nExamples:\n  switchyard audit\n"
+        "  switchyard audit --json --jobs 1234,1240\n"
+        "  switchyard audit --metrics /var/lib/node_exporter/switchyard-audit.prom\n");
+    cmd.add_option("--map", a->map, "fabric map (default: the policy's fabric.map)");
+    cmd.add_option("--policy", a->policy, "policy file whose fabric.map and costs to use")
+        ->capture_default_str();
+    cmd.add_option("--jobs", a->jobs, "only these running jobs (comma-separated ids)");
+    cmd.add_option("--metrics", a->metrics, "also write node_exporter textfile metrics here");
+    cmd.add_flag("--json", a->json, "JSON: topologies, jobs, their stages and checks");
+    cmd.add_flag("--no-topology", a->no_topology, "leave slurmctld's topology out");
+    cmd.add_flag("--no-jobs", a->no_jobs, "only slurmctld's topology");
+    cmd.callback([&run, a] { run = [a] { return run_audit(*a); }; });
+}
+
+}  // namespace switchyard::cli

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+// The placement audit: one job's real allocation against the fabric map. Its stages as its
+// ranks ran them (the planner's order of its nodes, which cli_filter.lua and the plugin give
+// every step), the SUs, groups and NVLink domains each spans, and whether what the job asked
+// (--segment, --switches, a constraint, a preference, its stage scope and NVLink group) was
+// honoured. Plain data in and out: what Slurm said is read by the caller.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "switchyard/common/job_options.hpp"
+#include "switchyard/fabric/fabric_map.hpp"
+#include "switchyard/placement/planner.hpp"
+
+namespace switchyard::placement {
+
+/// A job as Slurm runs it and what it asked for.
+struct AuditedJob {
+    std::string id;
+    std::string partition;
+    std::string topology;  ///< the kind its partition runs: tree, block, flat, other
+    std::vector<std::string> nodes;
+    unsigned stages = 0;  ///< pipeline stages (0: not a pipeline job)
+    std::optional<StageScope> scope;
+    unsigned nvl_group = 0;
+    unsigned segment = 0;   ///< --segment (block)
+    unsigned switches = 0;  ///< --switches (tree)
+    double switch_wait_s = 0;
+    std::optional<double> waited_s;  ///< from submission to start
+    std::string features;            ///< its constraint
+    std::string prefer;              ///< its preference
+};
+
+/// One stage as the job's ranks ran it.
+struct StageSpan {
+    unsigned index = 0;
+    std::vector<std::string> nodes;    ///< in rank order
+    std::vector<std::string> sus;      ///< distinct, "?" for a node not in the map
+    std::vector<std::string> groups;   ///< distinct
+    std::vector<std::string> domains;  ///< distinct NVLink domains ("-" for a node in none)
+};
+
+/// One request of the job and what became of it.
+struct RequestCheck {
+    enum class Verdict {
+        Honoured,
+        Broken,     ///< worse than the request promised
+        Relaxed,    ///< not met, as Slurm may: a preference, a switch count after its wait
+        Unchecked,  ///< cannot be told (an expression the audit does not read)
+    };
+    std::string request;  ///< as the user would write it: "--segment=4", "--stage-scope=leaf"
+    Verdict verdict = Verdict::Honoured;
+    std::string detail;
+};
+
+[[nodiscard]] std::string_view to_string(RequestCheck::Verdict v);
+
+struct JobAudit {
+    std::string id;
+    std::string partition;
+    std::vector<StageSpan> stages;  ///< empty for a job without pipeline stages
+    unsigned stages_in_one_su = 0;
+    unsigned best_stages_in_one_su = 0;  ///< the best order of the same nodes
+    unsigned sus = 0;                    ///< SUs the job's nodes touch
+    unsigned fewest_sus = 0;             ///< the fewest SUs that could hold as many nodes
+    std::vector<std::string> unmapped;   ///< its nodes the map does not hold
+    std::vector<RequestCheck> checks;
+    /// Whether some request was broken: placed worse than it promised.
+    [[nodiscard]] bool broken() const;
+};
+
+/// What the audit knows of the cluster besides the map.
+struct AuditContext {
+    const fabric::FabricMap* map = nullptr;
+    /// A node's base block in the installed block topology (for --segment); empty: the SU.
+    std::map<std::string, std::string> block_of;
+    /// Each node's features as slurmctld has them (for constraints and preferences).
+    std::map<std::string, std::set<std::string>> features;
+    CostParams params;
+};
+
+/// Audits one job. Never fails: what cannot be told is an Unchecked request.
+[[nodiscard]] JobAudit audit_job(const AuditedJob& job, const AuditContext& ctx);
+
+/// Whether Slurm's feature expression `expr` holds for `nodes`: a matching OR "[a|b]" (every
+/// node has one same feature), "a", "a&b" (each node every one), "a|b" (each node one).
+/// nullopt for other forms (counts, parentheses, "!").
+[[nodiscard]] std::optional<bool> features_hold(
+    const std::string& expr,
+    const std::vector<std::string>& nodes,
+    const std::map<std::string, std::set<std::string>>& features);
+
+}  // namespace switchyard::placement

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+// What slurmctld says of jobs and of its own topology, for `switchyard audit`: squeue's fields
+// (the allocation, what the job asked, Switchyard's record in its AdminComment; no field a user
+// writes but the constraints, each last on its line) and `scontrol show topology`, compared
+// with the units the installed map gives. Pure text in, data out: the calls are the CLI's.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "switchyard/common/result.hpp"
+#include "switchyard/fabric/fabric_map.hpp"
+
+namespace switchyard::slurmconf {
+
+/// The word job_submit.lua writes into a job's AdminComment: "switchyard:stages=4,scope=leaf,
+/// segment=2,nvl=4" (each after the first only when set).
+inline constexpr std::string_view kJobMarker = "switchyard:";
+
+/// Largest number of job lines one answer may hold (a cluster's running and pending jobs).
+inline constexpr std::size_t kMaxJobLines = 1'000'000;
+
+/// One job as squeue prints it: the fields the audit reads.
+struct SlurmJob {
+    std::string id;  ///< JobID ("123", "123_4" for an array task, "123+0" for a het component)
+    std::string state;
+    std::string partition;
+    std::string reason;
+    std::vector<std::string> nodes;           ///< NodeList expanded (empty before it starts)
+    std::string features;                     ///< the job's constraint ("" for none)
+    std::string prefer;                       ///< its soft constraint (23.11+; "" for none)
+    unsigned switches = 0;                    ///< leaf switches asked (--switches; 0: none)
+    double switch_wait_s = 0;                 ///< how long Slurm may wait for them
+    unsigned segment = 0;                     ///< SegmentSize (25.05+), else the record's; 0: none
+    std::optional<std::int64_t> submit_time;  ///< seconds (local time read as UTC)
+    std::optional<std::int64_t> start_time;
+    /// Switchyard's record (the AdminComment word, see kJobMarker).
+    unsigned stages = 0;  ///< 0: not a pipeline job
+    std::string scope;    ///< leaf, group, any; "" when not recorded
+    unsigned nvl_group = 0;
+};
+
+/// The `squeue --noheader --Format` the audit asks for: each field ended by a tab, the job's
+/// constraint last (a user's text: it takes the rest of the line). SegmentSize only from 25.05.
+[[nodiscard]] std::string squeue_job_format(bool segment_size);
+/// The second ask, for the preference (also a user's text): JobID and Prefer.
+inline constexpr std::string_view kSqueuePreferFormat = "JobID:\t,Prefer:";
+
+/// Reads what squeue printed with squeue_job_format(segment_size). A line that cannot be read
+/// (a node list, time or number Slurm would not print) is left out and described in `problems`
+/// (source:line and the field); the others are kept.
+/// \return the jobs, or Error::parse when there are more than kMaxJobLines lines.
+[[nodiscard]] Result<std::vector<SlurmJob>> parse_squeue_jobs(std::string_view text,
+                                                              std::string_view source,
+                                                              bool segment_size,
+                                                              std::vector<std::string>& problems);
+
+/// Reads kSqueuePreferFormat's answer into the jobs of `jobs` it names.
+void read_squeue_prefer(std::string_view text, std::vector<SlurmJob>& jobs);
+
+/// Reads Switchyard's word out of an AdminComment into `job` (other words are the site's).
+/// \return Error::invalid_argument naming the key or value when the word is malformed.
+[[nodiscard]] Result<void> read_job_marker(std::string_view admin_comment, SlurmJob& job);
+
+/// A time Slurm prints for a limit or wait ("1:00", "00:01:00", "2-00:00:00") in seconds.
+[[nodiscard]] std::optional<double> parse_slurm_duration(std::string_view s);
+
+/// A time Slurm prints for an event ("2026-12-05T15:10:59") as seconds since the epoch read
+/// as UTC (differences are right whatever the zone); nullopt for "N/A", "Unknown", "None".
+[[nodiscard]] std::optional<std::int64_t> parse_slurm_time(std::string_view s);
+
+/// `sinfo --noheader --Node --format` for each node's active features.
+inline constexpr std::string_view kSinfoFeaturesFormat = "%N|%b";
+/// Reads kSinfoFeaturesFormat's answer: node → features ("(null)" is none). A line without
+/// '|' is left out.
+[[nodiscard]] std::map<std::string, std::set<std::string>> parse_node_features(
+    std::string_view text);
+
+/// One unit of `scontrol show topology`: a switch (tree) or a base block (block).
+struct ShownUnit {
+    std::string name;
+    std::set<std::string> nodes;     ///< Nodes= expanded (a tree switch: all below it)
+    std::set<std::string> children;  ///< Switches= (tree)
+    bool block = false;
+};
+
+/// Reads `scontrol show topology` (either plugin; aggregated blocks are Slurm's own sums and
+/// are left out). \return the units in order, or Error::parse naming `source` and the line.
+[[nodiscard]] Result<std::vector<ShownUnit>> parse_shown_topology(std::string_view text,
+                                                                  std::string_view source);
+
+/// The units the installed map gives a topology of `kind` ("tree": one switch per SU and one
+/// per group when there are several; "block": discover's base blocks), as discover writes them.
+[[nodiscard]] std::vector<ShownUnit> expected_units(const fabric::FabricMap& map,
+                                                    std::string_view kind);
+
+/// Where slurmctld's units and the installed map's disagree, one sentence each: a unit missing
+/// or unknown, a node in another unit or in none. Only nodes slurmctld has (`slurm_nodes`) are
+/// compared; a node of the map that Slurm does not run is not a disagreement.
+[[nodiscard]] std::vector<std::string> topology_disagreements(
+    const std::vector<ShownUnit>& expected,
+    const std::vector<ShownUnit>& shown,
+    const std::set<std::string>& slurm_nodes,
+    std::string_view topology);
+
+/// The leaf unit of each node: its SU switch (tree) or its base block (block).
+[[nodiscard]] std::map<std::string, std::string> leaf_unit_of(const std::vector<ShownUnit>& units);
+
+}  // namespace switchyard::slurmconf
