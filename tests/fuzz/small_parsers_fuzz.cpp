@@ -8,12 +8,16 @@
 // write back to itself), and scontrol's topologies and partitions (discover --partition-topology
 // slurm) with the option's items, and a site's NodeName lines (discover --slurm-nodes; hosts
 // outside any map keep their line), and what the health gate reads of nvidia-imex-ctl (-N -j)
-// and of the kernel log (XID records).
+// and of the kernel log (XID records), and what the audit reads: squeue's job lines (with and
+// without SegmentSize, then their preferences), sinfo's features and `scontrol show topology`,
+// compared with a map's units.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "switchyard/common/strings.hpp"
 #include "switchyard/discover/classify.hpp"
@@ -24,6 +28,7 @@
 #include "switchyard/placement/steer.hpp"
 #include "switchyard/policy/policy.hpp"
 #include "switchyard/slurmconf/install_guard.hpp"
+#include "switchyard/slurmconf/slurm_jobs.hpp"
 #include "switchyard/slurmconf/slurm_nodes.hpp"
 #include "switchyard/slurmconf/slurm_partitions.hpp"
 
@@ -45,6 +50,41 @@ void node_facts(std::string_view text) {
     if (!again || switchyard::node::write_node_facts(*again, key) != once) {
         std::abort();
     }
+}
+
+void audit_inputs(std::string_view text) {
+    namespace sc = switchyard::slurmconf;
+    for (const bool segment : {false, true}) {
+        std::vector<std::string> problems;
+        auto jobs = sc::parse_squeue_jobs(text, "fuzz.squeue", segment, problems);
+        if (!jobs) {
+            continue;
+        }
+        sc::read_squeue_prefer(text, *jobs);
+        for (const auto& j : *jobs) {
+            if (j.id.empty() || j.stages > 1024) {
+                std::abort();  // an accepted job has an id, and a stage count within bounds
+            }
+        }
+    }
+    const auto features = sc::parse_node_features(text);
+    std::set<std::string> nodes;
+    for (const auto& [n, f] : features) {
+        nodes.insert(n);
+    }
+    if (const auto shown = sc::parse_shown_topology(text, "fuzz.topology")) {
+        std::set<std::string> names;
+        for (const auto& u : *shown) {
+            names.insert(u.name);
+        }
+        // Units compared with themselves agree, unless two share a name.
+        if (names.size() == shown->size() &&
+            !sc::topology_disagreements(*shown, *shown, nodes, "t").empty()) {
+            std::abort();
+        }
+    }
+    (void)sc::parse_slurm_duration(text);
+    (void)sc::parse_slurm_time(text);
 }
 
 }  // namespace
@@ -86,6 +126,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)switchyard::node::expand_node_path(text, "node%n");
     }
     node_facts(text);
+    audit_inputs(text);
     {
         const auto config = switchyard::slurmconf::parse_topoconf(text, "fuzz.topoconf");
         const auto parts = switchyard::slurmconf::parse_partitions(text, "fuzz.partitions");

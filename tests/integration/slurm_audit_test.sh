@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# `switchyard audit` on real clusters: jobs placed well and jobs forced badly (a -w list across
+# SUs), and slurmctld's topology changed under the installed map (a node moved to another
+# switch, a node dropped from its block, the right file put back without a reconfigure). The
+# audit must name each wrong one, and only those, in its text, its JSON, its metrics and its
+# exit code. Runs on the tree cluster (every release), the block cluster (24.11+) and the
+# topology.yaml cluster (26.05).
+# Usage: slurm_audit_test.sh RUN FABRIC_DIR SWITCHYARD CASE
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib/assert.sh
+. "$here/lib/assert.sh"
+run=${1:?usage: slurm_audit_test.sh RUN FABRIC_DIR SWITCHYARD CASE}
+: "${2:?}"  # FABRIC_DIR: the topology files are read from RUN, where the cluster uses them
+sy=${3:?}
+case_name=${4:?}
+use_cluster "$run"
+policy=${SWITCHYARD_POLICY:?the cluster\'s policy (its fabric map)}
+
+running() { [ "$(squeue -h -j "$1" -o %T 2>/dev/null)" = RUNNING ]; }
+audit() { run_capture "$sy" audit --policy "$policy" "$@"; }
+
+# The units of the cluster's topology file: "NAME NODES" per leaf switch or block, file order.
+if [ -f "$run/etc/topology.yaml" ]; then
+  topo_file=$run/etc/topology.yaml
+  mapfile -t units < <(awk '/- block:/ {n=$3} /nodes:/ && n != "" {print n, $2; n=""}' "$topo_file")
+else
+  topo_file=$run/etc/topology.conf
+  mapfile -t units < <(sed -n 's/^\(SwitchName\|BlockName\)=\([^ ]*\) Nodes=\([^ ]*\)$/\2 \3/p' "$topo_file")
+fi
+unit_nodes() { scontrol show hostnames "$(awk '{print $2}' <<<"${units[$1]}")"; }
+unit_name() { awk '{print $1}' <<<"${units[$1]}"; }
+
+# restore_topology — the cluster's own file back and taken, whatever a case did.
+restore_topology() {
+  [ -f "$run/jobs/topology.orig" ] || return 0
+  cp "$run/jobs/topology.orig" "$topo_file"
+  scontrol reconfigure >/dev/null 2>&1
+  wait_for 60 bash -c "'$sy' audit --policy '$policy' --no-jobs >/dev/null 2>&1"
+}
+trap restore_topology EXIT
+
+case $case_name in
+  jobs)
+    # Forced badly: two nodes of the first unit, one of the second and one of the third, with
+    # a leaf scope; on a tree its own --switches lets it start at once.
+    bad_nodes=$( (unit_nodes 0 | head -2; unit_nodes 1 | head -1; unit_nodes 2 | head -1) | paste -sd,)
+    extra=()
+    grep -q '^TopologyPlugin=topology/block' "$SLURM_CONF" || [ -f "$run/etc/topology.yaml" ] || extra=(--switches=4)
+    run_capture sbatch --parsable -N4 --exclusive "${extra[@]}" -w "$bad_nodes" --pipeline-stages=2 \
+      --stage-scope=leaf -o /dev/null --wrap 'sleep 300'
+    expect_rc 0 "sbatch -w $bad_nodes --pipeline-stages=2 --stage-scope=leaf"
+    bad=$(tail -1 <<<"$out")
+    run_capture sbatch --parsable -N4 --exclusive --pipeline-stages=2 --stage-scope=leaf -o /dev/null --wrap 'sleep 300'
+    expect_rc 0 "sbatch of a pipeline job Slurm places"
+    good=$(tail -1 <<<"$out")
+    run_capture sbatch --parsable -N2 --exclusive -o /dev/null --wrap 'sleep 300'
+    plain=$(tail -1 <<<"$out")
+    for j in "$bad" "$good" "$plain"; do
+      wait_for 60 running "$j" || fail_check "job $j did not start: $(squeue -h -j "$j" -o '%T %R')"
+    done
+    audit --metrics "$run/jobs/audit.prom"
+    expect_rc 3 "audit: a job was placed worse than its request promised"
+    expect_contains "$out" "placed worse than their request promised: $bad"$'\n' "it names the forced job"
+    expect_eq "$(grep -c 'not honoured' <<<"$out")" 1 "and only that one's stage scope"
+    expect_contains "$out" "job $good (" "the placed job is audited too"
+    expect_contains "$(sed -n "/^job $good /,/^job /p" <<<"$out")" "2 of 2 stage(s) in one SU" \
+      "Slurm put each of its stages inside one SU"
+    expect_contains "$out" "3 running job(s), 2 with pipeline stages, 1 of them with every stage in one SU" "the summary"
+    run_capture "$sy" audit --policy "$policy" --json
+    expect_eq "$(python3 -c 'import json,sys; print(" ".join(j["job"] for j in json.load(sys.stdin)["jobs"] if j["not_honoured"]))' <<<"$out")" \
+      "$bad" "--json: only the forced job is not honoured"
+    expect_eq "$(python3 -c 'import json,sys; d={j["job"]: j for j in json.load(sys.stdin)["jobs"]}; print(len(d[sys.argv[1]]["stages"]))' "$good" <<<"$out")" \
+      2 "--json: the placed job's two stages"
+    prom=$(cat "$run/jobs/audit.prom")
+    expect_contains "$prom" "switchyard_audit_request_not_honoured{job=\"$bad\"," "metrics: the forced job's request"
+    expect_eq "$(grep -c '^switchyard_audit_request_not_honoured{' <<<"$prom")" 1 "metrics: no other job"
+    expect_contains "$prom" "switchyard_audit_jobs_not_honoured 1" "metrics: one job"
+    expect_contains "$prom" "switchyard_audit_pipeline_jobs_one_su_ratio{partition=\"$(squeue -h -j "$good" -o %P)\"} 0.5" \
+      "metrics: half the pipeline jobs have every stage in one SU"
+    audit --jobs "$good,$plain"
+    expect_rc 0 "audit --jobs of the well placed jobs: all honoured"
+    scancel "$bad" "$good" "$plain"
+    ;;
+  topology)
+    audit --no-jobs
+    expect_rc 0 "audit --no-jobs: slurmctld's topology agrees with the installed map"
+    expect_contains "$out" "agrees with the installed map" "and says so"
+    cp "$topo_file" "$run/jobs/topology.orig"
+    # Move the first unit's first node into the second unit, drop the third unit's first node.
+    moved=$(unit_nodes 0 | head -1)
+    dropped=$(unit_nodes 2 | head -1)
+    first=$(unit_nodes 0 | grep -vx "$moved" | paste -sd,)
+    second=$( (unit_nodes 1; echo "$moved") | paste -sd,)
+    third=$(unit_nodes 2 | grep -vx "$dropped" | paste -sd,)
+    python3 - "$topo_file" "$(awk '{print $2}' <<<"${units[0]}")" "$(scontrol show hostlist "$first")" \
+      "$(awk '{print $2}' <<<"${units[1]}")" "$(scontrol show hostlist "$second")" \
+      "$(awk '{print $2}' <<<"${units[2]}")" "$(scontrol show hostlist "$third")" <<'EOF'
+import sys
+path, pairs = sys.argv[1], sys.argv[2:]
+text = open(path).read()
+for old, new in zip(pairs[0::2], pairs[1::2]):
+    # the unit's node list as a whole word after "Nodes=" or "nodes: ", the last one (in a
+    # topology.yaml the blocks come after the tree's switches)
+    for lead in ("Nodes=", "nodes: "):
+        at = text.rfind(lead + old + "\n")
+        if at >= 0:
+            text = text[:at] + lead + new + text[at + len(lead + old):]
+            break
+    else:
+        sys.exit("no unit with nodes " + old)
+open(path, "w").write(text)
+EOF
+    run_capture scontrol reconfigure
+    expect_rc 0 "scontrol reconfigure with a node moved and a node dropped"
+    wait_for 60 bash -c "'$sy' audit --policy '$policy' --no-jobs 2>&1 | grep -q '^  $dropped:'"
+    audit --no-jobs --metrics "$run/jobs/audit.prom"
+    expect_rc 3 "audit: slurmctld's topology disagrees with the installed map"
+    expect_contains "$out" "  $moved: in $(unit_name 0) of the installed map, in $(unit_name 1) of slurmctld's topology" \
+      "it names the moved node, its unit and where slurmctld has it"
+    expect_contains "$out" "  $dropped: in $(unit_name 2) of the installed map, in no " "and the dropped node"
+    expect_eq "$(grep -c '^  node' <<<"$out")" 2 "and no other node"
+    expect_contains "$(cat "$run/jobs/audit.prom")" "switchyard_audit_topology_disagreements{topology=" "metrics: the disagreements"
+    # The right file back, but slurmctld not told: it still runs the wrong one.
+    cp "$run/jobs/topology.orig" "$topo_file"
+    audit --no-jobs
+    expect_rc 3 "the file put back without a reconfigure: slurmctld's view is still wrong"
+    expect_contains "$out" "  $moved: " "and the audit still names the node"
+    run_capture scontrol reconfigure
+    wait_for 60 bash -c "'$sy' audit --policy '$policy' --no-jobs >/dev/null 2>&1"
+    audit --no-jobs
+    expect_rc 0 "after the reconfigure slurmctld agrees again"
+    rm -f "$run/jobs/topology.orig"
+    ;;
+  *)
+    echo "unknown case '$case_name'; expected jobs or topology" >&2
+    exit 2
+    ;;
+esac
+finish
