@@ -47,17 +47,6 @@ struct AuditReport {
     std::vector<std::string> problems;  ///< jobs left out, with why
 };
 
-Result<std::string> run_slurm(const std::vector<std::string>& argv) {
-    const auto r = run_process(argv, 30, nullptr, std::size_t{64} << 20);
-    if (r.exit_code != 0) {
-        return fail(Error::io(join(argv, " ") + ": " + slurmconf::slurm_problem(r, argv[0])));
-    }
-    if (r.truncated) {
-        return fail(Error::io(join(argv, " ") + ": more than 64 MiB of output; not read"));
-    }
-    return r.output;
-}
-
 /// squeue's release ("slurm 24.11.5") is at least 25.05: it prints SegmentSize.
 bool squeue_has_segment() {
     const auto r = run_process({"squeue", "--version"}, 30);
@@ -79,7 +68,7 @@ Result<void> audit_topologies(const fabric::FabricMap& map,
         if (name != "default") {
             argv.push_back(name);  // 25.05+: a bare word names a topology
         }
-        auto text = run_slurm(argv);
+        auto text = slurmconf::slurm_command(argv);
         if (!text) {
             return fail(text.error());
         }
@@ -106,7 +95,7 @@ Result<void> audit_jobs(const AuditArgs& a,
     if (!a.jobs.empty()) {
         argv.push_back("--jobs=" + a.jobs);
     }
-    auto text = run_slurm(argv);
+    auto text = slurmconf::slurm_command(argv);
     if (!text) {
         return fail(text.error());
     }
@@ -115,7 +104,7 @@ Result<void> audit_jobs(const AuditArgs& a,
         return fail(jobs.error());
     }
     argv[3] = "--Format=" + std::string(slurmconf::kSqueuePreferFormat);
-    if (auto prefer = run_slurm(argv)) {
+    if (auto prefer = slurmconf::slurm_command(argv)) {
         slurmconf::read_squeue_prefer(*prefer, *jobs);
     } else {
         report.problems.push_back(prefer.error().message() + "; preferences not checked");
@@ -351,8 +340,9 @@ int run_audit(const AuditArgs& a) {
     }
     ctx.map = &*map;
     auto config = slurmconf::topology_config_from_slurm();
-    auto nodes_text = run_slurm({"sinfo", "--noheader", "--Node",
-                                 "--format=" + std::string(slurmconf::kSinfoFeaturesFormat)});
+    auto nodes_text =
+        slurmconf::slurm_command({"sinfo", "--noheader", "--Node",
+                                  "--format=" + std::string(slurmconf::kSinfoFeaturesFormat)});
     if (!config || !nodes_text) {
         std::cerr << "switchyard audit: "
                   << (!config ? config.error().message() : nodes_text.error().message()) << "\n";

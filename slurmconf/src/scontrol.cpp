@@ -25,17 +25,21 @@ std::string slurm_problem(const ProcessRun& r, std::string_view command) {
     return std::string(trim(r.output));
 }
 
-Result<std::string> scontrol(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {"scontrol"};
-    argv.insert(argv.end(), args.begin(), args.end());
+Result<std::string> slurm_command(const std::vector<std::string>& argv) {
     const auto r = run_process(argv, 30, nullptr, std::size_t{64} << 20);
     if (r.exit_code != 0) {
-        return fail(Error::io(join(argv, " ") + ": " + slurm_problem(r, "scontrol")));
+        return fail(Error::io(join(argv, " ") + ": " + slurm_problem(r, argv.front())));
     }
     if (r.truncated) {
         return fail(Error::io(join(argv, " ") + ": more than 64 MiB of output; not read"));
     }
     return r.output;
+}
+
+Result<std::string> scontrol(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {"scontrol"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return slurm_command(argv);
 }
 
 Result<TopologyConfig> topology_config_from_slurm() {
