@@ -21,6 +21,7 @@ const std::vector<Subcommand>& subcommands() {
          setup_install},
         {"audit", "check running jobs' placement and slurmctld's topology against the map",
          setup_audit},
+        {"why", "say whether a pipeline job's placement can start now, and what would", setup_why},
         {"steer", "raise the Slurm Weight of nodes in degraded places of the fabric", setup_steer},
         {"render", "draw the fabric (and a job's stages, drained nodes) as an SVG picture",
          setup_render},

@@ -55,5 +55,6 @@ void setup_steer(CLI::App& cmd, Runner& run);
 void setup_install(CLI::App& cmd, Runner& run);
 void setup_render(CLI::App& cmd, Runner& run);
 void setup_audit(CLI::App& cmd, Runner& run);
+void setup_why(CLI::App& cmd, Runner& run);
 
 }  // namespace switchyard::cli

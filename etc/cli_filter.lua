@@ -7,6 +7,10 @@
 --   or each stage that fits a domain, inside one domain.
 --   job_submit.lua cannot set segment_size before Slurm 25.11.2, so the client does it there;
 --   from 25.11.2 on job_submit.lua does it too and this part is optional.
+-- * Advice before waiting: a pipeline job whose request (its segments on a block partition,
+--   its switch count or group on a tree) cannot start on the nodes usable now gets one line
+--   saying why and what would start now (`switchyard why --quiet`: one sinfo, bounded; the
+--   whole call is cut by /usr/bin/timeout; it never fails or holds up the submission).
 -- * An srun inside an allocation with --pipeline-stages gets the planner's node order
 --   (distribution=arbitrary), so SLURM_PROCID itself follows the stage plan, whatever launcher
 --   the job uses (MPI included). The decision is the C++ planner's (`switchyard plan --order`);
@@ -18,6 +22,10 @@
 local SWITCHYARD = os.getenv("SWITCHYARD_BIN") or "/usr/bin/switchyard"
 local POLICY = os.getenv("SWITCHYARD_POLICY") or "/etc/slurm/switchyard.yaml"
 local HINTS = os.getenv("SWITCHYARD_JOB_SUBMIT_HINTS") or "/etc/slurm/switchyard/job_submit_hints.lua"
+local TIMEOUT = "/usr/bin/timeout"
+-- Seconds the advice may take (sinfo's bound; the whole call is cut one second later, and
+-- killed one after that). 0 turns the advice off.
+local ADVICE_SECONDS = tonumber(os.getenv("SWITCHYARD_ADVICE_SECONDS") or "") or 1.5
 
 local here = string.match(debug.getinfo(1, "S").source, "^@(.*/)") or "./"
 local stages_lib = dofile(here .. "switchyard_stages.lua")
@@ -42,7 +50,42 @@ function slurm_cli_setup_defaults(options, early_pass)
     return slurm.SUCCESS
 end
 
---- A new allocation on a block topology: --segment for the stages, or a refusal.
+--- The advice line for a pipeline job: `switchyard why --quiet` with the request the filters
+--- ask for on `part` (a partition of kind tree or block); nil when it starts now, when there is
+--- nothing to say, or when the call failed or ran out of time.
+local function advice(job, req, part)
+    if ADVICE_SECONDS <= 0 or job.nodes == nil then return nil end
+    local args = { "--nodes", job.nodes, "--stages", job.stages, "--scope", job.scope,
+                   "--topology", part.kind }
+    local segment = req.segment or job.segment
+    if part.kind == "block" and segment ~= nil then
+        table.insert(args, "--segment"); table.insert(args, segment)
+    elseif part.kind == "tree" and req.switches ~= nil then
+        table.insert(args, "--switches"); table.insert(args, req.switches)
+        table.insert(args, "--switch-wait"); table.insert(args, stages_lib.SWITCH_WAIT)
+    elseif part.kind == "tree" and req.features ~= nil and job.scope == "group" then
+        table.insert(args, "--one-group")
+    else
+        return nil -- no unit asked: Slurm starts the job on any usable nodes
+    end
+    if part.name ~= "(default)" then
+        table.insert(args, "--partition"); table.insert(args, part.name)
+    end
+    local words = {}
+    for _, a in ipairs(args) do table.insert(words, stages_lib.shell_quote(a)) end
+    local cmd = string.format("%s -k 1 %s %s why --quiet --timeout %s --policy %s %s 2>/dev/null",
+        TIMEOUT, stages_lib.shell_quote(ADVICE_SECONDS + 1), stages_lib.shell_quote(SWITCHYARD),
+        stages_lib.shell_quote(ADVICE_SECONDS), stages_lib.shell_quote(POLICY), table.concat(words, " "))
+    local pipe = io.popen(cmd)
+    if pipe == nil then return nil end
+    local line = pipe:read("*l")
+    pipe:close()
+    if line == nil or line == "" then return nil end
+    return string.sub(line, 1, 1000)
+end
+
+--- A new allocation with --pipeline-stages: --segment for the stages on a block topology, or a
+--- refusal; then the advice line when its request cannot start now.
 local function allocation_request(options)
     -- Only this request's own option: inside a pipeline job the environment carries the outer
     -- job's stage count, which a new, plain submission must not inherit.
@@ -56,22 +99,31 @@ local function allocation_request(options)
     local user_segment = tonumber(options.segment or "")
     if user_segment == 0 then user_segment = nil end
     local kinds = stages_lib.partition_kinds(hints, options.partition)
-    local any_block = false
-    for _, p in ipairs(kinds) do any_block = any_block or p.kind == "block" end
-    if not any_block then
-        return slurm.SUCCESS -- no block partition: job_submit.lua asks in slurmctld
+    local any_block, unit_part = false, nil
+    for _, p in ipairs(kinds) do
+        any_block = any_block or p.kind == "block"
+        if unit_part == nil and (p.kind == "block" or p.kind == "tree") then unit_part = p end
     end
-    local req, err = stages_lib.request_for(hints, {
+    local job = {
         stages = tonumber(stages_text), stages_text = stages_text, nodes = nodes,
         nvl_group = tonumber(nvl_text or ""), nvl_group_text = nvl_text,
         scope = spank_value(options, "stage-scope") or "any", segment = user_segment,
-    }, options.partition)
+    }
+    local req, err = stages_lib.request_for(hints, job, options.partition)
     if req == nil then
+        if not any_block then
+            return slurm.SUCCESS -- job_submit.lua refuses it in slurmctld, with the same words
+        end
         slurm.log_error("switchyard: %s", err)
         return slurm.ERROR
     end
-    if req.segment ~= nil and user_segment == nil then
+    if any_block and req.segment ~= nil and user_segment == nil then
         options["segment"] = tostring(req.segment)
+    end
+    if unit_part ~= nil and #kinds == 1 then
+        -- The advice must never cost the submission: any error in it is swallowed.
+        local ok, line = pcall(advice, job, req, unit_part)
+        if ok and line ~= nil then slurm.log_info("%s", line) end
     end
     return slurm.SUCCESS
 end

@@ -25,8 +25,8 @@ std::string slurm_problem(const ProcessRun& r, std::string_view command) {
     return std::string(trim(r.output));
 }
 
-Result<std::string> slurm_command(const std::vector<std::string>& argv) {
-    const auto r = run_process(argv, 30, nullptr, std::size_t{64} << 20);
+Result<std::string> slurm_command(const std::vector<std::string>& argv, double timeout_s) {
+    const auto r = run_process(argv, timeout_s, nullptr, std::size_t{64} << 20);
     if (r.exit_code != 0) {
         return fail(Error::io(join(argv, " ") + ": " + slurm_problem(r, argv.front())));
     }

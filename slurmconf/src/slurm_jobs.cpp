@@ -174,22 +174,59 @@ Result<std::vector<SlurmJob>> parse_squeue_jobs(std::string_view text,
     return jobs;
 }
 
-void read_squeue_prefer(std::string_view text, std::vector<SlurmJob>& jobs) {
-    std::map<std::string_view, std::string_view> prefer;
+namespace {
+
+/// The "<id>\t<value>" lines of a two-field squeue answer: id → value (unset values left out).
+std::map<std::string_view, std::string_view> id_values(std::string_view text) {
+    std::map<std::string_view, std::string_view> out;
     for (auto line : split(text, '\n')) {
         const auto tab = line.find('\t');
         if (tab != std::string_view::npos) {
             const auto v = trim(line.substr(tab + 1));
             if (!unset_word(v)) {
-                prefer.emplace(trim(line.substr(0, tab)), v);
+                out.emplace(trim(line.substr(0, tab)), v);
             }
         }
     }
+    return out;
+}
+
+}  // namespace
+
+void read_squeue_prefer(std::string_view text, std::vector<SlurmJob>& jobs) {
+    const auto prefer = id_values(text);
     for (auto& j : jobs) {
         if (const auto it = prefer.find(j.id); it != prefer.end()) {
             j.prefer = std::string(it->second);
         }
     }
+}
+
+void read_squeue_node_counts(std::string_view text, std::vector<SlurmJob>& jobs) {
+    const auto counts = id_values(text);
+    for (auto& j : jobs) {
+        if (const auto it = counts.find(j.id); it != counts.end()) {
+            const auto v = it->second;
+            const auto n = small_count(v.substr(0, v.find('-')), 1u << 20);
+            j.node_count = n.value_or(0);
+        }
+    }
+}
+
+std::vector<std::string> parse_usable_nodes(std::string_view text) {
+    std::set<std::string> out;
+    for (const auto line : split(text, '\n')) {
+        const auto bar = line.find('|');
+        if (bar == std::string_view::npos) {
+            continue;
+        }
+        const auto node = trim(line.substr(0, bar));
+        const auto state = trim(line.substr(bar + 1));
+        if (!node.empty() && (state == "idle" || state == "idle~")) {
+            out.emplace(node);
+        }
+    }
+    return {out.begin(), out.end()};
 }
 
 std::map<std::string, std::set<std::string>> parse_node_features(std::string_view text) {

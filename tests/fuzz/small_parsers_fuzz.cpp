@@ -9,8 +9,9 @@
 // slurm) with the option's items, and a site's NodeName lines (discover --slurm-nodes; hosts
 // outside any map keep their line), and what the health gate reads of nvidia-imex-ctl (-N -j)
 // and of the kernel log (XID records), and what the audit reads: squeue's job lines (with and
-// without SegmentSize, then their preferences), sinfo's features and `scontrol show topology`,
-// compared with a map's units.
+// without SegmentSize, then their preferences and node counts), sinfo's features and node
+// states (`switchyard why`) and `scontrol show topology`, compared with a map's units.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -61,11 +62,17 @@ void audit_inputs(std::string_view text) {
             continue;
         }
         sc::read_squeue_prefer(text, *jobs);
+        sc::read_squeue_node_counts(text, *jobs);
         for (const auto& j : *jobs) {
             if (j.id.empty() || j.stages > 1024) {
                 std::abort();  // an accepted job has an id, and a stage count within bounds
             }
         }
+    }
+    const auto usable = sc::parse_usable_nodes(text);
+    if (!std::is_sorted(usable.begin(), usable.end()) ||
+        std::adjacent_find(usable.begin(), usable.end()) != usable.end()) {
+        std::abort();  // each node once, sorted
     }
     const auto features = sc::parse_node_features(text);
     std::set<std::string> nodes;

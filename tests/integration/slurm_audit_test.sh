@@ -21,16 +21,7 @@ policy=${SWITCHYARD_POLICY:?the cluster\'s policy (its fabric map)}
 running() { [ "$(squeue -h -j "$1" -o %T 2>/dev/null)" = RUNNING ]; }
 audit() { run_capture "$sy" audit --policy "$policy" "$@"; }
 
-# The units of the cluster's topology file: "NAME NODES" per leaf switch or block, file order.
-if [ -f "$run/etc/topology.yaml" ]; then
-  topo_file=$run/etc/topology.yaml
-  mapfile -t units < <(awk '/- block:/ {n=$3} /nodes:/ && n != "" {print n, $2; n=""}' "$topo_file")
-else
-  topo_file=$run/etc/topology.conf
-  mapfile -t units < <(sed -n 's/^\(SwitchName\|BlockName\)=\([^ ]*\) Nodes=\([^ ]*\)$/\2 \3/p' "$topo_file")
-fi
-unit_nodes() { scontrol show hostnames "$(awk '{print $2}' <<<"${units[$1]}")"; }
-unit_name() { awk '{print $1}' <<<"${units[$1]}"; }
+cluster_units "$run"
 
 # restore_topology — the cluster's own file back and taken, whatever a case did.
 restore_topology() {

@@ -159,6 +159,26 @@ TEST_CASE("slurm jobs: sinfo's features per node", "[jobs]") {
     CHECK(f.at("node002").empty());
 }
 
+TEST_CASE("slurm jobs: the nodes sinfo shows usable, once each", "[jobs]") {
+    // sinfo --noheader --Node --format=%N|%t: a node once per partition; drained, down,
+    // reserved, planned, allocated, mixed and not responding are not usable now.
+    const auto usable = parse_usable_nodes(
+        "node001|idle\nnode001|idle\nnode002|drain\nnode003|idle~\nnode004|resv\n"
+        "node005|alloc\nnode006|mix\nnode007|idle*\nnode008|down\nnode009|planned\n"
+        "node010|drng\n|idle\nbroken\nnode011 | idle \n");
+    CHECK(usable == std::vector<std::string>{"node001", "node003", "node011"});
+}
+
+TEST_CASE("slurm jobs: a pending job's node count", "[jobs]") {
+    std::vector<std::string> problems;
+    auto jobs = parse_squeue_jobs(kSqueue, "squeue", false, problems);
+    REQUIRE(jobs);
+    read_squeue_node_counts("11\t8\n9\t4-6\n10\tmany\n", *jobs);
+    CHECK((*jobs)[0].node_count == 8);
+    CHECK((*jobs)[1].node_count == 4);  // a range: the least it asks
+    CHECK((*jobs)[2].node_count == 0);  // not a number: not read
+}
+
 TEST_CASE("slurm topology: slurmctld's units read, aggregated blocks left out", "[topology]") {
     const auto tree = units(kTree);
     REQUIRE(tree.size() == 7);

@@ -98,3 +98,18 @@ use_cluster() {
       echo "note: still in the queue after 60 s: $(squeue -h -o '%i %T %N' | paste -sd';')"
   fi
 }
+
+# cluster_units RUN — the units of the cluster's topology file, in file order: sets topo_file
+# and units ("NAME NODES" per leaf switch or block; in a topology.yaml the blocks). unit_nodes I
+# and unit_name I read unit I.
+cluster_units() {
+  if [ -f "$1/etc/topology.yaml" ]; then
+    topo_file=$1/etc/topology.yaml
+    mapfile -t units < <(awk '/- block:/ {n=$3} /nodes:/ && n != "" {print n, $2; n=""}' "$topo_file")
+  else
+    topo_file=$1/etc/topology.conf
+    mapfile -t units < <(sed -n 's/^\(SwitchName\|BlockName\)=\([^ ]*\) Nodes=\([^ ]*\)$/\2 \3/p' "$topo_file")
+  fi
+}
+unit_nodes() { scontrol show hostnames "$(awk '{print $2}' <<<"${units[$1]}")"; }
+unit_name() { awk '{print $1}' <<<"${units[$1]}"; }

@@ -20,9 +20,10 @@ namespace switchyard::slurmconf {
 /// Why a call of a Slurm command (scontrol, sinfo) failed, in words an operator can act on.
 [[nodiscard]] std::string slurm_problem(const ProcessRun& r, std::string_view command);
 
-/// The output of a Slurm command `argv` (scontrol, squeue, sinfo; 30 s, up to 64 MiB), or why
-/// there is none.
-[[nodiscard]] Result<std::string> slurm_command(const std::vector<std::string>& argv);
+/// The output of a Slurm command `argv` (scontrol, squeue, sinfo; `timeout_s`, up to 64 MiB),
+/// or why there is none.
+[[nodiscard]] Result<std::string> slurm_command(const std::vector<std::string>& argv,
+                                                double timeout_s = 30);
 
 /// `scontrol ARGS...`'s output (30 s, up to 64 MiB), or why there is none.
 [[nodiscard]] Result<std::string> scontrol(const std::vector<std::string>& args);

@@ -37,6 +37,7 @@ struct SlurmJob {
     unsigned switches = 0;                    ///< leaf switches asked (--switches; 0: none)
     double switch_wait_s = 0;                 ///< how long Slurm may wait for them
     unsigned segment = 0;                     ///< SegmentSize (25.05+), else the record's; 0: none
+    unsigned node_count = 0;                  ///< NumNodes (kSqueueNodeCountFormat; 0: not read)
     std::optional<std::int64_t> submit_time;  ///< seconds (local time read as UTC)
     std::optional<std::int64_t> start_time;
     /// Switchyard's record (the AdminComment word, see kJobMarker).
@@ -63,6 +64,12 @@ inline constexpr std::string_view kSqueuePreferFormat = "JobID:\t,Prefer:";
 /// Reads kSqueuePreferFormat's answer into the jobs of `jobs` it names.
 void read_squeue_prefer(std::string_view text, std::vector<SlurmJob>& jobs);
 
+/// A third ask, for `switchyard why`: JobID and NumNodes (a pending job's: the least it asks).
+inline constexpr std::string_view kSqueueNodeCountFormat = "JobID:\t,NumNodes:";
+/// Reads kSqueueNodeCountFormat's answer into the jobs of `jobs` it names ("4" or "4-8": the
+/// first number; anything else leaves 0).
+void read_squeue_node_counts(std::string_view text, std::vector<SlurmJob>& jobs);
+
 /// Reads Switchyard's word out of an AdminComment into `job` (other words are the site's).
 /// \return Error::invalid_argument naming the key or value when the word is malformed.
 [[nodiscard]] Result<void> read_job_marker(std::string_view admin_comment, SlurmJob& job);
@@ -80,6 +87,13 @@ inline constexpr std::string_view kSinfoFeaturesFormat = "%N|%b";
 /// '|' is left out.
 [[nodiscard]] std::map<std::string, std::set<std::string>> parse_node_features(
     std::string_view text);
+
+/// `sinfo --noheader --Node --format` for each node's state.
+inline constexpr std::string_view kSinfoStatesFormat = "%N|%t";
+/// The nodes kSinfoStatesFormat's answer shows usable now: idle, or idle and powered down
+/// (Slurm allocates those and powers them up); not drained, down, reserved, planned, allocated
+/// or mixed. Each node once, sorted (sinfo lists a node once per partition).
+[[nodiscard]] std::vector<std::string> parse_usable_nodes(std::string_view text);
 
 /// One unit of `scontrol show topology`: a switch (tree) or a base block (block).
 struct ShownUnit {

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Advice before waiting, on real clusters. One node of every unit (leaf switch or block) is
+# drained, so no unit holds a stage of a full unit's size while the cluster still has the nodes.
+# advice: cli_filter.lua says so at submission, in one line with what would start now; a job
+#   that fits gets no line; a hanging sinfo, or a hanging switchyard, is cut at its bound and the
+#   job is still submitted.
+# pending: `switchyard why JOBID` explains a pending job in the same words (on a block
+#   partition the job really pends: on 26.05 with a topology pending reason; on a tree it is held,
+#   as its switch wait would start it after 60 s).
+# Usage: slurm_why_test.sh RUN FABRIC_DIR SWITCHYARD CASE
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib/assert.sh
+. "$here/lib/assert.sh"
+run=${1:?usage: slurm_why_test.sh RUN FABRIC_DIR SWITCHYARD CASE}
+: "${2:?}"
+sy=${3:?}
+case_name=${4:?}
+use_cluster "$run"
+policy=${SWITCHYARD_POLICY:?the cluster\'s policy (its fabric map)}
+cluster_units "$run"
+
+# The block partition: every partition of a topology/block cluster, "gpu" of the topology.yaml
+# cluster (its default partition runs the tree).
+block=no partition=()
+grep -q '^TopologyPlugin=topology/block' "$SLURM_CONF" && block=yes
+if [ -f "$run/etc/topology.yaml" ]; then block=yes partition=(-p gpu); fi
+size=$(unit_nodes 0 | wc -l)
+
+drained=$(for i in "${!units[@]}"; do unit_nodes "$i" | head -1; done | paste -sd,)
+resume() { scontrol update nodename="$drained" state=resume >/dev/null 2>&1; }
+trap resume EXIT
+scontrol update nodename="$drained" state=drain reason=switchyard-why-test
+wait_for 30 bash -c "[ \"\$(sinfo -h -N -t drain -o %N | sort -u | wc -l)\" = ${#units[@]} ]" ||
+  fail_check "the ${#units[@]} nodes $drained did not drain"
+
+# A job of two stages of a full unit each: no unit has that many usable nodes.
+big=(-N$((2 * size)) --pipeline-stages=2 --stage-scope=leaf "${partition[@]}" -o /dev/null)
+sentence() { sed -n 's/^.* cannot start now: /cannot start now: /p' <<<"$1" | head -1; }
+
+case $case_name in
+  advice)
+    run_capture sbatch --parsable --hold "${big[@]}" --wrap 'sleep 1'
+    expect_rc 0 "sbatch of a job whose stages fit no unit now"
+    job=$(tail -1 <<<"$out")
+    advice_line=$(grep 'switchyard: ' <<<"$err")
+    expect_eq "$(grep -c 'switchyard: ' <<<"$err")" 1 "one advice line"
+    expect_contains "$advice_line" "-N$((2 * size)) --pipeline-stages=2" "it names the request"
+    expect_contains "$advice_line" "cannot start now" "it says the stages cannot start now"
+    expect_contains "$advice_line" "would start now: --pipeline-stages=4 (stages of $((size / 2)) nodes)" \
+      "and what would: smaller stages"
+    if [ "$block" = yes ]; then
+      expect_contains "$advice_line" "segments of $size nodes, each inside one block" "in blocks"
+    else
+      expect_contains "$advice_line" "within 2 SUs (--switches=2)" "in SUs"
+    fi
+    # The same words from `switchyard why` for the job it left pending.
+    run_capture "$sy" why --policy "$policy" "$job"
+    expect_rc 0 "switchyard why $job"
+    expect_contains "$out" "job $job pends (JobHeldUser)" "why: the job and its reason"
+    expect_eq "$(sentence "$out")" "$(sentence "$advice_line")" "why says what the advice said"
+    scancel "$job"
+    # A job that fits: no line.
+    run_capture sbatch --parsable --hold -N$((2 * (size - 1))) --pipeline-stages=2 --stage-scope=leaf \
+      "${partition[@]}" -o /dev/null --wrap 'sleep 1'
+    expect_rc 0 "sbatch of a job whose stages fit"
+    expect_not_contains "$err" "switchyard: " "no advice for a job that starts now"
+    scancel "$(tail -1 <<<"$out")"
+    # A sinfo that hangs, then a switchyard that hangs: cut at their bounds, the job submitted.
+    mkdir -p "$run/jobs/hang"
+    printf '#!/bin/sh\nexec sleep 60\n' >"$run/jobs/hang/sinfo"
+    cp "$run/jobs/hang/sinfo" "$run/jobs/hang/switchyard"
+    chmod 755 "$run/jobs/hang/sinfo" "$run/jobs/hang/switchyard"
+    for what in sinfo switchyard; do
+      start=$(date +%s%N)
+      if [ "$what" = sinfo ]; then
+        PATH=$run/jobs/hang:$PATH run_capture sbatch --parsable --hold "${big[@]}" --wrap 'sleep 1'
+      else
+        SWITCHYARD_BIN=$run/jobs/hang/switchyard run_capture sbatch --parsable --hold "${big[@]}" --wrap 'sleep 1'
+      fi
+      took=$(( ($(date +%s%N) - start) / 1000000 ))
+      expect_rc 0 "sbatch with a $what that hangs"
+      expect_not_contains "$err" "switchyard: " "no advice when $what hangs"
+      # The bound: sinfo's 1.5 s, the whole call cut at 2.5 s and killed at 3.5 s.
+      [ "$took" -lt 10000 ] || fail_check "sbatch with a $what that hangs took $took ms; expected the advice cut at 3.5 s"
+      echo "sbatch with a hanging $what: submitted in $took ms"
+      scancel "$(tail -1 <<<"$out")"
+    done
+    ;;
+  pending)
+    if [ "$block" = yes ]; then
+      run_capture sbatch --parsable "${big[@]}" --wrap 'sleep 1'
+      expect_rc 0 "sbatch of a job whose segments fit no block now"
+      job=$(tail -1 <<<"$out")
+      # The scheduler's first pass sets the reason.
+      wait_for 30 bash -c "[ \"\$(squeue -h -j $job -o %r)\" != None ]"
+      reason=$(squeue -h -j "$job" -o %r)
+      echo "job $job pends: $reason"
+      case $(sinfo --version) in
+        "slurm 2[6-9]."*)
+          expect_contains "$reason" "No_suitable_topology_unit_found" "26.05: a topology pending reason" ;;
+      esac
+    else
+      run_capture sbatch --parsable --hold "${big[@]}" --wrap 'sleep 1'
+      job=$(tail -1 <<<"$out")
+      reason=JobHeldUser
+    fi
+    expect_eq "$(squeue -h -j "$job" -o %T)" PENDING "the job pends"
+    run_capture "$sy" why --policy "$policy" "$job"
+    expect_rc 0 "switchyard why $job"
+    expect_contains "$out" "job $job pends ($reason)" "why: the job and its reason"
+    expect_contains "$out" "cannot start now" "why: its stages cannot start now"
+    expect_contains "$out" "would start now: --pipeline-stages=4 (stages of $((size / 2)) nodes)" \
+      "why: what would"
+    [ "$block" = yes ] && expect_contains "$out" "--segment=$size)" "why: the job's segment, read back"
+    # Nodes back: the same job fits.
+    resume
+    # Resumed nodes show idle* until slurmctld's next ping answers.
+    wait_for 60 bash -c "[ -z \"\$(sinfo -h -N -o %t | grep -vx idle)\" ]" ||
+      fail_check "the nodes did not come back idle: $(sinfo -h -N -o '%N %t' | grep -vw idle | paste -sd,)"
+    run_capture "$sy" why --policy "$policy" "$job"
+    if [ "$(squeue -h -j "$job" -o %T)" = PENDING ]; then
+      expect_contains "$out" "fit the usable nodes now" "why: with the nodes back it fits"
+    else
+      expect_contains "$out" "not pending" "why: the job started with the nodes back"
+    fi
+    run_capture "$sy" why --policy "$policy" 999999
+    expect_rc 1 "why of a job Slurm does not know"
+    expect_contains "$err" "job 999999: squeue: " "and says squeue's answer"
+    scancel "$job"
+    ;;
+  *)
+    echo "unknown case '$case_name'; expected advice or pending" >&2
+    exit 2
+    ;;
+esac
+finish
