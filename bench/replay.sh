@@ -6,6 +6,7 @@
 #   switchyard 22.05  the same jobs with --pipeline-stages (job_submit.lua asks for --switches)
 #   plain 24.11       Slurm 24.11 (the Debian 13 root), topology/block, no options
 #   switchyard 24.11  --pipeline-stages (cli_filter.lua asks for --segment)
+#   plain/switchyard 26.05  the same on Slurm 26.05 (the Debian testing root; --runs)
 #   steered 22.05/24.11  as switchyard, after `switchyard steer --apply` raised the Weight of
 #                     the nodes in degraded places of the fabric (see --degrade)
 # Every job is exclusive, sleeps its duration and asks for a time limit of twice it, in whole
@@ -28,14 +29,14 @@
 #                  of the jobs' node time landed on those nodes
 #   --cut          the short cut CI runs: 32 jobs of 2-8 s offered at 1.5 x the cluster
 #                  (~35 s per run); default: 200 jobs of 5-120 s at 1.0 x (~15 min per run)
-#   --runs LIST    comma-separated runs among plain-, switchyard- and steered-22.05 and -24.11
-#                  (default: plain and switchyard on both releases)
+#   --runs LIST    comma-separated runs among plain-, switchyard- and steered-22.05, -24.11
+#                  and -26.05 (default: plain and switchyard on 22.05 and 24.11)
 #   --check        fail unless, per release, Switchyard has at least plain Slurm's share of
 #                  stages inside one SU and no wider worst stage spread (what CI asserts)
 #   --out DIR      where the tables, job lists and pictures go (default build/replay/<fabric>)
-# Needs build/dev and, for 24.11, build/slurm-24.11 in the root (scripts/test makes both); the
-# plugin and the command are copied into the output folder first, so a rebuild during a long
-# replay does not change what it runs.
+# Needs build/dev and, for 24.11 and 26.05, build/slurm-<release> in its root (scripts/test makes
+# them); the plugin and the command are copied into the output folder first, so a rebuild during
+# a long replay does not change what it runs.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 fabric=rail cut=0 check=() shuffle=() degrade=() out="" runs=plain-22.05,switchyard-22.05,plain-24.11,switchyard-24.11
@@ -126,7 +127,7 @@ while [ $# -gt 0 ]; do
     --degrade) degrade=(--halve-uplinks); shift ;;
     --out) out=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
-    -h|--help) sed -n '3,33p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,38p' "$0"; exit 0 ;;
     *) echo "replay: unknown argument '$1'; expected --fabric rail|dfp, --shuffle SEED, --degrade, --cut, --check, --out DIR or --runs LIST" >&2; exit 2 ;;
   esac
 done
@@ -153,9 +154,11 @@ snapshot "$top/build/dev" "$out/bin/22.05"
 cp "$top/build/dev/bench/replay_report" "$out/bin/"
 mkdir -p "$out/bin/etc"  # slurmctld reloads job_submit.lua when the file changes
 cp "$top"/etc/{job_submit,cli_filter,switchyard_stages,switchyard_conf}.lua "$out/bin/etc/"
-case $runs in
-  *24.11*) [ -d "$top/build/slurm-24.11" ] && snapshot "$top/build/slurm-24.11" "$out/bin/24.11" ;;
-esac
+for release in 24.11 26.05; do
+  case $runs in
+    *"$release"*) [ -d "$top/build/slurm-$release" ] && snapshot "$top/build/slurm-$release" "$out/bin/$release" ;;
+  esac
+done
 sy=$out/bin/22.05/switchyard
 "$top/tests/fabric/gen_fabric.py" "${shape[@]}" ${shuffle[@]+"${shuffle[@]}"} ${degrade[@]+"${degrade[@]}"} --host-prefix node --host-digits 3 -o "$out/fabric/net" >/dev/null
 "$top/tests/fabric/ibsim-capture" "$out/fabric/net.net" "$out/fabric/ibnetdiscover.txt" 2>/dev/null
@@ -184,8 +187,8 @@ for r in ${runs//,/ }; do
   mode=${r%-*} release=${r##*-}
   case $mode/$release in
     plain/22.05|switchyard/22.05|steered/22.05) "$0" --one "$out/bin/22.05" tree "$mode" "$out" "$limit" ;;
-    plain/24.11|switchyard/24.11|steered/24.11)
-      "$top/scripts/in-slurm-root" "$0" --one "$out/bin/24.11" block "$mode" "$out" "$limit" ;;
+    plain/24.11|switchyard/24.11|steered/24.11|plain/26.05|switchyard/26.05|steered/26.05)
+      "$top/scripts/in-slurm-root" --release "$release" "$0" --one "$out/bin/$release" block "$mode" "$out" "$limit" ;;
     *) echo "replay: --runs: unknown run '$r'" >&2; exit 2 ;;
   esac
   echo "replay: $r done" >&2

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <numeric>
 #include <set>
 #include <sstream>
@@ -191,6 +192,12 @@ struct Summary {
     std::vector<double> dp_ms;     ///< its slowest stage's all-reduce
     std::vector<double> pp_ms;     ///< its slowest stage boundary (jobs of 2+ stages)
     std::vector<double> bound_ms;  ///< its step alone on the fabric, every link at full speed
+    /// Where the distance to the bound goes, per job: its step alone on the idle fabric at the
+    /// best placement an empty cluster gives (the fabric's share: stages that must cross SUs
+    /// or groups), alone at the placement it got (adds placement and fragmentation), and
+    /// step_ms (adds the other jobs' traffic on the same links).
+    std::vector<double> best_alone_ms;
+    std::vector<double> alone_ms;
     unsigned global_paced = 0;     ///< jobs whose dp or pp is paced by Dragonfly+ global links
     /// per job: groups its nodes touch beyond the fewest that could hold it (its pipeline
     /// sends cross global links between them)
@@ -204,6 +211,33 @@ struct Summary {
     /// groups beyond the fewest, step, dp and pp time, the bound (ms), its wait (s).
     std::vector<std::string> job_lines;
 };
+
+/// A job of `nodes` nodes in `stages` stages alone on an empty cluster, at its best: the first
+/// `nodes` hosts SU by SU in map order (whole SUs, then whole groups), planned.
+std::optional<double> best_alone_ms(const switchyard::fabric::FabricMap& map,
+                                    std::size_t nodes,
+                                    std::size_t stages,
+                                    const switchyard::placement::CostParams& params) {
+    std::vector<std::string> first;
+    for (std::size_t g = 0; g < map.groups.size() && first.size() < nodes; ++g) {
+        for (const auto su : map.groups[g].sus) {
+            for (const auto h : map.sus[su].hosts) {
+                if (first.size() < nodes) {
+                    first.push_back(map.hosts[h].name);
+                }
+            }
+        }
+    }
+    if (first.size() < nodes || stages == 0) {
+        return std::nullopt;
+    }
+    const auto plan = switchyard::placement::plan_stages(
+        first, &map, static_cast<unsigned>(stages), switchyard::StageScope::Any, params);
+    if (!plan) {
+        return std::nullopt;
+    }
+    return plan->cost.total * 1e3;
+}
 
 Summary summarise(const Run& run,
                   const switchyard::fabric::FabricMap& map,
@@ -299,6 +333,11 @@ Summary summarise(const Run& run,
             if (plan) {
                 bound = plan->lower_bound_cost.total * 1e3;
                 s.bound_ms.push_back(bound);
+            }
+            s.alone_ms.push_back(
+                switchyard::placement::shared_cost(j.stage_nodes, {}, &map, params).total * 1e3);
+            if (const auto best = best_alone_ms(map, nodes, j.stage_nodes.size(), params)) {
+                s.best_alone_ms.push_back(*best);
             }
         }
         std::set<std::uint32_t> job_sus;
@@ -516,6 +555,14 @@ int main(int argc, char** argv) {
     });
     row("  lower bound, geomean (ms)",
         [](const Summary& s) { return fixed(geomean(s.bound_ms), 2); });
+    row("  alone, best placement (ms)",
+        [](const Summary& s) { return fixed(geomean(s.best_alone_ms), 2); });
+    row("  alone, its placement (ms)",
+        [](const Summary& s) { return fixed(geomean(s.alone_ms), 2); });
+    row("  step over bound",
+        [](const Summary& s) {
+            return fixed(100 * (geomean(s.step_ms) / geomean(s.bound_ms) - 1), 1) + " %";
+        });
     row("wait: median (s)", [](const Summary& s) { return fixed(quantile(s.wait_s, 0.5), 0); });
     row("wait: p95 (s)", [](const Summary& s) { return fixed(quantile(s.wait_s, 0.95), 0); });
     row("nodes busy", [](const Summary& s) { return fixed(100 * s.busy, 1) + " %"; });
