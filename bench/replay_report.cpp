@@ -8,6 +8,8 @@
 // time, each job a colour, its stages alternating shades. With --check, exits 1 unless, on
 // each release replayed both ways, Switchyard puts at least as many stages inside one SU as
 // plain Slurm and its worst stage spread is no wider.
+#include "replay_report.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,8 +17,8 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <optional>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -31,23 +33,13 @@
 
 namespace {
 
+using replay::fixed;
+using replay::Job;
+using replay::Run;
+
 struct TraceJob {
     unsigned nodes = 0;
     unsigned stages = 1;
-};
-
-struct Job {
-    unsigned id = 0;
-    unsigned stages = 1;
-    long submit = 0;
-    long start = 0;
-    long end = 0;
-    std::vector<std::vector<std::string>> stage_nodes;
-};
-
-struct Run {
-    std::string label;
-    std::vector<Job> jobs;
 };
 
 [[noreturn]] void die(const std::string& msg) {
@@ -198,7 +190,7 @@ struct Summary {
     /// step_ms (adds the other jobs' traffic on the same links).
     std::vector<double> best_alone_ms;
     std::vector<double> alone_ms;
-    unsigned global_paced = 0;     ///< jobs whose dp or pp is paced by Dragonfly+ global links
+    unsigned global_paced = 0;  ///< jobs whose dp or pp is paced by Dragonfly+ global links
     /// per job: groups its nodes touch beyond the fewest that could hold it (its pipeline
     /// sends cross global links between them)
     std::vector<double> extra_groups;
@@ -231,8 +223,8 @@ std::optional<double> best_alone_ms(const switchyard::fabric::FabricMap& map,
     if (first.size() < nodes || stages == 0) {
         return std::nullopt;
     }
-    const auto plan = switchyard::placement::plan_stages(
-        first, &map, static_cast<unsigned>(stages), switchyard::StageScope::Any, params);
+    const auto plan = switchyard::placement::plan_stages(first, &map, static_cast<unsigned>(stages),
+                                                         switchyard::StageScope::Any, params);
     if (!plan) {
         return std::nullopt;
     }
@@ -367,67 +359,6 @@ double geomean(const std::vector<double>& v) {
     return v.empty() ? 0 : std::exp(sum / static_cast<double>(v.size()));
 }
 
-std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
-
-void write_svg(const std::string& dir, const Run& run, const switchyard::fabric::FabricMap& map) {
-    // Rows: hosts grouped by SU, SUs by group (name order), a gap between SUs; columns:
-    // seconds since the first submission.
-    std::vector<std::uint32_t> su_order(map.sus.size());
-    std::iota(su_order.begin(), su_order.end(), 0U);
-    std::sort(su_order.begin(), su_order.end(), [&](std::uint32_t a, std::uint32_t b) {
-        return std::tie(map.groups[map.sus[a].group].name, map.sus[a].name) <
-               std::tie(map.groups[map.sus[b].group].name, map.sus[b].name);
-    });
-    std::map<std::string, int> row;
-    int y = 0;
-    std::vector<int> su_top(map.sus.size());
-    for (const auto su : su_order) {
-        su_top[su] = y;
-        for (std::uint32_t h = 0; h < map.hosts.size(); ++h) {
-            if (map.hosts[h].su == su) {
-                row[map.hosts[h].name] = y++;
-            }
-        }
-        y += 2;
-    }
-    long t0 = run.jobs.front().submit;
-    long t1 = t0;
-    for (const auto& j : run.jobs) {
-        t0 = std::min(t0, j.submit);
-        t1 = std::max(t1, j.end);
-    }
-    const double w = 900.0 / static_cast<double>(std::max<long>(1, t1 - t0));
-    const int h = 4;
-    std::ofstream out(dir + "/" + run.label + ".svg");
-    out << "<svg xmlns='http://www.w3.org/2000/svg' width='1000' height='" << y * h + 40
-        << "'>\n<title>" << run.label
-        << ": nodes by SU (rows) over time; one colour per job, its stages in alternating "
-           "shades</title>\n<text x='4' y='14' font-size='12'>"
-        << run.label << " (" << t1 - t0 << " s)</text>\n";
-    for (std::size_t su = 0; su < su_top.size(); ++su) {
-        out << "<text x='4' y='" << 30 + su_top[su] * h + 12 << "' font-size='10'>"
-            << map.sus[su].name << "</text>\n";
-    }
-    for (const auto& j : run.jobs) {
-        const int hue = static_cast<int>((j.id * 137U) % 360U);
-        for (std::size_t s = 0; s < j.stage_nodes.size(); ++s) {
-            const int light = s % 2 == 0 ? 45 : 70;
-            for (const auto& n : j.stage_nodes[s]) {
-                out << "<rect x='" << fixed(90 + static_cast<double>(j.start - t0) * w, 1)
-                    << "' y='" << 30 + row[n] * h << "' width='"
-                    << fixed(std::max(1.0, static_cast<double>(j.end - j.start) * w), 1)
-                    << "' height='" << h - 1 << "' fill='hsl(" << hue << ",70%," << light
-                    << "%)'><title>job r" << j.id << " stage " << s << "</title></rect>\n";
-            }
-        }
-    }
-    out << "</svg>\n";
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -559,10 +490,9 @@ int main(int argc, char** argv) {
         [](const Summary& s) { return fixed(geomean(s.best_alone_ms), 2); });
     row("  alone, its placement (ms)",
         [](const Summary& s) { return fixed(geomean(s.alone_ms), 2); });
-    row("  step over bound",
-        [](const Summary& s) {
-            return fixed(100 * (geomean(s.step_ms) / geomean(s.bound_ms) - 1), 1) + " %";
-        });
+    row("  step over bound", [](const Summary& s) {
+        return fixed(100 * (geomean(s.step_ms) / geomean(s.bound_ms) - 1), 1) + " %";
+    });
     row("wait: median (s)", [](const Summary& s) { return fixed(quantile(s.wait_s, 0.5), 0); });
     row("wait: p95 (s)", [](const Summary& s) { return fixed(quantile(s.wait_s, 0.95), 0); });
     row("nodes busy", [](const Summary& s) { return fixed(100 * s.busy, 1) + " %"; });
