@@ -28,6 +28,7 @@ struct WhyArgs {
     unsigned nodes = 0;
     unsigned stages = 1;
     unsigned segment = 0;
+    bool spread = false;
     unsigned switches = 0;
     double switch_wait_s = 0;
     bool one_group = false;
@@ -178,6 +179,7 @@ int run_why(WhyArgs a) {
     req.scope = *scope;
     req.block = a.topology == "block";
     req.segment = req.block ? a.segment : 0;
+    req.spread = req.block && a.spread;
     req.switches = req.block ? 0 : a.switches;
     req.switch_wait_s = a.switch_wait_s;
     req.one_group = !req.block && a.one_group;
@@ -221,6 +223,7 @@ void setup_why(CLI::App& cmd, Runner& run) {
     cmd.add_option("--partition", a->partition, "its partition (default: every node)");
     cmd.add_option("--topology", a->topology, "the partition's topology: tree or block");
     cmd.add_option("--segment", a->segment, "block: nodes per segment asked");
+    cmd.add_flag("--spread-segments", a->spread, "block: each segment in a block of its own");
     cmd.add_option("--switches", a->switches, "tree: leaf switches asked");
     cmd.add_option("--switch-wait", a->switch_wait_s, "tree: seconds Slurm waits for them");
     cmd.add_flag("--one-group", a->one_group, "tree: the job is constrained to one group");

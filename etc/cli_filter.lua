@@ -60,6 +60,7 @@ local function advice(job, req, part)
     local segment = req.segment or job.segment
     if part.kind == "block" and segment ~= nil then
         table.insert(args, "--segment"); table.insert(args, segment)
+        if job.spread then table.insert(args, "--spread-segments") end
     elseif part.kind == "tree" and req.switches ~= nil then
         table.insert(args, "--switches"); table.insert(args, req.switches)
         table.insert(args, "--switch-wait"); table.insert(args, stages_lib.SWITCH_WAIT)
@@ -108,6 +109,7 @@ local function allocation_request(options)
         stages = tonumber(stages_text), stages_text = stages_text, nodes = nodes,
         nvl_group = tonumber(nvl_text or ""), nvl_group_text = nvl_text,
         scope = spank_value(options, "stage-scope") or "any", segment = user_segment,
+        spread = is_set(options["spread-segments"]),
     }
     local req, err = stages_lib.request_for(hints, job, options.partition)
     if req == nil then

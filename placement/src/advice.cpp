@@ -62,7 +62,7 @@ std::optional<unsigned> fitting(const AdviceRequest& r, const Free& f) {
     if (r.block && r.segment > 0) {
         unsigned segments = 0;
         for (const auto& [u, n] : f.by_unit) {
-            segments += n / r.segment;
+            segments += r.spread ? (n >= r.segment ? 1U : 0U) : n / r.segment;
         }
         return segments;
     }
@@ -160,7 +160,9 @@ std::string what_is_asked(const AdviceRequest& r) {
     const auto per_stage = std::to_string(r.nodes / std::max(1U, r.stages));
     if (r.block && r.segment > 0) {
         return std::to_string(r.nodes / r.segment) + " segments of " + std::to_string(r.segment) +
-               " nodes, each inside one block (--segment=" + std::to_string(r.segment) + ")";
+               " nodes, each inside " + (r.spread ? "a block of its own" : "one block") +
+               " (--segment=" + std::to_string(r.segment) + (r.spread ? " --spread-segments" : "") +
+               ")";
     }
     if (!r.block && r.switches > 0) {
         return std::to_string(r.stages) + " stages of " + per_stage + " nodes within " +

@@ -110,6 +110,10 @@ case $case_name in
       run_capture sbatch --parsable "${big[@]}" "${spread[@]}" --wrap 'sleep 300'
       expect_rc 0 "sbatch of a job whose segments fit no block now"
       job=$(tail -1 <<<"$out")
+      if [ "${#spread[@]}" -gt 0 ] && grep -q '^CliFilterPlugins=cli_filter/lua' "$SLURM_CONF"; then
+        expect_contains "$err" "each inside a block of its own (--segment=$size --spread-segments)" \
+          "the advice line reads --spread-segments"
+      fi
       # The scheduler's passes set the reason.
       want=Resources
       # squeue -o %r prints it with spaces, -O Reason with underscores.

@@ -171,3 +171,20 @@ TEST_CASE("advice: nodes outside the map count as usable but in no unit", "[advi
     zero.nodes = 0;
     CHECK(advise(zero, cluster(), usable).kind == Kind::NothingAsked);
 }
+
+TEST_CASE("advice: spread segments need a block each", "[advice]") {
+    // b1 4, b2 4 usable, b3 and b4 none: two segments of 2 fit b1 alone, but spread over
+    // blocks of their own, four segments need four blocks.
+    auto r = block_job(8, 4);
+    const auto usable = nodes({{1, 8}});
+    CHECK(advise(r, cluster(), usable).kind == Kind::StartsNow);
+    r.spread = true;
+    const auto a = advise(r, cluster(), usable);
+    CHECK(a.kind == Kind::WaitsForLayout);
+    CHECK(a.units_that_fit == 2);
+    CHECK(a.sentence.find("each inside a block of its own (--segment=2 --spread-segments)") !=
+          std::string::npos);
+    // Smaller stages or fewer nodes need as many blocks or more; without --stage-scope=leaf
+    // the 8 nodes fit group g1 with no segments.
+    CHECK(a.instead == std::vector<std::string>{"--stage-scope=any"});
+}

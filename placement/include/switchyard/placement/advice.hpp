@@ -21,6 +21,7 @@ struct AdviceRequest {
     StageScope scope = StageScope::Any;
     bool block = false;     ///< its partition runs topology/block (else tree)
     unsigned segment = 0;   ///< block: nodes per segment (0: none)
+    bool spread = false;    ///< block: --spread-segments (25.11+), each segment its own block
     unsigned switches = 0;  ///< tree: most leaf switches (0: none)
     double switch_wait_s = 0;
     bool one_group = false;  ///< tree: a constraint keeping the whole job in one group
