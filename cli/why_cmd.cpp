@@ -71,7 +71,7 @@ struct JobEnd {
 std::optional<JobEnd> read_job(WhyArgs& a) {
     std::vector<std::string> argv = {"squeue", "--noheader", "--jobs=" + a.job,
                                      "--Format=" + slurmconf::squeue_job_format(false)};
-    auto text = slurmconf::slurm_command(argv);
+    auto text = slurmconf::slurm_command(argv, a.timeout_s);
     if (!text) {
         // The message starts with the whole command line, format and all: keep Slurm's words.
         auto m = text.error().message();
@@ -86,7 +86,7 @@ std::optional<JobEnd> read_job(WhyArgs& a) {
                                         (problems.empty() ? "" : " (" + problems.front() + ")")};
     }
     argv[3] = "--Format=" + std::string(slurmconf::kSqueueNodeCountFormat);
-    if (auto counts = slurmconf::slurm_command(argv)) {
+    if (auto counts = slurmconf::slurm_command(argv, a.timeout_s)) {
         slurmconf::read_squeue_node_counts(*counts, *jobs);
     }
     const auto& j = jobs->front();
@@ -105,7 +105,7 @@ std::optional<JobEnd> read_job(WhyArgs& a) {
     a.switch_wait_s = j.switch_wait_s;
     // SegmentSize is read from 25.05 on; before, the record job_submit.lua wrote.
     if (auto seg = slurmconf::slurm_command(
-            {"squeue", "--noheader", "--jobs=" + a.job, "--Format=SegmentSize:"})) {
+            {"squeue", "--noheader", "--jobs=" + a.job, "--Format=SegmentSize:"}, a.timeout_s)) {
         if (const auto n = parse_uint(trim(*seg)); n && *n > 0 && *n < kMaxNodes) {
             a.segment = static_cast<unsigned>(*n);
         }
@@ -230,7 +230,7 @@ void setup_why(CLI::App& cmd, Runner& run) {
     cmd.add_option("--map", a->map, "fabric map (default: the policy's fabric.map)");
     cmd.add_option("--policy", a->policy, "policy file whose fabric.map to use")
         ->capture_default_str();
-    cmd.add_option("--timeout", a->timeout_s, "seconds sinfo may take")
+    cmd.add_option("--timeout", a->timeout_s, "seconds each Slurm command may take")
         ->check(CLI::Range(0.1, 600.0))
         ->capture_default_str();
     cmd.add_flag("--quiet", a->quiet, "print only when the request cannot start now");
