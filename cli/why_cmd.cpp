@@ -49,9 +49,7 @@ placement::AdviceUnits units_of(const fabric::FabricMap& map, bool block) {
         u.unit_of[h.name] = su.name;
         u.group_of[h.name] = map.groups[su.group].name;
     }
-    const auto layout = slurmconf::block_layout(map);
-    u.base_block = static_cast<unsigned>(layout.base);
-    u.group_block = static_cast<unsigned>(layout.group);
+    u.group_block = static_cast<unsigned>(slurmconf::block_layout(map).group);
     if (block) {
         for (const auto& [n, b] :
              slurmconf::leaf_unit_of(slurmconf::expected_units(map, "block"))) {

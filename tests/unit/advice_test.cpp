@@ -22,7 +22,6 @@ AdviceUnits cluster() {
         u.unit_of[node] = "b" + std::to_string(i / 4 + 1);
         u.group_of[node] = "g" + std::to_string(i / 8 + 1);
     }
-    u.base_block = 4;
     u.group_block = 8;
     return u;
 }

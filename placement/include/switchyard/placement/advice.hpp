@@ -28,11 +28,11 @@ struct AdviceRequest {
 };
 
 /// Where the partition's nodes are: each node's leaf unit (its base block on a block
-/// partition, its SU on a tree) and its group, and the sizes the filters decide with.
+/// partition, its SU on a tree) and its group, and the group block size the filters decide
+/// with.
 struct AdviceUnits {
     std::map<std::string, std::string> unit_of;
     std::map<std::string, std::string> group_of;
-    unsigned base_block = 0;   ///< nodes per base block (the largest segment Slurm takes)
     unsigned group_block = 0;  ///< nodes per group block (0: none)
 };
 
