@@ -28,6 +28,7 @@ struct AuditArgs {
     std::string policy = "/etc/slurm/switchyard.yaml";
     std::string jobs;  ///< job ids, comma-separated ("" all running)
     std::string metrics;
+    std::string since;  ///< also jobs that ended since this time (sacct); "" none
     bool json = false;
     bool no_topology = false;
     bool no_jobs = false;
@@ -45,6 +46,7 @@ struct AuditReport {
     std::vector<TopologyAudit> topologies;
     std::vector<placement::JobAudit> jobs;
     std::vector<std::string> problems;  ///< jobs left out, with why
+    std::optional<std::string> since;   ///< --since: ended jobs are in `jobs` too
 };
 
 /// squeue's release ("slurm 24.11.5") is at least 25.05: it prints SegmentSize.
@@ -85,6 +87,75 @@ Result<void> audit_topologies(const fabric::FabricMap& map,
     return {};
 }
 
+/// The audit's view of one job Slurm described.
+placement::AuditedJob audited(const slurmconf::SlurmJob& j, std::string topology) {
+    placement::AuditedJob job;
+    job.id = j.id;
+    job.partition = j.partition;
+    job.topology = std::move(topology);
+    job.nodes = j.nodes;
+    job.stages = j.stages;
+    if (!j.scope.empty()) {
+        if (auto s = parse_stage_scope(j.scope)) {
+            job.scope = *s;
+        }
+    }
+    job.nvl_group = j.nvl_group;
+    job.segment = j.segment;
+    job.switches = j.switches;
+    job.switch_wait_s = j.switch_wait_s;
+    if (j.submit_time && j.start_time) {
+        job.waited_s = static_cast<double>(*j.start_time - *j.submit_time);
+    }
+    job.start_time = j.start_time;
+    job.finished = j.end_time.has_value() && j.state != "RUNNING";
+    job.features = j.features;
+    job.prefer = j.prefer;
+    return job;
+}
+
+/// A time as sacct's --starttime takes it ("now-1day", "2026-12-01T08:00", "today").
+bool valid_since(std::string_view s) {
+    return !s.empty() && s.size() <= 32 &&
+           s.find_first_not_of(
+               "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-:+T") ==
+               std::string_view::npos;
+}
+
+/// The jobs that held nodes from `since` on (sacct: running and ended), each a holding; the
+/// ended ones wanted (all, or those of `ids`) go to `ended`.
+Result<std::vector<placement::Holding>> read_accounting(const std::string& since,
+                                                        const std::set<std::string>& ids,
+                                                        std::vector<slurmconf::SlurmJob>& ended,
+                                                        std::vector<std::string>& problems) {
+    const std::vector<std::string> argv = {"sacct",
+                                           "--allusers",
+                                           "--allocations",
+                                           "--noheader",
+                                           "--parsable2",
+                                           "--delimiter=\t",
+                                           "--starttime=" + since,
+                                           "--endtime=now",
+                                           "--format=" + std::string(slurmconf::kSacctJobFormat)};
+    auto text = slurmconf::slurm_command(argv);
+    if (!text) {
+        return fail(text.error());
+    }
+    auto jobs = slurmconf::parse_sacct_jobs(*text, "sacct", problems);
+    if (!jobs) {
+        return fail(jobs.error());
+    }
+    std::vector<placement::Holding> holdings;
+    for (auto& j : *jobs) {
+        holdings.push_back(
+            {j.id, j.nodes, *j.start_time, j.state == "RUNNING" ? std::nullopt : j.end_time});
+        if (j.end_time && j.state != "RUNNING" && (ids.empty() || ids.contains(j.id))) {
+            ended.push_back(std::move(j));
+        }
+    }
+    return holdings;
+}
+
 Result<void> audit_jobs(const AuditArgs& a,
                         const slurmconf::TopologyConfig& config,
                         placement::AuditContext& ctx,
@@ -92,7 +163,8 @@ Result<void> audit_jobs(const AuditArgs& a,
     const bool segment = squeue_has_segment();
     std::vector<std::string> argv = {"squeue", "--noheader", "--states=RUNNING",
                                      "--Format=" + slurmconf::squeue_job_format(segment)};
-    if (!a.jobs.empty()) {
+    // With --since the ids may name ended jobs squeue no longer knows: filtered below instead.
+    if (!a.jobs.empty() && a.since.empty()) {
         argv.push_back("--jobs=" + a.jobs);
     }
     auto text = slurmconf::slurm_command(argv);
@@ -122,30 +194,40 @@ Result<void> audit_jobs(const AuditArgs& a,
             }
         }
     }
-    for (const auto& j : *jobs) {
-        placement::AuditedJob job;
-        job.id = j.id;
-        job.partition = j.partition;
-        const auto k = kind_of.find(j.partition);
-        job.topology = k == kind_of.end() ? default_kind : k->second;
-        job.nodes = j.nodes;
-        job.stages = j.stages;
-        if (!j.scope.empty()) {
-            if (auto s = parse_stage_scope(j.scope)) {
-                job.scope = *s;
-            }
+    std::vector<slurmconf::SlurmJob> ended;
+    std::vector<placement::Holding> holdings;
+    std::set<std::string> ids;
+    for (const auto id : split(a.jobs, ',')) {
+        if (!id.empty()) {
+            ids.emplace(id);
         }
-        job.nvl_group = j.nvl_group;
-        job.segment = j.segment;
-        job.switches = j.switches;
-        job.switch_wait_s = j.switch_wait_s;
-        if (j.submit_time && j.start_time) {
-            job.waited_s = static_cast<double>(*j.start_time - *j.submit_time);
-        }
-        job.features = j.features;
-        job.prefer = j.prefer;
-        report.jobs.push_back(placement::audit_job(job, ctx));
     }
+    if (!a.since.empty()) {
+        auto h = read_accounting(a.since, ids, ended, report.problems);
+        if (!h) {
+            return fail(h.error());
+        }
+        holdings = std::move(*h);
+        ctx.holdings = &holdings;
+        if (auto parts = slurmconf::slurm_command(
+                {"sinfo", "--noheader", "--Node",
+                 "--format=" + std::string(slurmconf::kSinfoPartitionsFormat)})) {
+            ctx.partition_nodes = slurmconf::parse_partition_nodes(*parts);
+        }
+    }
+    const auto kind = [&](const std::string& partition) {
+        const auto k = kind_of.find(partition);
+        return k == kind_of.end() ? default_kind : k->second;
+    };
+    for (const auto* list : {&*jobs, &ended}) {
+        for (const auto& j : *list) {
+            if (!a.since.empty() && !a.jobs.empty() && !ids.contains(j.id)) {
+                continue;
+            }
+            report.jobs.push_back(placement::audit_job(audited(j, kind(j.partition)), ctx));
+        }
+    }
+    ctx.holdings = nullptr;
     return {};
 }
 
@@ -169,22 +251,33 @@ void print_text(const AuditReport& r) {
         }
     }
     std::vector<std::string> broken;
-    unsigned pipeline = 0;
-    unsigned one_su = 0;
+    unsigned pipeline[2] = {0, 0};  // running, ended
+    unsigned one_su[2] = {0, 0};
+    unsigned count[2] = {0, 0};
     for (const auto& j : r.jobs) {
-        std::cout << "job " << j.id << " (" << j.partition << "): ";
+        const auto e = j.finished ? 1U : 0U;
+        ++count[e];
+        std::cout << "job " << j.id << " (" << j.partition << (j.finished ? ", ended" : "")
+                  << "): ";
         if (j.stages.empty()) {
-            std::cout << "no pipeline stages; " << j.sus << " SU(s), fewest " << j.fewest_sus
-                      << "\n";
+            std::cout << "no pipeline stages; " << j.sus << " SU(s), fewest " << j.fewest_sus;
         } else {
-            ++pipeline;
-            one_su += j.stages_in_one_su == j.stages.size() ? 1U : 0U;
+            ++pipeline[e];
+            one_su[e] += j.stages_in_one_su == j.stages.size() ? 1U : 0U;
             std::cout << j.stages_in_one_su << " of " << j.stages.size()
                       << " stage(s) in one SU (best for its nodes " << j.best_stages_in_one_su
-                      << "); " << j.sus << " SU(s), fewest " << j.fewest_sus << "\n";
-            for (const auto& s : j.stages) {
-                std::cout << stage_line(s) << "\n";
+                      << "); " << j.sus << " SU(s), fewest " << j.fewest_sus;
+        }
+        if (j.at_start) {
+            std::cout << "; the free nodes at its start (" << j.at_start->free_nodes << ") allowed "
+                      << j.at_start->fewest_sus << " SU(s)";
+            if (!j.stages.empty()) {
+                std::cout << " and " << j.at_start->stages_in_one_su << " stage(s) in one SU";
             }
+        }
+        std::cout << "\n";
+        for (const auto& s : j.stages) {
+            std::cout << stage_line(s) << "\n";
         }
         if (!j.unmapped.empty()) {
             std::cout << "  not in the installed map: " << compress_hostlist(j.unmapped) << "\n";
@@ -200,8 +293,13 @@ void print_text(const AuditReport& r) {
     for (const auto& p : r.problems) {
         std::cout << "left out: " << p << "\n";
     }
-    std::cout << r.jobs.size() << " running job(s), " << pipeline << " with pipeline stages, "
-              << one_su << " of them with every stage in one SU; ";
+    std::cout << count[0] << " running job(s), " << pipeline[0] << " with pipeline stages, "
+              << one_su[0] << " of them with every stage in one SU; ";
+    if (r.since) {
+        std::cout << count[1] << " ended since " << *r.since << ", " << pipeline[1]
+                  << " with pipeline stages, " << one_su[1]
+                  << " of them with every stage in one SU; ";
+    }
     if (broken.empty()) {
         std::cout << "every request honoured\n";
     } else {
@@ -235,18 +333,26 @@ nlohmann::json to_json(const AuditReport& r) {
                               {"verdict", placement::to_string(c.verdict)},
                               {"detail", c.detail}});
         }
-        jobs.push_back({{"job", j.id},
-                        {"partition", j.partition},
-                        {"stages", stages},
-                        {"stages_in_one_su", j.stages_in_one_su},
-                        {"best_stages_in_one_su", j.best_stages_in_one_su},
-                        {"sus", j.sus},
-                        {"fewest_sus", j.fewest_sus},
-                        {"unmapped", j.unmapped},
-                        {"checks", checks},
-                        {"not_honoured", j.broken()}});
+        jobs.push_back(
+            {{"job", j.id},
+             {"partition", j.partition},
+             {"stages", stages},
+             {"stages_in_one_su", j.stages_in_one_su},
+             {"best_stages_in_one_su", j.best_stages_in_one_su},
+             {"sus", j.sus},
+             {"fewest_sus", j.fewest_sus},
+             {"unmapped", j.unmapped},
+             {"ended", j.finished},
+             {"at_start", j.at_start
+                              ? nlohmann::json{{"free_nodes", j.at_start->free_nodes},
+                                               {"fewest_sus", j.at_start->fewest_sus},
+                                               {"stages_in_one_su", j.at_start->stages_in_one_su}}
+                              : nlohmann::json(nullptr)},
+             {"checks", checks},
+             {"not_honoured", j.broken()}});
     }
     out["left_out"] = r.problems;
+    out["since"] = r.since ? nlohmann::json(*r.since) : nlohmann::json(nullptr);
     return out;
 }
 
@@ -268,43 +374,52 @@ std::string label(std::string_view v) {
 
 std::string metrics_text(const AuditReport& r) {
     std::ostringstream o;
-    const auto gauge = [&](const char* name, const char* help) {
+    const auto gauge = [&](const std::string& name, const std::string& help) {
         o << "# HELP " << name << " " << help << "\n# TYPE " << name << " gauge\n";
     };
-    std::map<std::string, std::pair<unsigned, unsigned>> by_partition;  // pipeline, one SU
-    for (const auto& j : r.jobs) {
-        if (!j.stages.empty()) {
-            auto& p = by_partition[j.partition];
-            ++p.first;
-            p.second += j.stages_in_one_su == j.stages.size() ? 1U : 0U;
+    // The running jobs, then (with --since) the ended ones under names of their own.
+    for (const bool ended : {false, true}) {
+        if (ended && !r.since) {
+            break;
         }
-    }
-    gauge("switchyard_audit_pipeline_jobs", "Running jobs with pipeline stages, by partition.");
-    for (const auto& [p, n] : by_partition) {
-        o << "switchyard_audit_pipeline_jobs{partition=\"" << label(p) << "\"} " << n.first << "\n";
-    }
-    gauge("switchyard_audit_pipeline_jobs_one_su_ratio",
-          "Share of them with every stage inside one SU, by partition.");
-    for (const auto& [p, n] : by_partition) {
-        o << "switchyard_audit_pipeline_jobs_one_su_ratio{partition=\"" << label(p) << "\"} "
-          << short_number(static_cast<double>(n.second) / n.first) << "\n";
-    }
-    gauge("switchyard_audit_request_not_honoured",
-          "1 for each request of a running job that was not honoured.");
-    unsigned broken = 0;
-    for (const auto& j : r.jobs) {
-        broken += j.broken() ? 1U : 0U;
-        for (const auto& c : j.checks) {
-            if (c.verdict == RequestCheck::Verdict::Broken) {
-                o << "switchyard_audit_request_not_honoured{job=\"" << label(j.id)
-                  << "\",partition=\"" << label(j.partition) << "\",request=\"" << label(c.request)
-                  << "\"} 1\n";
+        const std::string pre = ended ? "switchyard_audit_ended_" : "switchyard_audit_";
+        const std::string which = ended ? "Jobs ended in the audited window" : "Running jobs";
+        std::map<std::string, std::pair<unsigned, unsigned>> by_partition;  // pipeline, one SU
+        for (const auto& j : r.jobs) {
+            if (j.finished == ended && !j.stages.empty()) {
+                auto& p = by_partition[j.partition];
+                ++p.first;
+                p.second += j.stages_in_one_su == j.stages.size() ? 1U : 0U;
             }
         }
+        gauge((pre + "pipeline_jobs"), (which + " with pipeline stages, by partition."));
+        for (const auto& [p, n] : by_partition) {
+            o << pre << "pipeline_jobs{partition=\"" << label(p) << "\"} " << n.first << "\n";
+        }
+        gauge((pre + "pipeline_jobs_one_su_ratio"),
+              "Share of them with every stage inside one SU, by partition.");
+        for (const auto& [p, n] : by_partition) {
+            o << pre << "pipeline_jobs_one_su_ratio{partition=\"" << label(p) << "\"} "
+              << short_number(static_cast<double>(n.second) / n.first) << "\n";
+        }
+        gauge((pre + "request_not_honoured"),
+              "1 for each request of such a job that was not honoured.");
+        unsigned broken = 0;
+        for (const auto& j : r.jobs) {
+            if (j.finished != ended) {
+                continue;
+            }
+            broken += j.broken() ? 1U : 0U;
+            for (const auto& c : j.checks) {
+                if (c.verdict == RequestCheck::Verdict::Broken) {
+                    o << pre << "request_not_honoured{job=\"" << label(j.id) << "\",partition=\""
+                      << label(j.partition) << "\",request=\"" << label(c.request) << "\"} 1\n";
+                }
+            }
+        }
+        gauge((pre + "jobs_not_honoured"), (which + " placed worse than their request promised."));
+        o << pre << "jobs_not_honoured " << broken << "\n";
     }
-    gauge("switchyard_audit_jobs_not_honoured",
-          "Running jobs placed worse than their request promised.");
-    o << "switchyard_audit_jobs_not_honoured " << broken << "\n";
     gauge("switchyard_audit_topology_disagreements",
           "Where slurmctld's topology and the installed fabric map disagree.");
     for (const auto& t : r.topologies) {
@@ -320,6 +435,11 @@ int run_audit(const AuditArgs& a) {
     if (a.jobs.find_first_not_of("0123456789_+,") != std::string::npos) {
         std::cerr << "switchyard audit: --jobs '" << printable(a.jobs)
                   << "': expected job ids separated by commas\n";
+        return kExitUsage;
+    }
+    if (!a.since.empty() && !valid_since(a.since)) {
+        std::cerr << "switchyard audit: --since '" << printable(a.since)
+                  << "': expected a time as sacct takes it (2026-12-01T08:00, now-1day, today)\n";
         return kExitUsage;
     }
     std::string map_path = a.map;
@@ -358,6 +478,9 @@ int run_audit(const AuditArgs& a) {
         ctx.block_of.emplace(n, block);
     }
     AuditReport report;
+    if (!a.since.empty()) {
+        report.since = a.since;
+    }
     if (!a.no_topology) {
         if (auto t = audit_topologies(*map, *config, slurm_nodes, report); !t) {
             std::cerr << "switchyard audit: " << t.error().message() << "\n";
@@ -402,11 +525,15 @@ void setup_audit(CLI::App& cmd, Runner& run) {
         "slurmctld's topology disagrees with the map; 1: the audit could not run.\n"
         "\nExamples:\n  switchyard audit\n"
         "  switchyard audit --json --jobs 1234,1240\n"
+        "  switchyard audit --since now-1day\n"
         "  switchyard audit --metrics /var/lib/node_exporter/switchyard-audit.prom\n");
     cmd.add_option("--map", a->map, "fabric map (default: the policy's fabric.map)");
     cmd.add_option("--policy", a->policy, "policy file whose fabric.map and costs to use")
         ->capture_default_str();
     cmd.add_option("--jobs", a->jobs, "only these running jobs (comma-separated ids)");
+    cmd.add_option("--since", a->since,
+                   "also the jobs that ended since TIME (sacct: slurmdbd), and for every job the "
+                   "best the free nodes at its start allowed");
     cmd.add_option("--metrics", a->metrics, "also write node_exporter textfile metrics here");
     cmd.add_flag("--json", a->json, "JSON: topologies, jobs, their stages and checks");
     cmd.add_flag("--no-topology", a->no_topology, "leave slurmctld's topology out");

@@ -100,7 +100,7 @@ std::optional<JobEnd> read_job(WhyArgs& a) {
     a.stages = std::max(1U, j.stages);
     a.scope = j.scope.empty() ? "any" : j.scope;
     a.switches = j.switches;
-    a.switch_wait_s = j.switch_wait_s;
+    a.switch_wait_s = j.switch_wait_s.value_or(0);
     // SegmentSize is read from 25.05 on; before, the record job_submit.lua wrote.
     if (auto seg = slurmconf::slurm_command(
             {"squeue", "--noheader", "--jobs=" + a.job, "--Format=SegmentSize:"}, a.timeout_s)) {

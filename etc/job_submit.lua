@@ -124,6 +124,8 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     job_desc.admin_comment = stages_lib.with_marker(job_desc.admin_comment, stages_lib.audit_marker({
         stages = tonumber(stages_text), scope = spank_option(job_desc, "stage_scope") or "any",
         nvl_group = tonumber(nvl_text), segment = (not unset(segment)) and segment or nil,
+        switches = (not unset(job_desc.req_switch)) and job_desc.req_switch or nil,
+        switch_wait = (not unset(job_desc.wait4switch)) and job_desc.wait4switch or nil,
     }, req))
     return slurm.SUCCESS
 end

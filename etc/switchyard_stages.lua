@@ -288,6 +288,12 @@ function M.audit_marker(job, req)
     local segment = (req and req.segment) or job.segment
     if segment ~= nil then out = out .. fmt(",segment=%d", segment) end
     if job.nvl_group ~= nil then out = out .. fmt(",nvl=%d", job.nvl_group) end
+    -- sacct keeps no switch count: the record carries it for `switchyard audit --since`.
+    -- (without "@": the job gave no wait, and Slurm's max_switch_wait is not known here).
+    if job.switches ~= nil then
+        out = out .. fmt(",switches=%d", job.switches)
+        if job.switch_wait ~= nil then out = out .. fmt("@%d", job.switch_wait) end
+    end
     return out
 end
 

@@ -34,12 +34,8 @@ StageSpan span_of(unsigned index, std::vector<std::string> nodes, const fabric::
     return s;
 }
 
-/// The fewest SUs whose hosts add up to `n` nodes, the largest first.
-unsigned fewest_sus(const fabric::FabricMap& map, std::size_t n) {
-    std::vector<std::size_t> sizes;
-    for (const auto& su : map.sus) {
-        sizes.push_back(su.fabric_hosts());
-    }
+/// The fewest of `sizes` (nodes per SU) that add up to `n` nodes, the largest first.
+unsigned fewest_of(std::vector<std::size_t> sizes, std::size_t n) {
     std::sort(sizes.rbegin(), sizes.rend());
     unsigned count = 0;
     for (const auto s : sizes) {
@@ -50,6 +46,15 @@ unsigned fewest_sus(const fabric::FabricMap& map, std::size_t n) {
         ++count;
     }
     return count;
+}
+
+/// The fewest SUs whose hosts add up to `n` nodes.
+unsigned fewest_sus(const fabric::FabricMap& map, std::size_t n) {
+    std::vector<std::size_t> sizes;
+    for (const auto& su : map.sus) {
+        sizes.push_back(su.fabric_hosts());
+    }
+    return fewest_of(std::move(sizes), n);
 }
 
 std::string seconds(double s) {
@@ -92,7 +97,8 @@ RequestCheck check_segment(const AuditedJob& job, const AuditContext& ctx) {
 /// --switches=N@wait: the job's nodes under at most N leaf switches (one per SU), unless Slurm
 /// waited out the wait.
 RequestCheck check_switches(const AuditedJob& job, unsigned sus) {
-    RequestCheck c{"--switches=" + std::to_string(job.switches) + "@" + seconds(job.switch_wait_s),
+    RequestCheck c{"--switches=" + std::to_string(job.switches) +
+                       (job.switch_wait_s ? "@" + seconds(*job.switch_wait_s) : ""),
                    Verdict::Honoured, std::to_string(sus) + " leaf switch(es)"};
     if (sus <= job.switches) {
         return c;
@@ -101,7 +107,11 @@ RequestCheck check_switches(const AuditedJob& job, unsigned sus) {
     if (!job.waited_s) {
         c.verdict = Verdict::Broken;
         c.detail += "; its start time is unknown";
-    } else if (*job.waited_s >= job.switch_wait_s) {
+    } else if (!job.switch_wait_s) {
+        c.verdict = Verdict::Unchecked;
+        c.detail += " after it waited " + seconds(*job.waited_s) +
+                    "; how long Slurm could wait (its max_switch_wait) is not known";
+    } else if (*job.waited_s >= *job.switch_wait_s) {
         c.verdict = Verdict::Relaxed;
         c.detail += " after it waited " + seconds(*job.waited_s) + " (Slurm may, after the wait)";
     } else {
@@ -144,7 +154,8 @@ void check_stages(const AuditedJob& job, const AuditContext& ctx, JobAudit& out)
     out.best_stages_in_one_su = plan->bound.stages_in_one_su;
     // A switch count Slurm waited out explains a stage across SUs on a tree; the stage is
     // still placed worse than the job asked.
-    const bool waited_out = job.switches > 0 && job.waited_s && *job.waited_s >= job.switch_wait_s;
+    const bool waited_out = job.switches > 0 && job.waited_s && job.switch_wait_s &&
+                            *job.waited_s >= *job.switch_wait_s;
     if (scope != StageScope::Any) {
         RequestCheck c{"--stage-scope=" + std::string(to_string(scope)), Verdict::Honoured, {}};
         for (const auto& s : out.stages) {
@@ -230,6 +241,41 @@ std::optional<bool> features_hold(const std::string& expr,
     });
 }
 
+BestAtStart best_at_start(const AuditedJob& job,
+                          std::int64_t start,
+                          const std::set<std::string>& candidates,
+                          const std::vector<Holding>& holdings,
+                          const fabric::FabricMap& map) {
+    std::set<std::string> held;
+    for (const auto& h : holdings) {
+        if (h.id != job.id && h.start <= start && (!h.end || *h.end > start)) {
+            held.insert(h.nodes.begin(), h.nodes.end());
+        }
+    }
+    BestAtStart out;
+    std::vector<std::size_t> free_per_su(map.sus.size(), 0);
+    for (const auto& n : candidates) {
+        if (held.contains(n)) {
+            continue;
+        }
+        ++out.free_nodes;
+        if (const auto* h = map.find_host(n); h != nullptr) {
+            ++free_per_su[h->su];
+        }
+    }
+    const auto n = job.nodes.size();
+    out.fewest_sus = fewest_of(free_per_su, n);
+    if (job.stages > 0 && n % job.stages == 0) {
+        const auto per_stage = n / job.stages;
+        std::size_t fit = 0;
+        for (const auto f : free_per_su) {
+            fit += f / per_stage;
+        }
+        out.stages_in_one_su = static_cast<unsigned>(std::min<std::size_t>(fit, job.stages));
+    }
+    return out;
+}
+
 JobAudit audit_job(const AuditedJob& job, const AuditContext& ctx) {
     JobAudit out;
     out.id = job.id;
@@ -247,6 +293,20 @@ JobAudit audit_job(const AuditedJob& job, const AuditContext& ctx) {
     }
     out.sus = static_cast<unsigned>(sus.size() + (out.unmapped.empty() ? 0 : 1));
     out.fewest_sus = fewest_sus(*ctx.map, job.nodes.size());
+    out.finished = job.finished;
+    if (ctx.holdings != nullptr && job.start_time) {
+        std::set<std::string> candidates;
+        if (const auto p = ctx.partition_nodes.find(job.partition);
+            p != ctx.partition_nodes.end()) {
+            candidates = p->second;
+        } else {
+            for (const auto& h : ctx.map->hosts) {
+                candidates.insert(h.name);
+            }
+        }
+        candidates.insert(job.nodes.begin(), job.nodes.end());
+        out.at_start = best_at_start(job, *job.start_time, candidates, *ctx.holdings, *ctx.map);
+    }
     if (job.stages > 0 && !job.nodes.empty()) {
         check_stages(job, ctx, out);
     }

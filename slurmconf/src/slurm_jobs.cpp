@@ -14,6 +14,9 @@ namespace switchyard::slurmconf {
 namespace {
 
 using detail::shown;
+using detail::small_count;
+using detail::unset_word;
+using detail::valid_job_id;
 
 /// The fields of squeue_job_format, in order (Feature last, SegmentSize before it when asked).
 enum Field : std::size_t {
@@ -33,29 +36,6 @@ enum Field : std::size_t {
 constexpr std::array<std::string_view, kFieldCount> kFieldNames{
     "JobID",       "State",      "Partition", "NodeList",      "ReqSwitch",
     "Wait4Switch", "SubmitTime", "StartTime", "admin_comment", "Reason"};
-
-bool unset_word(std::string_view v) {
-    return v.empty() || v == "(null)" || v == "N/A" || v == "None" || v == "Unknown";
-}
-
-/// A job id as squeue prints it: digits, then at most one "_<task>" or "+<offset>" part.
-bool valid_job_id(std::string_view id) {
-    if (id.empty() || id.size() > 64 || !std::isdigit(static_cast<unsigned char>(id[0]))) {
-        return false;
-    }
-    return std::all_of(id.begin(), id.end(), [](char c) {
-        return std::isdigit(static_cast<unsigned char>(c)) || c == '_' || c == '+' || c == '[' ||
-               c == ']' || c == '-' || c == ',' || c == '%';
-    });
-}
-
-std::optional<unsigned> small_count(std::string_view v, unsigned max) {
-    const auto n = parse_uint(v);
-    if (!n || *n > max) {
-        return std::nullopt;
-    }
-    return static_cast<unsigned>(*n);
-}
 
 /// Reads one line's fields; "" when it is fine, else what was wrong.
 std::string read_line(const std::vector<std::string_view>& f, bool segment, SlurmJob& job) {
@@ -86,6 +66,8 @@ std::string read_line(const std::vector<std::string_view>& f, bool segment, Slur
             return "Wait4Switch '" + shown(f[kSwitchWait]) + "' is not a duration";
         }
         job.switch_wait_s = *w;
+    } else if (job.switches > 0) {
+        job.switch_wait_s = 0;  // squeue shows no wait: none
     }
     for (const auto& [field, out] :
          {std::pair{kSubmit, &job.submit_time}, std::pair{kStart, &job.start_time}}) {
@@ -277,6 +259,21 @@ Result<void> read_job_marker(std::string_view admin_comment, SlurmJob& job) {
                 return bad("leaf, group or any");
             }
             job.scope = std::string(value);
+        } else if (key == "switches") {  // "K@W": K leaf switches within W seconds
+            const auto at_sign = value.find('@');
+            const auto n = small_count(value.substr(0, at_sign), 1u << 20);
+            const auto w = at_sign == std::string_view::npos
+                               ? std::optional<unsigned>(0)
+                               : small_count(value.substr(at_sign + 1), 1u << 24);
+            if (!n || *n == 0 || !w) {
+                return bad("a switch count, then '@' and its wait in seconds");
+            }
+            if (job.switches == 0) {  // squeue's own field, read first, wins
+                job.switches = *n;
+                if (at_sign != std::string_view::npos) {  // else the job gave none: Slurm's
+                    job.switch_wait_s = *w;               // max_switch_wait, not known here
+                }
+            }
         }  // other keys: a later release's; ignored
     }
     return {};

@@ -2,8 +2,13 @@
 // What the readers of Slurm's own text (scontrol output, slurm.conf lines) share.
 #pragma once
 
+#include <algorithm>
+#include <cctype>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "switchyard/common/strings.hpp"
 
 namespace switchyard::slurmconf::detail {
 
@@ -15,6 +20,32 @@ inline std::string shown(std::string_view s) {
         out += (c >= 0x20 && c < 0x7f) ? c : '?';
     }
     return s.size() > 80 ? out + "..." : out;
+}
+
+/// A value Slurm prints for "none": empty, "(null)", "N/A", "None", "Unknown".
+inline bool unset_word(std::string_view v) {
+    return v.empty() || v == "(null)" || v == "N/A" || v == "None" || v == "Unknown";
+}
+
+/// A job id as squeue and sacct print it: digits, then at most one "_<task>" or "+<offset>"
+/// part (an array's pending tasks "_[1-4%2]").
+inline bool valid_job_id(std::string_view id) {
+    if (id.empty() || id.size() > 64 || !std::isdigit(static_cast<unsigned char>(id[0]))) {
+        return false;
+    }
+    return std::all_of(id.begin(), id.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c)) || c == '_' || c == '+' || c == '[' ||
+               c == ']' || c == '-' || c == ',' || c == '%';
+    });
+}
+
+/// A decimal count no larger than `max`.
+inline std::optional<unsigned> small_count(std::string_view v, unsigned max) {
+    const auto n = parse_uint(v);
+    if (!n || *n > max) {
+        return std::nullopt;
+    }
+    return static_cast<unsigned>(*n);
 }
 
 }  // namespace switchyard::slurmconf::detail

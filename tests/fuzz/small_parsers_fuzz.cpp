@@ -69,6 +69,19 @@ void audit_inputs(std::string_view text) {
             }
         }
     }
+    std::vector<std::string> sacct_problems;
+    if (const auto ended = sc::parse_sacct_jobs(text, "fuzz.sacct", sacct_problems)) {
+        for (const auto& j : *ended) {
+            if (j.id.empty() || j.nodes.empty() || !j.start_time) {
+                std::abort();  // an accepted job has an id, its nodes and its start
+            }
+        }
+    }
+    for (const auto& [p, members] : sc::parse_partition_nodes(text)) {
+        if (p.empty() || members.empty()) {
+            std::abort();
+        }
+    }
     const auto usable = sc::parse_usable_nodes(text);
     if (!std::is_sorted(usable.begin(), usable.end()) ||
         std::adjacent_find(usable.begin(), usable.end()) != usable.end()) {

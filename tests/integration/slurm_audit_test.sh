@@ -167,8 +167,63 @@ EOF
     expect_rc 0 "after the reconfigure slurmctld agrees again"
     rm -f "$run/jobs/topology.orig"
     ;;
+  ended)
+    # Jobs that ran and ended, read back from sacct (the cluster runs slurmdbd): a pipeline
+    # job forced across SUs and one Slurm placed, each held against what it asked and against
+    # the free nodes at its start.
+    timeout 10 sacct -n -X -S now-1minute >/dev/null 2>&1 || fail_check "sacct does not answer: the cluster runs no slurmdbd"
+    since=$(date +%Y-%m-%dT%H:%M:%S)
+    sleep 1  # the jobs of earlier cases ended before it
+    bad_nodes=$( (unit_nodes 0 | head -3; unit_nodes 1 | head -1) | paste -sd,)
+    if [ "$block" = yes ]; then
+      bad_nodes=$( (unit_nodes 0 | head -3; unit_nodes 1 | head -3) | paste -sd,)
+      run_capture sbatch --parsable -N6 --exclusive -w "$bad_nodes" --pipeline-stages=3 -o /dev/null --wrap 'sleep 2'
+      bad_stages="2 of 3" best_stages=3
+    else
+      run_capture sbatch --parsable -N4 --exclusive --switches=4 -w "$bad_nodes" \
+        --pipeline-stages=2 --stage-scope=leaf -o /dev/null --wrap 'sleep 2'
+      bad_stages="1 of 2" best_stages=2
+    fi
+    expect_rc 0 "sbatch of the forced job"
+    bad=$(tail -1 <<<"$out")
+    run_capture sbatch --parsable -N4 --exclusive --pipeline-stages=2 --stage-scope=leaf -o /dev/null --wrap 'sleep 2'
+    expect_rc 0 "sbatch of a pipeline job Slurm places"
+    good=$(tail -1 <<<"$out")
+    # slurmdbd may take a job's end before its start record (nodes, partition): wait for both.
+    ended() { sacct -n -X -P -j "$1" -o State,Partition,NodeList 2>/dev/null | grep -q '^COMPLETED|[^|]\+|node'; }
+    for j in "$bad" "$good"; do
+      wait_for 90 ended "$j" || fail_check "job $j did not end in sacct: $(sacct -n -X -P -j "$j" -o State,End)"
+    done
+    audit --no-topology --since "$since" --jobs "$bad,$good" --metrics "$run/jobs/audit.prom"
+    expect_contains "$out" "job $bad ($(sacct -n -X -P -j "$bad" -o Partition), ended): $bad_stages stage(s) in one SU" \
+      "the forced job, ended, with a stage across SUs"
+    size=$(unit_nodes 0 | wc -l) n=$(scontrol show hostlist "$bad_nodes" | xargs scontrol show hostnames | wc -l)
+    expect_contains "$(sed -n "/^job $bad /p" <<<"$out")" "allowed $(( (n + size - 1) / size )) SU(s) and $best_stages stage(s) in one SU" \
+      "the free nodes at its start allowed every stage in one SU"
+    expect_contains "$(sed -n "/^job $good /p" <<<"$out")" "2 of 2 stage(s) in one SU" "the placed job's stages"
+    expect_contains "$out" "2 ended since $since, 2 with pipeline stages, 1 of them with every stage in one SU" "the summary"
+    expect_contains "$(cat "$run/jobs/audit.prom")" \
+      "switchyard_audit_ended_pipeline_jobs_one_su_ratio{partition=\"$(sacct -n -X -P -j "$good" -o Partition)\"} 0.5" \
+      "metrics: half the ended pipeline jobs had every stage in one SU"
+    if [ "$block" = yes ]; then
+      expect_rc 0 "audit: no ended job promised more than it got"
+    else
+      expect_rc 3 "audit: an ended job was placed worse than its request promised"
+      expect_eq "$(tail -1 <<<"$out" | sed -n 's/.*placed worse than their request promised: //p')" "$bad" "it names the forced job, and only it"
+      expect_contains "$(sed -n "/^job $bad /,/^job /p" <<<"$out")" "--switches=4: honoured" \
+        "its switch count, which sacct does not keep, from the record"
+      expect_contains "$(cat "$run/jobs/audit.prom")" "switchyard_audit_ended_request_not_honoured{job=\"$bad\"," \
+        "metrics: the forced job's request"
+    fi
+    run_capture "$sy" audit --policy "$policy" --no-topology --since "$since" --jobs "$bad,$good" --json
+    expect_eq "$(python3 -c 'import json,sys; d={j["job"]: j for j in json.load(sys.stdin)["jobs"]}; print(d[sys.argv[1]]["ended"], d[sys.argv[1]]["at_start"]["stages_in_one_su"])' "$bad" <<<"$out")" \
+      "True $best_stages" "--json: ended, and what the free nodes allowed"
+    audit --no-topology --since 'now;rm -rf /'
+    expect_rc 2 "--since with a shell's words"
+    expect_contains "$err" "--since 'now;rm -rf /': expected a time as sacct takes it" "names the value and what it takes"
+    ;;
   *)
-    echo "unknown case '$case_name'; expected jobs or topology" >&2
+    echo "unknown case '$case_name'; expected jobs, topology or ended" >&2
     exit 2
     ;;
 esac

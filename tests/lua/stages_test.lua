@@ -213,6 +213,10 @@ expect_marker("marker: stages and scope", lib.audit_marker({ stages = 4, scope =
     "switchyard:stages=4,scope=leaf")
 expect_marker("marker: segment and nvl", lib.audit_marker({ stages = 2, nvl_group = 4 }, { segment = 8 }),
     "switchyard:stages=2,scope=any,segment=8,nvl=4")
+expect_marker("marker: a switch count and its wait", lib.audit_marker({ stages = 4, scope = "leaf", switches = 4, switch_wait = 60 }, {}),
+    "switchyard:stages=4,scope=leaf,switches=4@60")
+expect_marker("marker: a switch count without its wait", lib.audit_marker({ stages = 2, switches = 2 }, {}),
+    "switchyard:stages=2,scope=any,switches=2")
 expect_marker("marker: the user's segment", lib.audit_marker({ stages = 2, segment = 4 }, {}),
     "switchyard:stages=2,scope=any,segment=4")
 expect_marker("with_marker: none yet", lib.with_marker(nil, "switchyard:stages=2,scope=any"),

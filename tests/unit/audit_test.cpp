@@ -58,7 +58,7 @@ const RequestCheck& check(const JobAudit& a, std::string_view prefix) {
 
 TEST_CASE("audit: stages inside SUs honour a leaf scope", "[audit]") {
     const auto map = four_sus();
-    const AuditContext ctx{&map, {}, {}, {}};
+    const AuditContext ctx{&map, {}, {}, {}, nullptr, {}};
     const auto a = audit_job(job("n[10-17]", 2, StageScope::Leaf), ctx);
     REQUIRE(a.stages.size() == 2);
     CHECK(a.stages[0].sus == std::vector<std::string>{"su1"});
@@ -73,7 +73,7 @@ TEST_CASE("audit: stages inside SUs honour a leaf scope", "[audit]") {
 
 TEST_CASE("audit: a stage across SUs breaks a leaf scope, and says which", "[audit]") {
     const auto map = four_sus();
-    const AuditContext ctx{&map, {}, {}, {}};
+    const AuditContext ctx{&map, {}, {}, {}, nullptr, {}};
     // Three nodes of su1, one of su2, two of su3 and two of su4: 4-node stages cannot all fit.
     auto a = audit_job(job("n[10-12,14,18-19,22-23]", 2, StageScope::Leaf), ctx);
     const auto& c = check(a, "--stage-scope=leaf");
@@ -93,7 +93,7 @@ TEST_CASE("audit: a stage across SUs breaks a leaf scope, and says which", "[aud
 
 TEST_CASE("audit: --segment wants whole segments in every block", "[audit]") {
     const auto map = four_sus();
-    AuditContext ctx{&map, {}, {}, {}};
+    AuditContext ctx{&map, {}, {}, {}, nullptr, {}};
     auto j = job("n[10-11],n[14-15]", 2, StageScope::Leaf);
     j.topology = "block";
     j.segment = 2;
@@ -114,7 +114,7 @@ TEST_CASE("audit: --segment wants whole segments in every block", "[audit]") {
 
 TEST_CASE("audit: --switches broken before its wait, relaxed after it", "[audit]") {
     const auto map = four_sus();
-    const AuditContext ctx{&map, {}, {}, {}};
+    const AuditContext ctx{&map, {}, {}, {}, nullptr, {}};
     auto j = job("n[10-11],n[14-15]", 0, std::nullopt);
     j.switches = 1;
     j.switch_wait_s = 60;
@@ -132,7 +132,7 @@ TEST_CASE("audit: --switches broken before its wait, relaxed after it", "[audit]
 
 TEST_CASE("audit: constraints must hold, preferences may not", "[audit]") {
     const auto map = four_sus();
-    AuditContext ctx{&map, {}, {}, {}};
+    AuditContext ctx{&map, {}, {}, {}, nullptr, {}};
     for (int i = 10; i < 26; ++i) {
         ctx.features["n" + std::to_string(i)] = {i < 18 ? "grp_g1" : "grp_g2"};
     }
@@ -164,11 +164,48 @@ TEST_CASE("audit: Slurm's feature expressions the audit reads", "[audit]") {
 
 TEST_CASE("audit: nodes outside the map, and stages that cannot be cut", "[audit]") {
     const auto map = four_sus();
-    const AuditContext ctx{&map, {}, {}, {}};
+    const AuditContext ctx{&map, {}, {}, {}, nullptr, {}};
     auto a = audit_job(job("n[10-12],other1", 2, StageScope::Leaf), ctx);
     CHECK(a.unmapped == std::vector<std::string>{"other1"});
     CHECK(check(a, "--stage-scope=leaf").verdict == Verdict::Broken);
     a = audit_job(job("n[10-12]", 2, StageScope::Leaf), ctx);  // 3 nodes, 2 stages
     CHECK(check(a, "--pipeline-stages=2").verdict == Verdict::Unchecked);
     CHECK_FALSE(a.broken());
+}
+
+TEST_CASE("audit: the best the free nodes at a job's start allowed", "[audit]") {
+    const auto map = four_sus();
+    // Job 42: 8 nodes in 2 stages over three SUs, started at t=100.
+    auto j = job("n[12-17,18-19]", 2, StageScope::Leaf);
+    j.start_time = 100;
+    std::set<std::string> all;
+    for (const auto& h : map.hosts) {
+        all.insert(h.name);
+    }
+    const std::vector<Holding> holdings = {
+        {"42", j.nodes, 100, 200},                              // itself: free to it
+        {"7", *expand_hostlist("n[20-25]"), 50, std::nullopt},  // still running: held
+        {"8", *expand_hostlist("n[10-11]"), 10, 100},           // ended at its start
+        {"9", *expand_hostlist("n[10-11]"), 101, 300},          // started after it
+    };
+    auto best = best_at_start(j, 100, all, holdings, map);
+    CHECK(best.free_nodes == 10);  // all 16 less job 7's six
+    CHECK(best.fewest_sus == 2);   // su1 and su2 were free whole
+    CHECK(best.stages_in_one_su == 2);
+    // With su1 held too, 8 nodes need three SUs and one stage of four fits in one.
+    const std::vector<Holding> busier = {{"7", *expand_hostlist("n[20-25]"), 50, std::nullopt},
+                                         {"6", *expand_hostlist("n[10-11]"), 90, 150}};
+    best = best_at_start(j, 100, all, busier, map);
+    CHECK(best.free_nodes == 8);
+    CHECK(best.fewest_sus == 3);
+    CHECK(best.stages_in_one_su == 1);
+    // Through audit_job: the partition's nodes are the candidates, the job's own added.
+    AuditContext ctx{&map, {}, {}, {}, &busier, {{"gpu", {"n14", "n15", "n16", "n17"}}}};
+    const auto a = audit_job(j, ctx);
+    REQUIRE(a.at_start);
+    CHECK(a.at_start->free_nodes == 8);  // su2's four and its own (n12, n13, n18, n19)
+    CHECK(a.at_start->stages_in_one_su == 1);
+    // Without holdings (no accounting asked) there is no such figure.
+    const AuditContext none{&map, {}, {}, {}, nullptr, {}};
+    CHECK_FALSE(audit_job(j, none).at_start);
 }

@@ -138,6 +138,77 @@ TEST_CASE("slurm jobs: the AdminComment word among the site's", "[jobs]") {
     CHECK(later.stages == 2);
 }
 
+TEST_CASE("slurm jobs: the record's switch count, which squeue's own field overrides", "[jobs]") {
+    SlurmJob j;
+    REQUIRE(read_job_marker("switchyard:stages=4,scope=leaf,switches=4@60", j));
+    CHECK(j.switches == 4);
+    CHECK(j.switch_wait_s == 60);
+    SlurmJob shown;
+    shown.switches = 2;  // squeue's ReqSwitch, read first
+    shown.switch_wait_s = 30;
+    REQUIRE(read_job_marker("switchyard:stages=2,switches=4@60", shown));
+    CHECK(shown.switches == 2);
+    CHECK(shown.switch_wait_s == 30);
+    SlurmJob no_wait;
+    REQUIRE(read_job_marker("switchyard:stages=2,switches=3", no_wait));
+    CHECK(no_wait.switches == 3);
+    CHECK_FALSE(no_wait.switch_wait_s);  // the job gave none: Slurm's own, not known here
+    for (const char* bad : {"switchyard:switches=0@60", "switchyard:switches=4@",
+                            "switchyard:switches=x", "switchyard:switches=4@99999999999"}) {
+        SlurmJob b;
+        const auto r = read_job_marker(bad, b);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message().find("expected a switch count, then '@' and its wait") !=
+              std::string::npos);
+    }
+}
+
+TEST_CASE("slurm jobs: sacct's ended and running jobs, and the lines it would not print",
+          "[jobs]") {
+    std::vector<std::string> problems;
+    const std::string text =
+        "31\tCOMPLETED\tgpu\tnode[001-004]\t2026-12-05T10:00:00\t2026-12-05T10:00:05\t"
+        "2026-12-05T10:01:05\tswitchyard:stages=2,scope=leaf,switches=2@60\t[su1|su2]\n"
+        "32\tCANCELLED by 0\tgpu\tNone assigned\t2026-12-05T10:00:00\tUnknown\t"
+        "2026-12-05T10:00:09\t\t\n"
+        "33\tRUNNING\tdebug\tnode005\t2026-12-05T10:02:00\t2026-12-05T10:02:00\tUnknown\t\ta b\tc\n"
+        "34\tCOMPLETED\tgpu\tnode[004-002]\t2026-12-05T10:00:00\t2026-12-05T10:00:05\t"
+        "2026-12-05T10:01:05\t\t\n"
+        "35\tCOMPLETED\tgpu\tnode001\t2026-12-05T10:00:00\tlater\tUnknown\t\t\n"
+        "36\tCOMPLETED\tgpu\tnode001\t2026-12-05T10:00:00\tUnknown\tUnknown\t\t\n"
+        "37\tCOMPLETED\n";
+    auto jobs = parse_sacct_jobs(text, "sacct", problems);
+    REQUIRE(jobs);
+    REQUIRE(jobs->size() == 2);
+    const auto& a = (*jobs)[0];
+    CHECK(a.id == "31");
+    CHECK(a.state == "COMPLETED");
+    CHECK(a.nodes.size() == 4);
+    CHECK(a.stages == 2);
+    CHECK(a.switches == 2);
+    CHECK(a.features == "[su1|su2]");
+    REQUIRE(a.start_time);
+    REQUIRE(a.end_time);
+    CHECK(*a.end_time - *a.start_time == 60);
+    const auto& b = (*jobs)[1];
+    CHECK(b.state == "RUNNING");
+    CHECK_FALSE(b.end_time);
+    CHECK(b.features == "a b\tc");  // the constraint takes the rest of its line
+    REQUIRE(problems.size() == 4);
+    CHECK(problems[0].find("sacct:4: job 34: NodeList") != std::string::npos);
+    CHECK(problems[1].find("sacct:5: job 35: Start 'later' is not a time") != std::string::npos);
+    CHECK(problems[2].find("sacct:6: job 36: it holds nodes but has no Start time") !=
+          std::string::npos);
+    CHECK(problems[3].find("sacct:7: expected 9 tab-separated fields, got 2") != std::string::npos);
+}
+
+TEST_CASE("slurm jobs: each partition's nodes from sinfo", "[jobs]") {
+    const auto parts = parse_partition_nodes("n1|debug\nn2|debug\nn1|gpu\nbad line\nn3|(null)\n");
+    REQUIRE(parts.size() == 2);
+    CHECK(parts.at("debug") == std::set<std::string>{"n1", "n2"});
+    CHECK(parts.at("gpu") == std::set<std::string>{"n1"});
+}
+
 TEST_CASE("slurm jobs: durations and times as Slurm prints them", "[jobs]") {
     CHECK(parse_slurm_duration("1:00") == 60);
     CHECK(parse_slurm_duration("00:05:00") == 300);

@@ -6,6 +6,7 @@
 // honoured. Plain data in and out: what Slurm said is read by the caller.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -27,12 +28,14 @@ struct AuditedJob {
     unsigned stages = 0;  ///< pipeline stages (0: not a pipeline job)
     std::optional<StageScope> scope;
     unsigned nvl_group = 0;
-    unsigned segment = 0;   ///< --segment (block)
-    unsigned switches = 0;  ///< --switches (tree)
-    double switch_wait_s = 0;
-    std::optional<double> waited_s;  ///< from submission to start
-    std::string features;            ///< its constraint
-    std::string prefer;              ///< its preference
+    unsigned segment = 0;                    ///< --segment (block)
+    unsigned switches = 0;                   ///< --switches (tree)
+    std::optional<double> switch_wait_s;     ///< nullopt: not known (the job gave none)
+    std::optional<double> waited_s;          ///< from submission to start
+    std::optional<std::int64_t> start_time;  ///< seconds (for what was free then)
+    bool finished = false;                   ///< it ended (read from sacct)
+    std::string features;                    ///< its constraint
+    std::string prefer;                      ///< its preference
 };
 
 /// One stage as the job's ranks ran it.
@@ -59,6 +62,23 @@ struct RequestCheck {
 
 [[nodiscard]] std::string_view to_string(RequestCheck::Verdict v);
 
+/// A job's nodes and when it held them: what was not free when another job started.
+struct Holding {
+    std::string id;
+    std::vector<std::string> nodes;
+    std::int64_t start = 0;
+    std::optional<std::int64_t> end;  ///< nullopt: it still holds them
+};
+
+/// The best the free nodes at a job's start allowed: its partition's nodes that no other job
+/// held at that second (its own among them). Nodes drained or down then are not known to the
+/// audit and count as free.
+struct BestAtStart {
+    unsigned free_nodes = 0;
+    unsigned fewest_sus = 0;        ///< the fewest SUs whose free nodes could hold the job
+    unsigned stages_in_one_su = 0;  ///< of a pipeline job's stages, how many could sit in one SU
+};
+
 struct JobAudit {
     std::string id;
     std::string partition;
@@ -68,6 +88,8 @@ struct JobAudit {
     unsigned sus = 0;                    ///< SUs the job's nodes touch
     unsigned fewest_sus = 0;             ///< the fewest SUs that could hold as many nodes
     std::vector<std::string> unmapped;   ///< its nodes the map does not hold
+    bool finished = false;
+    std::optional<BestAtStart> at_start;  ///< when the context has the holdings
     std::vector<RequestCheck> checks;
     /// Whether some request was broken: placed worse than it promised.
     [[nodiscard]] bool broken() const;
@@ -81,10 +103,24 @@ struct AuditContext {
     /// Each node's features as slurmctld has them (for constraints and preferences).
     std::map<std::string, std::set<std::string>> features;
     CostParams params;
+    /// Every job's holding in the audited window (sacct and squeue), for BestAtStart; null:
+    /// not known (no accounting asked).
+    const std::vector<Holding>* holdings = nullptr;
+    /// Each partition's nodes (sinfo); a job's free nodes are its partition's. A partition not
+    /// here: every node of the map.
+    std::map<std::string, std::set<std::string>> partition_nodes;
 };
 
 /// Audits one job. Never fails: what cannot be told is an Unchecked request.
 [[nodiscard]] JobAudit audit_job(const AuditedJob& job, const AuditContext& ctx);
+
+/// What the free nodes at `start` allowed `job` (its nodes and stages): `candidates` less what
+/// the other holdings (by id) held at that second, counted per SU of `map`.
+[[nodiscard]] BestAtStart best_at_start(const AuditedJob& job,
+                                        std::int64_t start,
+                                        const std::set<std::string>& candidates,
+                                        const std::vector<Holding>& holdings,
+                                        const fabric::FabricMap& map);
 
 /// Whether Slurm's feature expression `expr` holds for `nodes`: a matching OR "[a|b]" (every
 /// node has one same feature), "a", "a&b" (each node every one), "a|b" (each node one).

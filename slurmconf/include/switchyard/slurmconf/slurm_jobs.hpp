@@ -19,7 +19,8 @@
 namespace switchyard::slurmconf {
 
 /// The word job_submit.lua writes into a job's AdminComment: "switchyard:stages=4,scope=leaf,
-/// segment=2,nvl=4" (each after the first only when set).
+/// segment=2,nvl=4,switches=4@60" (each after scope only when set; switches: the leaf switch
+/// count and its wait in seconds, which sacct does not keep).
 inline constexpr std::string_view kJobMarker = "switchyard:";
 
 /// Largest number of job lines one answer may hold (a cluster's running and pending jobs).
@@ -35,11 +36,12 @@ struct SlurmJob {
     std::string features;                     ///< the job's constraint ("" for none)
     std::string prefer;                       ///< its soft constraint (23.11+; "" for none)
     unsigned switches = 0;                    ///< leaf switches asked (--switches; 0: none)
-    double switch_wait_s = 0;                 ///< how long Slurm may wait for them
+    std::optional<double> switch_wait_s;      ///< how long Slurm may wait for them
     unsigned segment = 0;                     ///< SegmentSize (25.05+), else the record's; 0: none
     unsigned node_count = 0;                  ///< NumNodes (kSqueueNodeCountFormat; 0: not read)
     std::optional<std::int64_t> submit_time;  ///< seconds (local time read as UTC)
     std::optional<std::int64_t> start_time;
+    std::optional<std::int64_t> end_time;  ///< sacct's End (nullopt: still running)
     /// Switchyard's record (the AdminComment word, see kJobMarker).
     unsigned stages = 0;  ///< 0: not a pipeline job
     std::string scope;    ///< leaf, group, any; "" when not recorded
@@ -69,6 +71,23 @@ inline constexpr std::string_view kSqueueNodeCountFormat = "JobID:\t,NumNodes:";
 /// Reads kSqueueNodeCountFormat's answer into the jobs of `jobs` it names ("4" or "4-8": the
 /// first number; anything else leaves 0).
 void read_squeue_node_counts(std::string_view text, std::vector<SlurmJob>& jobs);
+
+/// `sacct --format` for finished jobs (with --parsable2, a tab as --delimiter, --allocations):
+/// only fields no user writes, then the constraint (a user's text) last.
+inline constexpr std::string_view kSacctJobFormat =
+    "JobID,State,Partition,NodeList,Submit,Start,End,AdminComment,Constraints";
+/// Reads what sacct printed with kSacctJobFormat: jobs that held nodes (a job never started,
+/// "None assigned", is skipped). A line that cannot be read is left out and described in
+/// `problems`. \return the jobs, or Error::parse when there are more than kMaxJobLines lines.
+[[nodiscard]] Result<std::vector<SlurmJob>> parse_sacct_jobs(std::string_view text,
+                                                             std::string_view source,
+                                                             std::vector<std::string>& problems);
+
+/// `sinfo --noheader --Node --format` for the partitions of each node.
+inline constexpr std::string_view kSinfoPartitionsFormat = "%N|%R";
+/// Reads kSinfoPartitionsFormat's answer: partition → its nodes.
+[[nodiscard]] std::map<std::string, std::set<std::string>> parse_partition_nodes(
+    std::string_view text);
 
 /// Reads Switchyard's word out of an AdminComment into `job` (other words are the site's).
 /// \return Error::invalid_argument naming the key or value when the word is malformed.

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: Apache-2.0
+// sacct's finished jobs for `switchyard audit --since`, and which nodes each partition holds.
+#include <array>
+
+#include "slurm_text.hpp"
+#include "switchyard/common/hostlist.hpp"
+#include "switchyard/common/strings.hpp"
+#include "switchyard/slurmconf/slurm_jobs.hpp"
+
+namespace switchyard::slurmconf {
+namespace {
+
+using detail::shown;
+using detail::unset_word;
+
+/// The fields of kSacctJobFormat, in order (Constraints last: it takes the rest of the line).
+enum Field : std::size_t {
+    kId,
+    kState,
+    kPartition,
+    kNodes,
+    kSubmit,
+    kStart,
+    kEnd,
+    kAdminComment,
+    kConstraints,
+    kFieldCount
+};
+
+constexpr std::array<std::string_view, kFieldCount> kFieldNames{
+    "JobID", "State", "Partition", "NodeList", "Submit", "Start", "End", "AdminComment",
+    "Constraints"};
+
+/// Reads one line's fields; "" when it is fine, else what was wrong.
+std::string read_line(const std::vector<std::string_view>& f, SlurmJob& job) {
+    job.id = std::string(f[kId]);
+    if (!detail::valid_job_id(job.id)) {
+        return "JobID '" + shown(f[kId]) + "' is not a job id";
+    }
+    // "CANCELLED by 0": the state is the first word.
+    job.state = std::string(f[kState].substr(0, f[kState].find(' ')));
+    job.partition = unset_word(f[kPartition]) ? "" : std::string(f[kPartition]);
+    auto nodes = expand_hostlist(f[kNodes]);
+    if (!nodes) {
+        return "NodeList: " + nodes.error().message();
+    }
+    job.nodes = std::move(*nodes);
+    for (const auto& [field, out] : {std::pair{kSubmit, &job.submit_time},
+                                     std::pair{kStart, &job.start_time},
+                                     std::pair{kEnd, &job.end_time}}) {
+        if (!unset_word(f[field])) {
+            *out = parse_slurm_time(f[field]);
+            if (!*out) {
+                return std::string(kFieldNames[field]) + " '" + shown(f[field]) +
+                       "' is not a time (expected YYYY-MM-DDTHH:MM:SS)";
+            }
+        }
+    }
+    if (!job.start_time) {
+        return "it holds nodes but has no Start time";
+    }
+    if (!unset_word(f[kAdminComment])) {
+        if (auto m = read_job_marker(f[kAdminComment], job); !m) {
+            return "AdminComment: " + m.error().message();
+        }
+    }
+    job.features = unset_word(f[kConstraints]) ? "" : std::string(f[kConstraints]);
+    return {};
+}
+
+}  // namespace
+
+Result<std::vector<SlurmJob>> parse_sacct_jobs(std::string_view text,
+                                               std::string_view source,
+                                               std::vector<std::string>& problems) {
+    std::vector<SlurmJob> jobs;
+    std::size_t line_no = 0;
+    for (auto line : split(text, '\n')) {
+        ++line_no;
+        if (line_no > kMaxJobLines) {
+            return fail(
+                Error::parse({std::string(source), static_cast<std::uint32_t>(line_no), 0},
+                             "more than " + std::to_string(kMaxJobLines) + " jobs; not read"));
+        }
+        if (trim(line).empty()) {
+            continue;
+        }
+        std::vector<std::string_view> f;
+        std::size_t at = 0;
+        while (f.size() + 1 < kFieldCount) {
+            const auto tab = line.find('\t', at);
+            if (tab == std::string_view::npos) {
+                break;
+            }
+            f.push_back(trim(line.substr(at, tab - at)));
+            at = tab + 1;
+        }
+        const auto where = std::string(source) + ":" + std::to_string(line_no) + ": ";
+        if (f.size() + 1 != kFieldCount) {
+            problems.push_back(where + "expected " + std::to_string(kFieldCount) +
+                               " tab-separated fields, got " + std::to_string(f.size() + 1) +
+                               "; job left out");
+            continue;
+        }
+        f.push_back(trim(line.substr(at)));
+        if (f[kNodes] == "None assigned" || unset_word(f[kNodes])) {
+            continue;  // never started: nothing placed
+        }
+        SlurmJob job;
+        if (const auto why = read_line(f, job); !why.empty()) {
+            problems.push_back(where + "job " + shown(f[kId]) + ": " + why + "; job left out");
+            continue;
+        }
+        jobs.push_back(std::move(job));
+    }
+    return jobs;
+}
+
+std::map<std::string, std::set<std::string>> parse_partition_nodes(std::string_view text) {
+    std::map<std::string, std::set<std::string>> out;
+    for (const auto line : split(text, '\n')) {
+        const auto bar = line.find('|');
+        if (bar == std::string_view::npos) {
+            continue;
+        }
+        const auto node = trim(line.substr(0, bar));
+        const auto partition = trim(line.substr(bar + 1));
+        if (!node.empty() && !unset_word(partition)) {
+            out[std::string(partition)].emplace(node);
+        }
+    }
+    return out;
+}
+
+}  // namespace switchyard::slurmconf
