@@ -28,8 +28,8 @@ enum Field : std::size_t {
 };
 
 constexpr std::array<std::string_view, kFieldCount> kFieldNames{
-    "JobID", "State", "Partition", "NodeList", "Submit", "Start", "End", "AdminComment",
-    "Constraints"};
+    "JobID", "State", "Partition",    "NodeList",   "Submit",
+    "Start", "End",   "AdminComment", "Constraints"};
 
 /// Reads one line's fields; "" when it is fine, else what was wrong.
 std::string read_line(const std::vector<std::string_view>& f, SlurmJob& job) {
@@ -45,9 +45,9 @@ std::string read_line(const std::vector<std::string_view>& f, SlurmJob& job) {
         return "NodeList: " + nodes.error().message();
     }
     job.nodes = std::move(*nodes);
-    for (const auto& [field, out] : {std::pair{kSubmit, &job.submit_time},
-                                     std::pair{kStart, &job.start_time},
-                                     std::pair{kEnd, &job.end_time}}) {
+    for (const auto& [field, out] :
+         {std::pair{kSubmit, &job.submit_time}, std::pair{kStart, &job.start_time},
+          std::pair{kEnd, &job.end_time}}) {
         if (!unset_word(f[field])) {
             *out = parse_slurm_time(f[field]);
             if (!*out) {
