@@ -153,6 +153,21 @@ Result<std::vector<placement::Holding>> read_accounting(const std::string& since
             ended.push_back(std::move(j));
         }
     }
+    // Nodes drained, down or failing then were not free either: accounting's node events.
+    auto events_text = slurmconf::slurm_command(
+        {"sacctmgr", "--noheader", "--parsable2", "show", "event", "Event=Node", "Start=" + since,
+         "format=" + std::string(slurmconf::kSacctmgrEventFormat)});
+    auto events = events_text
+                      ? slurmconf::parse_node_events(*events_text, "sacctmgr show event", problems)
+                      : Result<std::vector<slurmconf::NodeEvent>>(fail(events_text.error()));
+    if (!events) {
+        problems.push_back(events.error().message() +
+                           "; nodes drained or down count as free at a job's start");
+        return holdings;
+    }
+    for (auto& e : *events) {
+        holdings.push_back({"node event " + e.state, std::move(e.nodes), e.start, e.end});
+    }
     return holdings;
 }
 

@@ -252,6 +252,9 @@ BestAtStart best_at_start(const AuditedJob& job,
             held.insert(h.nodes.begin(), h.nodes.end());
         }
     }
+    for (const auto& n : job.nodes) {  // it ran there: they were free to it, whatever was said
+        held.erase(n);
+    }
     BestAtStart out;
     std::vector<std::size_t> free_per_su(map.sus.size(), 0);
     for (const auto& n : candidates) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// sacct's finished jobs for `switchyard audit --since`, and which nodes each partition holds.
+// sacct's finished jobs for `switchyard audit --since`, accounting's node events, and which
+// nodes each partition holds.
 #include <array>
 
 #include "slurm_text.hpp"
@@ -114,6 +115,53 @@ Result<std::vector<SlurmJob>> parse_sacct_jobs(std::string_view text,
         jobs.push_back(std::move(job));
     }
     return jobs;
+}
+
+Result<std::vector<NodeEvent>> parse_node_events(std::string_view text,
+                                                 std::string_view source,
+                                                 std::vector<std::string>& problems) {
+    std::vector<NodeEvent> events;
+    std::size_t line_no = 0;
+    for (auto line : split(text, '\n')) {
+        ++line_no;
+        if (line_no > kMaxJobLines) {
+            return fail(
+                Error::parse({std::string(source), static_cast<std::uint32_t>(line_no), 0},
+                             "more than " + std::to_string(kMaxJobLines) + " events; not read"));
+        }
+        if (trim(line).empty()) {
+            continue;
+        }
+        const auto where = std::string(source) + ":" + std::to_string(line_no) + ": ";
+        const auto f = split(line, '|');
+        if (f.size() != 4) {
+            problems.push_back(where + "expected 4 fields separated by '|', got " +
+                               std::to_string(f.size()) + "; event left out");
+            continue;
+        }
+        if (unset_word(trim(f[0]))) {
+            continue;  // the cluster's own event, not a node's
+        }
+        NodeEvent e;
+        auto nodes = expand_hostlist(trim(f[0]));
+        const auto start = parse_slurm_time(trim(f[1]));
+        const auto end =
+            unset_word(trim(f[2])) ? std::optional<std::int64_t>() : parse_slurm_time(trim(f[2]));
+        if (!nodes || !start || (!unset_word(trim(f[2])) && !end)) {
+            problems.push_back(where +
+                               (!nodes ? "NodeName: " + nodes.error().message()
+                                       : "TimeStart '" + shown(trim(f[1])) + "' or TimeEnd '" +
+                                             shown(trim(f[2])) + "' is not a time") +
+                               "; event left out");
+            continue;
+        }
+        e.nodes = std::move(*nodes);
+        e.start = *start;
+        e.end = end;
+        e.state = std::string(trim(f[3]));
+        events.push_back(std::move(e));
+    }
+    return events;
 }
 
 std::map<std::string, std::set<std::string>> parse_partition_nodes(std::string_view text) {

@@ -77,6 +77,13 @@ void audit_inputs(std::string_view text) {
             }
         }
     }
+    if (const auto events = sc::parse_node_events(text, "fuzz.events", sacct_problems)) {
+        for (const auto& e : *events) {
+            if (e.nodes.empty()) {
+                std::abort();  // an accepted event names its nodes
+            }
+        }
+    }
     for (const auto& [p, members] : sc::parse_partition_nodes(text)) {
         if (p.empty() || members.empty()) {
             std::abort();

@@ -174,6 +174,11 @@ EOF
     timeout 10 sacct -n -X -S now-1minute >/dev/null 2>&1 || fail_check "sacct does not answer: the cluster runs no slurmdbd"
     since=$(date +%Y-%m-%dT%H:%M:%S)
     sleep 1  # the jobs of earlier cases ended before it
+    # Two nodes of the last unit drained while the jobs start: not free then (a node event).
+    drained=$(unit_nodes $((${#units[@]} - 1)) | tail -2 | paste -sd,)
+    scontrol update NodeName="$drained" State=DRAIN Reason=audit-test
+    restore_drained() { scontrol update NodeName="$drained" State=RESUME 2>/dev/null; restore_topology; }
+    trap restore_drained EXIT
     bad_nodes=$( (unit_nodes 0 | head -3; unit_nodes 1 | head -1) | paste -sd,)
     if [ "$block" = yes ]; then
       bad_nodes=$( (unit_nodes 0 | head -3; unit_nodes 1 | head -3) | paste -sd,)
@@ -194,6 +199,7 @@ EOF
     for j in "$bad" "$good"; do
       wait_for 90 ended "$j" || fail_check "job $j did not end in sacct: $(sacct -n -X -P -j "$j" -o State,End)"
     done
+    scontrol update NodeName="$drained" State=RESUME
     audit --no-topology --since "$since" --jobs "$bad,$good" --metrics "$run/jobs/audit.prom"
     expect_contains "$out" "job $bad ($(sacct -n -X -P -j "$bad" -o Partition), ended): $bad_stages stage(s) in one SU" \
       "the forced job, ended, with a stage across SUs"
@@ -218,6 +224,13 @@ EOF
     run_capture "$sy" audit --policy "$policy" --no-topology --since "$since" --jobs "$bad,$good" --json
     expect_eq "$(python3 -c 'import json,sys; d={j["job"]: j for j in json.load(sys.stdin)["jobs"]}; print(d[sys.argv[1]]["ended"], d[sys.argv[1]]["at_start"]["stages_in_one_su"])' "$bad" <<<"$out")" \
       "True $best_stages" "--json: ended, and what the free nodes allowed"
+    # Free at the forced job's start: its partition's nodes less the two drained, and less the
+    # other job's when that one started first or in the same second.
+    total=$(sinfo -h -N -p "$(sacct -n -X -P -j "$bad" -o Partition)" -o %N | sort -u | wc -l)
+    free=$(python3 -c 'import json,sys; d={j["job"]: j for j in json.load(sys.stdin)["jobs"]}; print(d[sys.argv[1]]["at_start"]["free_nodes"])' "$bad" <<<"$out")
+    { [ "$free" -eq $((total - 2)) ] || [ "$free" -eq $((total - 2 - 4)) ]; } &&
+      echo "ok: the drained nodes were not free ($free of $total)" ||
+      fail_check "free nodes at the forced job's start: $free of $total, expected $((total - 2)) or $((total - 6)) (two drained)"
     audit --no-topology --since 'now;rm -rf /'
     expect_rc 2 "--since with a shell's words"
     expect_contains "$err" "--since 'now;rm -rf /': expected a time as sacct takes it" "names the value and what it takes"

@@ -199,6 +199,14 @@ TEST_CASE("audit: the best the free nodes at a job's start allowed", "[audit]") 
     CHECK(best.free_nodes == 8);
     CHECK(best.fewest_sus == 3);
     CHECK(best.stages_in_one_su == 1);
+    // A node event (drained, down) holds its nodes too, but never the job's own.
+    const std::vector<Holding> drained = {
+        {"node event DRAIN", *expand_hostlist("n[10-11]"), 90, 150},
+        {"node event UNK", *expand_hostlist("n[12-13]"), 90, 150},
+        {"7", *expand_hostlist("n[20-25]"), 50, std::nullopt}};
+    best = best_at_start(j, 100, all, drained, map);
+    CHECK(best.free_nodes == 8);  // n10 and n11 drained; n12 and n13 its own
+    CHECK(best.fewest_sus == 3);
     // Through audit_job: the partition's nodes are the candidates, the job's own added.
     AuditContext ctx{&map, {}, {}, {}, &busier, {{"gpu", {"n14", "n15", "n16", "n17"}}}};
     const auto a = audit_job(j, ctx);

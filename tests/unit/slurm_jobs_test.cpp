@@ -202,6 +202,32 @@ TEST_CASE("slurm jobs: sacct's ended and running jobs, and the lines it would no
     CHECK(problems[3].find("sacct:7: expected 9 tab-separated fields, got 2") != std::string::npos);
 }
 
+TEST_CASE("slurm jobs: accounting's node events, and the lines it would not print", "[jobs]") {
+    std::vector<std::string> problems;
+    const auto events = parse_node_events(
+        "|2026-12-06T01:47:14|Unknown|\n"
+        "node[002-003]|2026-12-06T01:47:15|2026-12-06T01:47:17|DRAIN\n"
+        "node003|2026-12-06T01:47:17|Unknown|DOWN\n"
+        "node004|yesterday|Unknown|DOWN\n"
+        "node[9-1]|2026-12-06T01:47:17|Unknown|DOWN\n"
+        "node005|2026-12-06T01:47:17\n",
+        "sacctmgr", problems);
+    REQUIRE(events);
+    REQUIRE(events->size() == 2);  // the cluster's own event is not a node's
+    CHECK((*events)[0].nodes == std::vector<std::string>{"node002", "node003"});
+    REQUIRE((*events)[0].end);
+    CHECK(*(*events)[0].end - (*events)[0].start == 2);
+    CHECK((*events)[0].state == "DRAIN");
+    CHECK_FALSE((*events)[1].end);  // still down
+    REQUIRE(problems.size() == 3);
+    CHECK(
+        problems[0].find("sacctmgr:4: TimeStart 'yesterday' or TimeEnd 'Unknown' is not a time") !=
+        std::string::npos);
+    CHECK(problems[1].find("sacctmgr:5: NodeName") != std::string::npos);
+    CHECK(problems[2].find("sacctmgr:6: expected 4 fields separated by '|', got 2") !=
+          std::string::npos);
+}
+
 TEST_CASE("slurm jobs: each partition's nodes from sinfo", "[jobs]") {
     const auto parts = parse_partition_nodes("n1|debug\nn2|debug\nn1|gpu\nbad line\nn3|(null)\n");
     REQUIRE(parts.size() == 2);

@@ -62,7 +62,8 @@ struct RequestCheck {
 
 [[nodiscard]] std::string_view to_string(RequestCheck::Verdict v);
 
-/// A job's nodes and when it held them: what was not free when another job started.
+/// A job's nodes and when it held them, or a node event's (drained, down): what was not free
+/// when another job started.
 struct Holding {
     std::string id;
     std::vector<std::string> nodes;
@@ -70,9 +71,8 @@ struct Holding {
     std::optional<std::int64_t> end;  ///< nullopt: it still holds them
 };
 
-/// The best the free nodes at a job's start allowed: its partition's nodes that no other job
-/// held at that second (its own among them). Nodes drained or down then are not known to the
-/// audit and count as free.
+/// The best the free nodes at a job's start allowed: its partition's nodes that no other
+/// holding (another job, a node event) held at that second, its own among them.
 struct BestAtStart {
     unsigned free_nodes = 0;
     unsigned fewest_sus = 0;        ///< the fewest SUs whose free nodes could hold the job

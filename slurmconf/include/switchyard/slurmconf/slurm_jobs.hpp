@@ -83,6 +83,22 @@ inline constexpr std::string_view kSacctJobFormat =
                                                              std::string_view source,
                                                              std::vector<std::string>& problems);
 
+/// A time when nodes could not run jobs: a node event of accounting (drained, down, failing,
+/// or not yet registered).
+struct NodeEvent {
+    std::vector<std::string> nodes;
+    std::int64_t start = 0;
+    std::optional<std::int64_t> end;  ///< nullopt: it still holds
+    std::string state;                ///< DRAIN, DOWN, FAIL, UNK, ...
+};
+/// `sacctmgr --noheader --parsable2 show event Event=Node` format (no reason: an admin's text).
+inline constexpr std::string_view kSacctmgrEventFormat = "NodeName,TimeStart,TimeEnd,State";
+/// Reads kSacctmgrEventFormat's answer. A line that cannot be read is left out and described
+/// in `problems`. \return the events, or Error::parse past kMaxJobLines lines.
+[[nodiscard]] Result<std::vector<NodeEvent>> parse_node_events(std::string_view text,
+                                                               std::string_view source,
+                                                               std::vector<std::string>& problems);
+
 /// `sinfo --noheader --Node --format` for the partitions of each node.
 inline constexpr std::string_view kSinfoPartitionsFormat = "%N|%R";
 /// Reads kSinfoPartitionsFormat's answer: partition → its nodes.
