@@ -32,7 +32,8 @@ drained=$(for i in "${!units[@]}"; do unit_nodes "$i" | head -1; done | paste -s
 resume() { scontrol update nodename="$drained" state=resume >/dev/null 2>&1; }
 trap resume EXIT
 scontrol update nodename="$drained" state=drain reason=switchyard-why-test
-wait_for 30 bash -c "[ \"\$(sinfo -h -N -t drain -o %N | sort -u | wc -l)\" = ${#units[@]} ]" ||
+# (only these: a node an earlier test left drained is not this test's)
+wait_for 30 bash -c "[ \"\$(sinfo -h -N -t drain -n '$drained' -o %N | sort -u | wc -l)\" = ${#units[@]} ]" ||
   fail_check "the ${#units[@]} nodes $drained did not drain"
 
 # A job of two stages of a full unit each: no unit has that many usable nodes.
