@@ -86,24 +86,14 @@ Result<std::vector<SlurmJob>> parse_sacct_jobs(std::string_view text,
         if (trim(line).empty()) {
             continue;
         }
-        std::vector<std::string_view> f;
-        std::size_t at = 0;
-        while (f.size() + 1 < kFieldCount) {
-            const auto tab = line.find('\t', at);
-            if (tab == std::string_view::npos) {
-                break;
-            }
-            f.push_back(trim(line.substr(at, tab - at)));
-            at = tab + 1;
-        }
+        const auto f = detail::tab_fields(line, kFieldCount);
         const auto where = std::string(source) + ":" + std::to_string(line_no) + ": ";
-        if (f.size() + 1 != kFieldCount) {
+        if (f.size() != kFieldCount) {
             problems.push_back(where + "expected " + std::to_string(kFieldCount) +
-                               " tab-separated fields, got " + std::to_string(f.size() + 1) +
+                               " tab-separated fields, got " + std::to_string(f.size()) +
                                "; job left out");
             continue;
         }
-        f.push_back(trim(line.substr(at)));
         if (f[kNodes] == "None assigned" || unset_word(f[kNodes])) {
             continue;  // never started: nothing placed
         }

@@ -128,24 +128,14 @@ Result<std::vector<SlurmJob>> parse_squeue_jobs(std::string_view text,
         if (trim(line).empty()) {
             continue;
         }
-        std::vector<std::string_view> f;
-        std::size_t at = 0;
-        while (f.size() + 1 < fields) {  // the last field takes the rest of the line
-            const auto tab = line.find('\t', at);
-            if (tab == std::string_view::npos) {
-                break;
-            }
-            f.push_back(trim(line.substr(at, tab - at)));
-            at = tab + 1;
-        }
+        const auto f = detail::tab_fields(line, fields);
         const auto where = std::string(source) + ":" + std::to_string(line_no) + ": ";
-        if (f.size() + 1 != fields) {
+        if (f.size() != fields) {
             problems.push_back(where + "expected " + std::to_string(fields) +
-                               " tab-separated fields, got " + std::to_string(f.size() + 1) +
+                               " tab-separated fields, got " + std::to_string(f.size()) +
                                "; job left out");
             continue;
         }
-        f.push_back(trim(line.substr(at)));
         SlurmJob job;
         if (const auto why = read_line(f, segment_size, job); !why.empty()) {
             problems.push_back(where + "job " + shown(f[kId]) + ": " + why + "; job left out");

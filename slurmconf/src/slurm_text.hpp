@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "switchyard/common/strings.hpp"
 
@@ -46,6 +47,23 @@ inline std::optional<unsigned> small_count(std::string_view v, unsigned max) {
         return std::nullopt;
     }
     return static_cast<unsigned>(*n);
+}
+
+/// At most `fields` tab-separated fields of `line`, trimmed, the last taking the rest of the
+/// line (a user's text); fewer when the line has fewer tabs.
+inline std::vector<std::string_view> tab_fields(std::string_view line, std::size_t fields) {
+    std::vector<std::string_view> f;
+    std::size_t at = 0;
+    while (f.size() + 1 < fields) {
+        const auto tab = line.find('\t', at);
+        if (tab == std::string_view::npos) {
+            break;
+        }
+        f.push_back(trim(line.substr(at, tab - at)));
+        at = tab + 1;
+    }
+    f.push_back(trim(line.substr(at)));
+    return f;
 }
 
 }  // namespace switchyard::slurmconf::detail
