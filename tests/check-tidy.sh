@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # clang-tidy (the checks in .clang-tidy) over the project's own sources, with the compile
-# commands of a build directory. Fails on any finding.
+# commands of a build directory. Fails on any finding. Units clean in an earlier run and unchanged
+# since are skipped (see below); SWITCHYARD_TIDY_CACHE=off checks them all.
 # Usage: tests/check-tidy.sh BUILD_DIR
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,11 +20,39 @@ for d in "$top"/*/; do
   [ -f "$d/CMakeLists.txt" ] && { [ -d "$d/src" ] || [ -d "$d/include" ]; } && libs+=("$(basename "$d")")
 done
 dirs=$(printf '%s|' "${libs[@]}" plugin cli)
-"$tidy" -p "$build" -quiet -j "$(nproc)" "$top/(${dirs%|})/.*\.cpp" > "$out" 2>&1
+units="$top/(${dirs%|})/.*\.cpp"
+# Units found clean before and unchanged since (tests/tidy-cache.py says what "unchanged" takes)
+# are not checked again. SWITCHYARD_TIDY_CACHE=off checks every unit; =DIR keeps the cache there.
+cache=${SWITCHYARD_TIDY_CACHE:-}
+if [ -z "$cache" ]; then
+  cache=${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/switchyard/tidy
+  [ "$(id -u)" = 0 ] && cache=/var/cache/switchyard-test/tidy
+fi
+targets=("$units")
+keys=()
+if [ "$cache" != off ]; then
+  pending=$(python3 "$top/tests/tidy-cache.py" pending "$build" "$cache" "$units") ||
+    { echo "lint: tests/tidy-cache.py failed"; exit 1; }
+  targets=()
+  while IFS=$'\t' read -r key file regex; do
+    [ -n "$file" ] || continue
+    [ "$key" = - ] || keys+=("$key")
+    targets+=("$regex")
+  done <<<"$pending"
+  if [ ${#targets[@]} -eq 0 ]; then
+    echo "ok: clang-tidy clean (every unit as in a clean run before; cache $cache)"
+    exit 0
+  fi
+  echo "clang-tidy: ${#targets[@]} unit(s) new or changed since a clean run (cache $cache)"
+fi
+"$tidy" -p "$build" -quiet -j "$(nproc)" "${targets[@]}" > "$out" 2>&1
 rc=$?
 if grep -qE "(warning|error): " "$out"; then
   grep -E "(warning|error): " "$out" | sed 's/\x1b\[[0-9;]*m//g' | sort -u
   echo "lint: clang-tidy findings (see .clang-tidy)"
   exit 1
 fi
-[ $rc -eq 0 ] && echo "ok: clang-tidy clean" || { tail -20 "$out"; exit $rc; }
+[ $rc -eq 0 ] || { tail -20 "$out"; exit $rc; }
+[ ${#keys[@]} -eq 0 ] || python3 "$top/tests/tidy-cache.py" store "$cache" "${keys[@]}" ||
+  echo "clang-tidy: could not record the clean units in $cache (not a failure)"
+echo "ok: clang-tidy clean"
