@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --preset release >/dev/null
 cmake --build --preset release --target fabric_bench discover_bench node_bench nccl_bench \
-  health_bench render_bench
+  health_bench render_bench audit_bench
 build/release/bench/fabric_bench --benchmark_counters_tabular=true "$@"
 # discover's own allocator (jemalloc, as the switchyard command), beside glibc's above
 build/release/bench/discover_bench --benchmark_counters_tabular=true \
@@ -15,3 +15,4 @@ build/release/bench/node_bench --benchmark_counters_tabular=true "$@"
 build/release/bench/nccl_bench --benchmark_counters_tabular=true "$@"
 build/release/bench/health_bench --benchmark_counters_tabular=true "$@"
 build/release/bench/render_bench --benchmark_counters_tabular=true "$@"
+build/release/bench/audit_bench --benchmark_counters_tabular=true "$@"

@@ -111,6 +111,7 @@ placement::AuditedJob audited(const slurmconf::SlurmJob& j, std::string topology
     job.finished = j.end_time.has_value() && j.state != "RUNNING";
     job.features = j.features;
     job.prefer = j.prefer;
+    job.reservation = j.reservation;
     return job;
 }
 
@@ -123,11 +124,14 @@ bool valid_since(std::string_view s) {
 }
 
 /// The jobs that held nodes from `since` on (sacct: running and ended), each a holding; the
-/// ended ones wanted (all, or those of `ids`) go to `ended`.
-Result<std::vector<placement::Holding>> read_accounting(const std::string& since,
-                                                        const std::set<std::string>& ids,
-                                                        std::vector<slurmconf::SlurmJob>& ended,
-                                                        std::vector<std::string>& problems) {
+/// ended ones wanted (all, or those of `ids`) go to `ended`, every job's reservation to
+/// `reservation_of`. Node events and reservations are holdings too.
+Result<std::vector<placement::Holding>> read_accounting(
+    const std::string& since,
+    const std::set<std::string>& ids,
+    std::vector<slurmconf::SlurmJob>& ended,
+    std::map<std::string, std::string>& reservation_of,
+    std::vector<std::string>& problems) {
     const std::vector<std::string> argv = {"sacct",
                                            "--allusers",
                                            "--allocations",
@@ -148,10 +152,29 @@ Result<std::vector<placement::Holding>> read_accounting(const std::string& since
     std::vector<placement::Holding> holdings;
     for (auto& j : *jobs) {
         holdings.push_back(
-            {j.id, j.nodes, *j.start_time, j.state == "RUNNING" ? std::nullopt : j.end_time});
+            {j.id, j.nodes, *j.start_time, j.state == "RUNNING" ? std::nullopt : j.end_time, {}});
+        if (!j.reservation.empty()) {
+            reservation_of[j.id] = j.reservation;
+        }
         if (j.end_time && j.state != "RUNNING" && (ids.empty() || ids.contains(j.id))) {
             ended.push_back(std::move(j));
         }
+    }
+    // Reserved nodes were not free to the jobs that did not run in the reservation.
+    auto resv_text = slurmconf::slurm_command(
+        {"sacctmgr", "--noheader", "--parsable2", "show", "reservation", "Start=" + since,
+         "format=" + std::string(slurmconf::kSacctmgrReservationFormat)});
+    auto resvs =
+        resv_text ? slurmconf::parse_reservations(*resv_text, "sacctmgr show reservation", problems)
+                  : Result<std::vector<slurmconf::Reservation>>(fail(resv_text.error()));
+    if (resvs) {
+        for (auto& r : *resvs) {
+            holdings.push_back(
+                {"reservation " + r.name, std::move(r.nodes), r.start, r.end, r.name});
+        }
+    } else {
+        problems.push_back(resvs.error().message() +
+                           "; reserved nodes count as free at a job's start");
     }
     // Nodes drained, down or failing then were not free either: accounting's node events.
     auto events_text = slurmconf::slurm_command(
@@ -166,7 +189,7 @@ Result<std::vector<placement::Holding>> read_accounting(const std::string& since
         return holdings;
     }
     for (auto& e : *events) {
-        holdings.push_back({"node event " + e.state, std::move(e.nodes), e.start, e.end});
+        holdings.push_back({"node event " + e.state, std::move(e.nodes), e.start, e.end, {}});
     }
     return holdings;
 }
@@ -218,9 +241,15 @@ Result<void> audit_jobs(const AuditArgs& a,
         }
     }
     if (!a.since.empty()) {
-        auto h = read_accounting(a.since, ids, ended, report.problems);
+        std::map<std::string, std::string> reservation_of;
+        auto h = read_accounting(a.since, ids, ended, reservation_of, report.problems);
         if (!h) {
             return fail(h.error());
+        }
+        for (auto& j : *jobs) {  // squeue's running jobs: their reservation from sacct
+            if (const auto r = reservation_of.find(j.id); r != reservation_of.end()) {
+                j.reservation = r->second;
+            }
         }
         holdings = std::move(*h);
         ctx.holdings = &holdings;

@@ -248,6 +248,9 @@ BestAtStart best_at_start(const AuditedJob& job,
                           const fabric::FabricMap& map) {
     std::set<std::string> held;
     for (const auto& h : holdings) {
+        if (!h.reservation.empty() && h.reservation == job.reservation) {
+            continue;  // it ran in that reservation: its nodes were there for it
+        }
         if (h.id != job.id && h.start <= start && (!h.end || *h.end > start)) {
             held.insert(h.nodes.begin(), h.nodes.end());
         }

@@ -84,6 +84,13 @@ void audit_inputs(std::string_view text) {
             }
         }
     }
+    if (const auto resvs = sc::parse_reservations(text, "fuzz.resv", sacct_problems)) {
+        for (const auto& r : *resvs) {
+            if (r.nodes.empty()) {
+                std::abort();  // an accepted reservation names its nodes
+            }
+        }
+    }
     for (const auto& [p, members] : sc::parse_partition_nodes(text)) {
         if (p.empty() || members.empty()) {
             std::abort();

@@ -179,8 +179,18 @@ EOF
     # Nodes an earlier test left drained or down are not free either (their node events).
     unavailable=$(sinfo -h -N -t drain,down,fail -o %N | sort -u | grep -cvxF "$(scontrol show hostnames "$drained")")
     scontrol update NodeName="$drained" State=DRAIN Reason=audit-test
-    restore_drained() { scontrol update NodeName="$drained" State=RESUME 2>/dev/null; restore_topology; }
+    # The first unit's last node (the forced job takes its first three) reserved for another
+    # user: not free to these jobs either.
+    reserved=$(unit_nodes 0 | tail -1)
+    restore_drained() {
+      scontrol update NodeName="$drained" State=RESUME 2>/dev/null
+      scontrol delete ReservationName=sy-audit 2>/dev/null
+      restore_topology
+    }
     trap restore_drained EXIT
+    run_capture scontrol create reservation ReservationName=sy-audit StartTime=now Duration=10 \
+      Nodes="$reserved" Users=daemon
+    expect_rc 0 "a reservation of $reserved for another user: $out $err"
     bad_nodes=$( (unit_nodes 0 | head -3; unit_nodes 1 | head -1) | paste -sd,)
     if [ "$block" = yes ]; then
       bad_nodes=$( (unit_nodes 0 | head -3; unit_nodes 1 | head -3) | paste -sd,)
@@ -202,6 +212,7 @@ EOF
       wait_for 90 ended "$j" || fail_check "job $j did not end in sacct: $(sacct -n -X -P -j "$j" -o State,End)"
     done
     scontrol update NodeName="$drained" State=RESUME
+    scontrol delete ReservationName=sy-audit
     audit --no-topology --since "$since" --jobs "$bad,$good" --metrics "$run/jobs/audit.prom"
     expect_contains "$out" "job $bad ($(sacct -n -X -P -j "$bad" -o Partition), ended): $bad_stages stage(s) in one SU" \
       "the forced job, ended, with a stage across SUs"
@@ -226,15 +237,15 @@ EOF
     run_capture "$sy" audit --policy "$policy" --no-topology --since "$since" --jobs "$bad,$good" --json
     expect_eq "$(python3 -c 'import json,sys; d={j["job"]: j for j in json.load(sys.stdin)["jobs"]}; print(d[sys.argv[1]]["ended"], d[sys.argv[1]]["at_start"]["stages_in_one_su"])' "$bad" <<<"$out")" \
       "True $best_stages" "--json: ended, and what the free nodes allowed"
-    # Free at the forced job's start: its partition's nodes less the two drained, and less the
-    # other job's when that one started first or in the same second.
+    # Free at the forced job's start: its partition's nodes less the two drained and the one
+    # reserved, and less the other job's when that one started first or in the same second.
     total=$(sinfo -h -N -p "$(sacct -n -X -P -j "$bad" -o Partition)" -o %N | sort -u | wc -l)
     free=$(python3 -c 'import json,sys; d={j["job"]: j for j in json.load(sys.stdin)["jobs"]}; print(d[sys.argv[1]]["at_start"]["free_nodes"])' "$bad" <<<"$out")
-    expected=$((total - 2 - unavailable))
+    expected=$((total - 3 - unavailable))
     if [ "$free" -eq "$expected" ] || [ "$free" -eq $((expected - 4)) ]; then
-      echo "ok: the drained nodes were not free ($free of $total)"
+      echo "ok: the drained and reserved nodes were not free ($free of $total)"
     else
-      fail_check "free nodes at the forced job's start: $free of $total, expected $expected or $((expected - 4)) (two drained, $unavailable unavailable before)"
+      fail_check "free nodes at the forced job's start: $free of $total, expected $expected or $((expected - 4)) (two drained, one reserved, $unavailable unavailable before)"
     fi
     audit --no-topology --since 'now;rm -rf /'
     expect_rc 2 "--since with a shell's words"

@@ -183,30 +183,42 @@ TEST_CASE("audit: the best the free nodes at a job's start allowed", "[audit]") 
         all.insert(h.name);
     }
     const std::vector<Holding> holdings = {
-        {"42", j.nodes, 100, 200},                              // itself: free to it
-        {"7", *expand_hostlist("n[20-25]"), 50, std::nullopt},  // still running: held
-        {"8", *expand_hostlist("n[10-11]"), 10, 100},           // ended at its start
-        {"9", *expand_hostlist("n[10-11]"), 101, 300},          // started after it
+        {"42", j.nodes, 100, 200, {}},                              // itself: free to it
+        {"7", *expand_hostlist("n[20-25]"), 50, std::nullopt, {}},  // still running
+        {"8", *expand_hostlist("n[10-11]"), 10, 100, {}},           // ended at its start
+        {"9", *expand_hostlist("n[10-11]"), 101, 300, {}},          // started after it
     };
     auto best = best_at_start(j, 100, all, holdings, map);
     CHECK(best.free_nodes == 10);  // all 16 less job 7's six
     CHECK(best.fewest_sus == 2);   // su1 and su2 were free whole
     CHECK(best.stages_in_one_su == 2);
     // With su1 held too, 8 nodes need three SUs and one stage of four fits in one.
-    const std::vector<Holding> busier = {{"7", *expand_hostlist("n[20-25]"), 50, std::nullopt},
-                                         {"6", *expand_hostlist("n[10-11]"), 90, 150}};
+    const std::vector<Holding> busier = {{"7", *expand_hostlist("n[20-25]"), 50, std::nullopt, {}},
+                                         {"6", *expand_hostlist("n[10-11]"), 90, 150, {}}};
     best = best_at_start(j, 100, all, busier, map);
     CHECK(best.free_nodes == 8);
     CHECK(best.fewest_sus == 3);
     CHECK(best.stages_in_one_su == 1);
     // A node event (drained, down) holds its nodes too, but never the job's own.
     const std::vector<Holding> drained = {
-        {"node event DRAIN", *expand_hostlist("n[10-11]"), 90, 150},
-        {"node event UNK", *expand_hostlist("n[12-13]"), 90, 150},
-        {"7", *expand_hostlist("n[20-25]"), 50, std::nullopt}};
+        {"node event DRAIN", *expand_hostlist("n[10-11]"), 90, 150, {}},
+        {"node event UNK", *expand_hostlist("n[12-13]"), 90, 150, {}},
+        {"7", *expand_hostlist("n[20-25]"), 50, std::nullopt, {}}};
     best = best_at_start(j, 100, all, drained, map);
     CHECK(best.free_nodes == 8);  // n10 and n11 drained; n12 and n13 its own
     CHECK(best.fewest_sus == 3);
+    // A reservation holds its nodes from the jobs that did not run in it, not from its own.
+    const std::vector<Holding> reserved = {
+        {"reservation maint", *expand_hostlist("n[10-11,20-21,24-25]"), 90, 150, "maint"},
+        {"reservation later", *expand_hostlist("n[22-23]"), 101, 150, "later"}};
+    best = best_at_start(j, 100, all, reserved, map);
+    CHECK(best.free_nodes == 10);  // two in su1, su3 and su4 reserved; "later" had not begun
+    CHECK(best.fewest_sus == 3);
+    auto in_it = j;
+    in_it.reservation = "maint";
+    best = best_at_start(in_it, 100, all, reserved, map);
+    CHECK(best.free_nodes == 16);
+    CHECK(best.fewest_sus == 2);
     // Through audit_job: the partition's nodes are the candidates, the job's own added.
     AuditContext ctx{&map, {}, {}, {}, &busier, {{"gpu", {"n14", "n15", "n16", "n17"}}}};
     const auto a = audit_job(j, ctx);

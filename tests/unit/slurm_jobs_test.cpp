@@ -168,14 +168,15 @@ TEST_CASE("slurm jobs: sacct's ended and running jobs, and the lines it would no
     std::vector<std::string> problems;
     const std::string text =
         "31\tCOMPLETED\tgpu\tnode[001-004]\t2026-12-05T10:00:00\t2026-12-05T10:00:05\t"
-        "2026-12-05T10:01:05\tswitchyard:stages=2,scope=leaf,switches=2@60\t[su1|su2]\n"
+        "2026-12-05T10:01:05\tmaint\tswitchyard:stages=2,scope=leaf,switches=2@60\t[su1|su2]\n"
         "32\tCANCELLED by 0\tgpu\tNone assigned\t2026-12-05T10:00:00\tUnknown\t"
-        "2026-12-05T10:00:09\t\t\n"
-        "33\tRUNNING\tdebug\tnode005\t2026-12-05T10:02:00\t2026-12-05T10:02:00\tUnknown\t\ta b\tc\n"
+        "2026-12-05T10:00:09\t\t\t\n"
+        "33\tRUNNING\tdebug\tnode005\t2026-12-05T10:02:00\t2026-12-05T10:02:00\tUnknown\t\t\t"
+        "a b\tc\n"
         "34\tCOMPLETED\tgpu\tnode[004-002]\t2026-12-05T10:00:00\t2026-12-05T10:00:05\t"
-        "2026-12-05T10:01:05\t\t\n"
-        "35\tCOMPLETED\tgpu\tnode001\t2026-12-05T10:00:00\tlater\tUnknown\t\t\n"
-        "36\tCOMPLETED\tgpu\tnode001\t2026-12-05T10:00:00\tUnknown\tUnknown\t\t\n"
+        "2026-12-05T10:01:05\t\t\t\n"
+        "35\tCOMPLETED\tgpu\tnode001\t2026-12-05T10:00:00\tlater\tUnknown\t\t\t\n"
+        "36\tCOMPLETED\tgpu\tnode001\t2026-12-05T10:00:00\tUnknown\tUnknown\t\t\t\n"
         "37\tCOMPLETED\n";
     auto jobs = parse_sacct_jobs(text, "sacct", problems);
     REQUIRE(jobs);
@@ -187,6 +188,7 @@ TEST_CASE("slurm jobs: sacct's ended and running jobs, and the lines it would no
     CHECK(a.stages == 2);
     CHECK(a.switches == 2);
     CHECK(a.features == "[su1|su2]");
+    CHECK(a.reservation == "maint");
     REQUIRE(a.start_time);
     REQUIRE(a.end_time);
     CHECK(*a.end_time - *a.start_time == 60);
@@ -194,12 +196,14 @@ TEST_CASE("slurm jobs: sacct's ended and running jobs, and the lines it would no
     CHECK(b.state == "RUNNING");
     CHECK_FALSE(b.end_time);
     CHECK(b.features == "a b\tc");  // the constraint takes the rest of its line
+    CHECK(b.reservation.empty());
     REQUIRE(problems.size() == 4);
     CHECK(problems[0].find("sacct:4: job 34: NodeList") != std::string::npos);
     CHECK(problems[1].find("sacct:5: job 35: Start 'later' is not a time") != std::string::npos);
     CHECK(problems[2].find("sacct:6: job 36: it holds nodes but has no Start time") !=
           std::string::npos);
-    CHECK(problems[3].find("sacct:7: expected 9 tab-separated fields, got 2") != std::string::npos);
+    CHECK(problems[3].find("sacct:7: expected 10 tab-separated fields, got 2") !=
+          std::string::npos);
 }
 
 TEST_CASE("slurm jobs: accounting's node events, and the lines it would not print", "[jobs]") {
@@ -225,6 +229,30 @@ TEST_CASE("slurm jobs: accounting's node events, and the lines it would not prin
         std::string::npos);
     CHECK(problems[1].find("sacctmgr:5: NodeName") != std::string::npos);
     CHECK(problems[2].find("sacctmgr:6: expected 4 fields separated by '|', got 2") !=
+          std::string::npos);
+}
+
+TEST_CASE("slurm jobs: accounting's reservations", "[jobs]") {
+    std::vector<std::string> problems;
+    const auto r = parse_reservations(
+        "node[001-002]|2026-12-06T01:00:00|2026-12-06T02:00:00|maint\n"
+        "|2026-12-06T01:00:00|2026-12-06T02:00:00|licences\n"
+        "node003|2026-12-06T01:00:00|Unknown|odd|name\n"
+        "node004|2026-12-06T01:00:00|never|late\n"
+        "node005\n",
+        "sacctmgr", problems);
+    REQUIRE(r);
+    REQUIRE(r->size() == 2);  // one without nodes skipped
+    CHECK((*r)[0].name == "maint");
+    CHECK((*r)[0].nodes == std::vector<std::string>{"node001", "node002"});
+    REQUIRE((*r)[0].end);
+    CHECK(*(*r)[0].end - (*r)[0].start == 3600);
+    CHECK((*r)[1].name == "odd|name");  // the name, last, takes the rest of its line
+    CHECK_FALSE((*r)[1].end);
+    REQUIRE(problems.size() == 2);
+    CHECK(problems[0].find("sacctmgr:4: Start '2026-12-06T01:00:00' or End 'never' is not a "
+                           "time; reservation left out") != std::string::npos);
+    CHECK(problems[1].find("sacctmgr:5: expected 4 fields separated by '|', got 1; reservation") !=
           std::string::npos);
 }
 

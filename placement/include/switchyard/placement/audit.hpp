@@ -36,6 +36,7 @@ struct AuditedJob {
     bool finished = false;                   ///< it ended (read from sacct)
     std::string features;                    ///< its constraint
     std::string prefer;                      ///< its preference
+    std::string reservation;                 ///< the reservation it ran in ("": none)
 };
 
 /// One stage as the job's ranks ran it.
@@ -69,6 +70,8 @@ struct Holding {
     std::vector<std::string> nodes;
     std::int64_t start = 0;
     std::optional<std::int64_t> end;  ///< nullopt: it still holds them
+    /// A reservation's name: its nodes are held from the jobs that did not run in it.
+    std::string reservation;
 };
 
 /// The best the free nodes at a job's start allowed: its partition's nodes that no other
@@ -115,7 +118,8 @@ struct AuditContext {
 [[nodiscard]] JobAudit audit_job(const AuditedJob& job, const AuditContext& ctx);
 
 /// What the free nodes at `start` allowed `job` (its nodes and stages): `candidates` less what
-/// the other holdings (by id) held at that second, counted per SU of `map`.
+/// the other holdings (by id) held at that second, counted per SU of `map`. A reservation
+/// holds its nodes from every job but those that ran in it.
 [[nodiscard]] BestAtStart best_at_start(const AuditedJob& job,
                                         std::int64_t start,
                                         const std::set<std::string>& candidates,

@@ -42,6 +42,7 @@ struct SlurmJob {
     std::optional<std::int64_t> submit_time;  ///< seconds (local time read as UTC)
     std::optional<std::int64_t> start_time;
     std::optional<std::int64_t> end_time;  ///< sacct's End (nullopt: still running)
+    std::string reservation;               ///< sacct's Reservation: the one it ran in ("": none)
     /// Switchyard's record (the AdminComment word, see kJobMarker).
     unsigned stages = 0;  ///< 0: not a pipeline job
     std::string scope;    ///< leaf, group, any; "" when not recorded
@@ -75,7 +76,7 @@ void read_squeue_node_counts(std::string_view text, std::vector<SlurmJob>& jobs)
 /// `sacct --format` for finished jobs (with --parsable2, a tab as --delimiter, --allocations):
 /// only fields no user writes, then the constraint (a user's text) last.
 inline constexpr std::string_view kSacctJobFormat =
-    "JobID,State,Partition,NodeList,Submit,Start,End,AdminComment,Constraints";
+    "JobID,State,Partition,NodeList,Submit,Start,End,Reservation,AdminComment,Constraints";
 /// Reads what sacct printed with kSacctJobFormat: jobs that held nodes (a job never started,
 /// "None assigned", is skipped). A line that cannot be read is left out and described in
 /// `problems`. \return the jobs, or Error::parse when there are more than kMaxJobLines lines.
@@ -98,6 +99,21 @@ inline constexpr std::string_view kSacctmgrEventFormat = "NodeName,TimeStart,Tim
 [[nodiscard]] Result<std::vector<NodeEvent>> parse_node_events(std::string_view text,
                                                                std::string_view source,
                                                                std::vector<std::string>& problems);
+
+/// A reservation of accounting: its nodes were held for the jobs that ran in it.
+struct Reservation {
+    std::string name;
+    std::vector<std::string> nodes;
+    std::int64_t start = 0;
+    std::optional<std::int64_t> end;  ///< nullopt: not known
+};
+/// `sacctmgr --noheader --parsable2 show reservation` format (the name, an admin's word, last).
+inline constexpr std::string_view kSacctmgrReservationFormat = "NodeNames,Start,End,Name";
+/// Reads kSacctmgrReservationFormat's answer; a reservation without nodes is skipped. A line
+/// that cannot be read is left out and described in `problems`. \return the reservations, or
+/// Error::parse past kMaxJobLines lines.
+[[nodiscard]] Result<std::vector<Reservation>> parse_reservations(
+    std::string_view text, std::string_view source, std::vector<std::string>& problems);
 
 /// `sinfo --noheader --Node --format` for the partitions of each node.
 inline constexpr std::string_view kSinfoPartitionsFormat = "%N|%R";
