@@ -259,6 +259,11 @@ Result<void> audit_jobs(const AuditArgs& a,
             ctx.partition_nodes = slurmconf::parse_partition_nodes(*parts);
         }
     }
+    std::optional<placement::HoldingIndex> index;
+    if (ctx.holdings != nullptr && ctx.map != nullptr) {
+        index = placement::index_holdings(holdings, ctx.partition_nodes, *ctx.map);
+        ctx.holding_index = &*index;
+    }
     const auto kind = [&](const std::string& partition) {
         const auto k = kind_of.find(partition);
         return k == kind_of.end() ? default_kind : k->second;
@@ -272,6 +277,7 @@ Result<void> audit_jobs(const AuditArgs& a,
         }
     }
     ctx.holdings = nullptr;
+    ctx.holding_index = nullptr;
     return {};
 }
 

@@ -241,34 +241,104 @@ std::optional<bool> features_hold(const std::string& expr,
     });
 }
 
+namespace {
+
+/// A node's id in `index`, if it has one.
+std::optional<std::uint32_t> id_of(const HoldingIndex& index,
+                                   const fabric::FabricMap& map,
+                                   std::string_view name) {
+    if (const auto* h = map.find_host(name); h != nullptr) {
+        return static_cast<std::uint32_t>(h - map.hosts.data());
+    }
+    if (const auto o = index.other.find(name); o != index.other.end()) {
+        return o->second;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+HoldingIndex index_holdings(const std::vector<Holding>& holdings,
+                            const std::map<std::string, std::set<std::string>>& partitions,
+                            const fabric::FabricMap& map) {
+    HoldingIndex out;
+    out.mapped = map.hosts.size();
+    const auto ids = [&](const auto& names) {
+        std::vector<std::uint32_t> v;
+        v.reserve(names.size());
+        for (const auto& n : names) {
+            if (const auto id = id_of(out, map, n)) {
+                v.push_back(*id);
+            } else {
+                const auto next = static_cast<std::uint32_t>(out.mapped + out.other.size());
+                out.other.emplace(n, next);
+                v.push_back(next);
+            }
+        }
+        return v;
+    };
+    out.holdings.reserve(holdings.size());
+    for (const auto& h : holdings) {
+        out.holdings.push_back(ids(h.nodes));
+    }
+    for (const auto& [p, nodes] : partitions) {
+        out.partitions.emplace(p, ids(nodes));
+    }
+    out.every_host.resize(map.hosts.size());
+    for (std::uint32_t i = 0; i < out.every_host.size(); ++i) {
+        out.every_host[i] = i;
+    }
+    return out;
+}
+
 BestAtStart best_at_start(const AuditedJob& job,
                           std::int64_t start,
-                          const std::set<std::string>& candidates,
+                          const std::vector<std::uint32_t>& candidates,
                           const std::vector<Holding>& holdings,
+                          const HoldingIndex& index,
                           const fabric::FabricMap& map) {
-    std::set<std::string> held;
-    for (const auto& h : holdings) {
+    enum : unsigned char { kFree, kHeld, kOwn, kCounted };
+    std::vector<unsigned char> state(index.mapped + index.other.size(), kFree);
+    for (std::size_t i = 0; i < holdings.size() && i < index.holdings.size(); ++i) {
+        const auto& h = holdings[i];
         if (!h.reservation.empty() && h.reservation == job.reservation) {
             continue;  // it ran in that reservation: its nodes were there for it
         }
         if (h.id != job.id && h.start <= start && (!h.end || *h.end > start)) {
-            held.insert(h.nodes.begin(), h.nodes.end());
+            for (const auto id : index.holdings[i]) {
+                state[id] = kHeld;
+            }
         }
-    }
-    for (const auto& n : job.nodes) {  // it ran there: they were free to it, whatever was said
-        held.erase(n);
     }
     BestAtStart out;
     std::vector<std::size_t> free_per_su(map.sus.size(), 0);
-    for (const auto& n : candidates) {
-        if (held.contains(n)) {
-            continue;
-        }
+    const auto count = [&](std::uint32_t id) {
         ++out.free_nodes;
-        if (const auto* h = map.find_host(n); h != nullptr) {
-            ++free_per_su[h->su];
+        if (id < index.mapped) {
+            ++free_per_su[map.hosts[id].su];
+        }
+    };
+    std::set<std::string_view> own_elsewhere;  // its nodes the index does not know
+    for (const auto& n : job.nodes) {  // it ran there: they were free to it, whatever was said
+        if (const auto id = id_of(index, map, n)) {
+            state[*id] = kOwn;
+        } else {
+            own_elsewhere.insert(n);
         }
     }
+    for (const auto id : candidates) {
+        if (id < state.size() && state[id] == kFree) {
+            state[id] = kCounted;
+            count(id);
+        }
+    }
+    for (const auto& n : job.nodes) {
+        if (const auto id = id_of(index, map, n); id && state[*id] == kOwn) {
+            state[*id] = kCounted;
+            count(*id);
+        }
+    }
+    out.free_nodes += static_cast<unsigned>(own_elsewhere.size());
     const auto n = job.nodes.size();
     out.fewest_sus = fewest_of(free_per_su, n);
     if (job.stages > 0 && n % job.stages == 0) {
@@ -280,6 +350,15 @@ BestAtStart best_at_start(const AuditedJob& job,
         out.stages_in_one_su = static_cast<unsigned>(std::min<std::size_t>(fit, job.stages));
     }
     return out;
+}
+
+BestAtStart best_at_start(const AuditedJob& job,
+                          std::int64_t start,
+                          const std::set<std::string>& candidates,
+                          const std::vector<Holding>& holdings,
+                          const fabric::FabricMap& map) {
+    const auto index = index_holdings(holdings, {{"", candidates}}, map);
+    return best_at_start(job, start, index.partitions.at(""), holdings, index, map);
 }
 
 JobAudit audit_job(const AuditedJob& job, const AuditContext& ctx) {
@@ -301,17 +380,16 @@ JobAudit audit_job(const AuditedJob& job, const AuditContext& ctx) {
     out.fewest_sus = fewest_sus(*ctx.map, job.nodes.size());
     out.finished = job.finished;
     if (ctx.holdings != nullptr && job.start_time) {
-        std::set<std::string> candidates;
-        if (const auto p = ctx.partition_nodes.find(job.partition);
-            p != ctx.partition_nodes.end()) {
-            candidates = p->second;
-        } else {
-            for (const auto& h : ctx.map->hosts) {
-                candidates.insert(h.name);
-            }
+        std::optional<HoldingIndex> made;
+        const auto* index = ctx.holding_index;
+        if (index == nullptr) {
+            made = index_holdings(*ctx.holdings, ctx.partition_nodes, *ctx.map);
+            index = &*made;
         }
-        candidates.insert(job.nodes.begin(), job.nodes.end());
-        out.at_start = best_at_start(job, *job.start_time, candidates, *ctx.holdings, *ctx.map);
+        const auto p = index->partitions.find(job.partition);
+        out.at_start = best_at_start(job, *job.start_time,
+                                     p != index->partitions.end() ? p->second : index->every_host,
+                                     *ctx.holdings, *index, *ctx.map);
     }
     if (job.stages > 0 && !job.nodes.empty()) {
         check_stages(job, ctx, out);

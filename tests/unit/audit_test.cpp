@@ -225,6 +225,25 @@ TEST_CASE("audit: the best the free nodes at a job's start allowed", "[audit]") 
     REQUIRE(a.at_start);
     CHECK(a.at_start->free_nodes == 8);  // su2's four and its own (n12, n13, n18, n19)
     CHECK(a.at_start->stages_in_one_su == 1);
+    // With the index made once (as the CLI does), the same figures; nodes outside the map
+    // count as free or held like the others, in no SU.
+    const std::vector<Holding> with_other = {
+        {"7", *expand_hostlist("n[20-25]"), 50, std::nullopt, {}},
+        {"6", {"n10", "x1"}, 90, 150, {}}};
+    AuditContext indexed{&map, {}, {}, {}, &with_other, {{"gpu", {"n14", "n15", "x1", "x2"}}}};
+    const auto plain = audit_job(j, indexed);
+    const auto index = index_holdings(with_other, indexed.partition_nodes, map);
+    indexed.holding_index = &index;
+    const auto fast = audit_job(j, indexed);
+    REQUIRE(plain.at_start);
+    REQUIRE(fast.at_start);
+    CHECK(plain.at_start->free_nodes == 9);  // x2 and its own eight (n14, n15 among them)
+    CHECK(fast.at_start->free_nodes == plain.at_start->free_nodes);
+    CHECK(fast.at_start->fewest_sus == plain.at_start->fewest_sus);
+    CHECK(fast.at_start->stages_in_one_su == plain.at_start->stages_in_one_su);
+    auto outside = j;
+    outside.nodes.push_back("x3");  // a node of its own nobody else names
+    CHECK(audit_job(outside, indexed).at_start->free_nodes == 10);
     // Without holdings (no accounting asked) there is no such figure.
     const AuditContext none{&map, {}, {}, {}, nullptr, {}};
     CHECK_FALSE(audit_job(j, none).at_start);

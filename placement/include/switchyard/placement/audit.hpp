@@ -74,6 +74,23 @@ struct Holding {
     std::string reservation;
 };
 
+/// The holdings and partitions of one audit with their nodes as ids, made once
+/// (index_holdings) so that each job's free nodes cost O(holdings + nodes), no name lookups.
+/// Ids below `mapped` are the map's host indices; the others name nodes outside the map.
+struct HoldingIndex {
+    std::size_t mapped = 0;
+    std::map<std::string, std::uint32_t, std::less<>> other;
+    std::vector<std::vector<std::uint32_t>> holdings;  ///< each holding's node ids, in order
+    std::map<std::string, std::vector<std::uint32_t>> partitions;
+    std::vector<std::uint32_t> every_host;  ///< for a job whose partition is not known
+};
+
+/// Indexes `holdings` (kept in order) and `partitions` against `map`.
+[[nodiscard]] HoldingIndex index_holdings(
+    const std::vector<Holding>& holdings,
+    const std::map<std::string, std::set<std::string>>& partitions,
+    const fabric::FabricMap& map);
+
 /// The best the free nodes at a job's start allowed: its partition's nodes that no other
 /// holding (another job, a node event) held at that second, its own among them.
 struct BestAtStart {
@@ -112,18 +129,27 @@ struct AuditContext {
     /// Each partition's nodes (sinfo); a job's free nodes are its partition's. A partition not
     /// here: every node of the map.
     std::map<std::string, std::set<std::string>> partition_nodes;
+    /// index_holdings(*holdings, partition_nodes, *map); null: made for each job (slower).
+    const HoldingIndex* holding_index = nullptr;
 };
 
 /// Audits one job. Never fails: what cannot be told is an Unchecked request.
 [[nodiscard]] JobAudit audit_job(const AuditedJob& job, const AuditContext& ctx);
 
 /// What the free nodes at `start` allowed `job` (its nodes and stages): `candidates` less what
-/// the other holdings (by id) held at that second, counted per SU of `map`. A reservation
-/// holds its nodes from every job but those that ran in it.
+/// the other holdings (by id) held at that second, and its own nodes, counted per SU of `map`.
+/// A reservation holds its nodes from every job but those that ran in it.
 [[nodiscard]] BestAtStart best_at_start(const AuditedJob& job,
                                         std::int64_t start,
                                         const std::set<std::string>& candidates,
                                         const std::vector<Holding>& holdings,
+                                        const fabric::FabricMap& map);
+/// The same with the index of `holdings`: `candidates` are ids of `index`.
+[[nodiscard]] BestAtStart best_at_start(const AuditedJob& job,
+                                        std::int64_t start,
+                                        const std::vector<std::uint32_t>& candidates,
+                                        const std::vector<Holding>& holdings,
+                                        const HoldingIndex& index,
                                         const fabric::FabricMap& map);
 
 /// Whether Slurm's feature expression `expr` holds for `nodes`: a matching OR "[a|b]" (every
