@@ -318,10 +318,12 @@ BestAtStart best_at_start(const AuditedJob& job,
             ++free_per_su[map.hosts[id].su];
         }
     };
-    std::set<std::string_view> own_elsewhere;  // its nodes the index does not know
+    std::vector<std::uint32_t> own;            // its nodes the index knows
+    std::set<std::string_view> own_elsewhere;  // and the others
     for (const auto& n : job.nodes) {  // it ran there: they were free to it, whatever was said
         if (const auto id = id_of(index, map, n)) {
             state[*id] = kOwn;
+            own.push_back(*id);
         } else {
             own_elsewhere.insert(n);
         }
@@ -332,10 +334,10 @@ BestAtStart best_at_start(const AuditedJob& job,
             count(id);
         }
     }
-    for (const auto& n : job.nodes) {
-        if (const auto id = id_of(index, map, n); id && state[*id] == kOwn) {
-            state[*id] = kCounted;
-            count(*id);
+    for (const auto id : own) {
+        if (state[id] == kOwn) {  // once each
+            state[id] = kCounted;
+            count(id);
         }
     }
     out.free_nodes += static_cast<unsigned>(own_elsewhere.size());
