@@ -42,7 +42,12 @@ sentence() { sed -n 's/^.* cannot start now: /cannot start now: /p' <<<"$1" | he
 
 case $case_name in
   advice)
+    # What the line says is checked with a bound of 10 s (other tests load the two cores CI
+    # has); the default bound, 1.5 s, is checked below with a sinfo that hangs.
+    export SWITCHYARD_ADVICE_SECONDS=10
+    start=$(date +%s%N)
     run_capture sbatch --parsable --hold "${big[@]}" --wrap 'sleep 1'
+    echo "sbatch with its advice line: $(( ($(date +%s%N) - start) / 1000000 )) ms"
     expect_rc 0 "sbatch of a job whose stages fit no unit now"
     job=$(tail -1 <<<"$out")
     advice_line=$(grep 'switchyard: ' <<<"$err")
@@ -73,6 +78,7 @@ case $case_name in
     printf '#!/bin/sh\nexec sleep 60\n' >"$run/jobs/hang/sinfo"
     cp "$run/jobs/hang/sinfo" "$run/jobs/hang/switchyard"
     chmod 755 "$run/jobs/hang/sinfo" "$run/jobs/hang/switchyard"
+    export SWITCHYARD_ADVICE_SECONDS=1.5
     for what in sinfo switchyard; do
       start=$(date +%s%N)
       if [ "$what" = sinfo ]; then
