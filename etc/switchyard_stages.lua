@@ -281,8 +281,11 @@ function M.without_unknown_features(req, known, why)
         table.concat(dropped, " "), reason)
 end
 
+--- Longest preference the record carries (`switchyard audit` reads no longer one back).
+M.MARKER_PREFER_MAX = 1024
+
 --- The word `switchyard audit` reads in a job's AdminComment: what the job asked, as the
---- filters understood it ("switchyard:stages=4,scope=leaf,segment=2,nvl=4").
+--- filters understood it ("switchyard:stages=4,scope=leaf,segment=2,nvl=4,prefer=[g1|g2]").
 function M.audit_marker(job, req)
     local out = fmt("switchyard:stages=%d,scope=%s", job.stages or 1, job.scope or "any")
     local segment = (req and req.segment) or job.segment
@@ -293,6 +296,12 @@ function M.audit_marker(job, req)
     if job.switches ~= nil then
         out = out .. fmt(",switches=%d", job.switches)
         if job.switch_wait ~= nil then out = out .. fmt("@%d", job.switch_wait) end
+    end
+    -- Nor a preference: the one these filters set (a matching OR of group features) goes in
+    -- the record when it is plain feature names and short enough to read back.
+    local prefer = req and req.prefer
+    if prefer ~= nil and #prefer <= M.MARKER_PREFER_MAX and string.match(prefer, "^[%w_%.%-|&%[%]]+$") then
+        out = out .. fmt(",prefer=%s", prefer)
     end
     return out
 end

@@ -264,6 +264,15 @@ Result<void> read_job_marker(std::string_view admin_comment, SlurmJob& job) {
                     job.switch_wait_s = *w;               // max_switch_wait, not known here
                 }
             }
+        } else if (key == "prefer") {  // the filters' preference, which sacct does not keep
+            if (value.empty() || value.size() > kMaxMarkerPrefer ||
+                value.find_first_not_of(kMarkerPreferChars) != std::string_view::npos) {
+                return bad("a preference of feature names, '|', '&' and brackets, up to " +
+                           std::to_string(kMaxMarkerPrefer) + " characters");
+            }
+            if (job.prefer.empty()) {  // (squeue's own field, read_squeue_prefer, wins)
+                job.prefer = std::string(value);
+            }
         }  // other keys: a later release's; ignored
     }
     return {};

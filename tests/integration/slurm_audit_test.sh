@@ -226,6 +226,12 @@ EOF
       "metrics: half the ended pipeline jobs had every stage in one SU"
     if [ "$block" = yes ]; then
       expect_rc 0 "audit: no ended job promised more than it got"
+      # sacct keeps no preference: the one job_submit.lua set (one group) is read from its record.
+      if sed -n "/^job $good /,/^job /p" <<<"$out" | grep -qE '^  --prefer=\[[^]]+\]: honoured$'; then
+        echo "ok: the placed job's preference, from the record, honoured"
+      else
+        fail_check "no '--prefer=[...]: honoured' for job $good: $(sed -n "/^job $good /,/^job /p" <<<"$out")"
+      fi
     else
       expect_rc 3 "audit: an ended job was placed worse than its request promised"
       expect_eq "$(tail -1 <<<"$out" | sed -n 's/.*placed worse than their request promised: //p')" "$bad" "it names the forced job, and only it"

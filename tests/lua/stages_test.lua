@@ -219,6 +219,13 @@ expect_marker("marker: a switch count without its wait", lib.audit_marker({ stag
     "switchyard:stages=2,scope=any,switches=2")
 expect_marker("marker: the user's segment", lib.audit_marker({ stages = 2, segment = 4 }, {}),
     "switchyard:stages=2,scope=any,segment=4")
+expect_marker("marker: our preference", lib.audit_marker({ stages = 2 }, { segment = 4, prefer = "[sy_g1|sy_g2]" }),
+    "switchyard:stages=2,scope=any,segment=4,prefer=[sy_g1|sy_g2]")
+expect_marker("marker: a preference with other words left out", lib.audit_marker({ stages = 2 }, { prefer = "[a,b]" }),
+    "switchyard:stages=2,scope=any")
+expect_marker("marker: a preference too long left out",
+    lib.audit_marker({ stages = 2 }, { prefer = "[" .. string.rep("g", lib.MARKER_PREFER_MAX) .. "]" }),
+    "switchyard:stages=2,scope=any")
 expect_marker("with_marker: none yet", lib.with_marker(nil, "switchyard:stages=2,scope=any"),
     "switchyard:stages=2,scope=any")
 expect_marker("with_marker: the site's words kept", lib.with_marker("site=x", "switchyard:stages=2,scope=any"),

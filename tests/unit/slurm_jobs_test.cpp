@@ -163,6 +163,29 @@ TEST_CASE("slurm jobs: the record's switch count, which squeue's own field overr
     }
 }
 
+TEST_CASE("slurm jobs: the record's preference, which squeue's own field overrides", "[jobs]") {
+    SlurmJob j;
+    REQUIRE(read_job_marker("switchyard:stages=2,scope=any,segment=4,prefer=[sy_g1|sy_g2]", j));
+    CHECK(j.prefer == "[sy_g1|sy_g2]");
+    CHECK(j.segment == 4);
+    std::vector<SlurmJob> jobs{j};
+    jobs[0].id = "7";
+    read_squeue_prefer("7\t[sy_g3|sy_g4]\n", jobs);
+    CHECK(jobs[0].prefer == "[sy_g3|sy_g4]");
+    read_squeue_prefer("7\t(null)\n", jobs);  // none shown: what was read stays
+    CHECK(jobs[0].prefer == "[sy_g3|sy_g4]");
+    for (const std::string& bad : std::vector<std::string>{
+             "switchyard:prefer=", "switchyard:prefer=(a)", "switchyard:prefer=a*2",
+             "switchyard:prefer=" + std::string(kMaxMarkerPrefer + 1, 'g')}) {
+        SlurmJob b;
+        const auto r = read_job_marker(bad, b);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message().find("prefer=") != std::string::npos);
+        CHECK(r.error().message().find("expected a preference of feature names") !=
+              std::string::npos);
+    }
+}
+
 TEST_CASE("slurm jobs: sacct's ended and running jobs, and the lines it would not print",
           "[jobs]") {
     std::vector<std::string> problems;

@@ -19,9 +19,15 @@
 namespace switchyard::slurmconf {
 
 /// The word job_submit.lua writes into a job's AdminComment: "switchyard:stages=4,scope=leaf,
-/// segment=2,nvl=4,switches=4@60" (each after scope only when set; switches: the leaf switch
-/// count and its wait in seconds, which sacct does not keep).
+/// segment=2,nvl=4,switches=4@60,prefer=[g1|g2]" (each after scope only when set; switches:
+/// the leaf switch count and its wait in seconds, prefer: the preference the filters set, both
+/// of which sacct does not keep).
 inline constexpr std::string_view kJobMarker = "switchyard:";
+/// Longest preference the record may carry (MARKER_PREFER_MAX in switchyard_stages.lua), and
+/// the characters it may hold.
+inline constexpr std::size_t kMaxMarkerPrefer = 1024;
+inline constexpr std::string_view kMarkerPreferChars =
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-|&[]";
 
 /// Largest number of job lines one answer may hold (a cluster's running and pending jobs).
 inline constexpr std::size_t kMaxJobLines = 1'000'000;
@@ -64,7 +70,7 @@ inline constexpr std::string_view kSqueuePreferFormat = "JobID:\t,Prefer:";
                                                               bool segment_size,
                                                               std::vector<std::string>& problems);
 
-/// Reads kSqueuePreferFormat's answer into the jobs of `jobs` it names.
+/// Reads kSqueuePreferFormat's answer into the jobs of `jobs` it names (over the record's).
 void read_squeue_prefer(std::string_view text, std::vector<SlurmJob>& jobs);
 
 /// A third ask, for `switchyard why`: JobID and NumNodes (a pending job's: the least it asks).
