@@ -44,7 +44,7 @@ refresh() {
   run_capture env SWITCHYARD_BIN="$sy" SWITCHYARD_IBNETDISCOVER="$jobs/capture" \
     SWITCHYARD_SITE_NODES="$jobs/site-nodes.conf" SWITCHYARD_SLURM_DIR="$etc" \
     SWITCHYARD_WORK="$jobs/refresh" SWITCHYARD_METRICS="$jobs/metrics.prom" \
-    "$here/../../etc/switchyard-refresh"
+    SWITCHYARD_AUDIT_METRICS="$jobs/audit.prom" "$here/../../etc/switchyard-refresh"
 }
 metric() { awk -v m="$1" '$1 == m {print $2}' "$jobs/metrics.prom"; }
 topology() { scontrol show topology | tr '\n' ' '; }
@@ -105,6 +105,11 @@ wait_for 30 bash -c '[ "$(sinfo -h -N -n node011 -o %f | grep -c su_g1-leaf2)" -
 expect_eq "$(su_of node011)" "su_g1-leaf2" "and so does its SU feature"
 expect_eq "$(metric 'switchyard_fabric_cables_missing')" 1 "metrics: one cable missing"
 expect_eq "$(metric 'switchyard_install_last_result{result="installed"}')" 1 "metrics: installed"
+# The audit after the round: slurmctld runs the map just installed.
+expect_contains "$out" "switchyard-refresh: audit: slurmctld's topology (tree, " "the round audits"
+expect_contains "$out" "agrees with the installed map" "slurmctld agrees with the new map"
+expect_eq "$(awk '$1 ~ /^switchyard_audit_topology_disagreements[{]/ {n++; s += $2} END {print n + 0, s + 0}' "$jobs/audit.prom")" \
+  "1 0" "audit metrics: one topology, no disagreement"
 second=$(readlink "$etc/switchyard")
 expect_eq "$(readlink "$etc/switchyard.previous")" "$first" "the first set is now the previous one"
 # steer: g1-leaf1 lost half its uplinks, its hosts weigh more; a restart takes the weights
