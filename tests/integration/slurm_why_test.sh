@@ -42,6 +42,12 @@ sentence() { sed -n 's/^.* cannot start now: /cannot start now: /p' <<<"$1" | he
 
 case $case_name in
   advice)
+    # The advice counts idle nodes only: a node still completing an earlier test's job (or
+    # allocated to one) would change what it says. Such nodes are waited for, up to 60 s, and
+    # named if they stay; drained or down nodes an earlier test left are not this test's.
+    busy_nodes() { sinfo -h -N -t alloc,mix,comp -o '%N(%t)' | sort -u | paste -sd' '; }
+    no_busy_nodes() { [ -z "$(busy_nodes)" ]; }
+    wait_for 60 no_busy_nodes || fail_check "nodes busy before the advice case: $(busy_nodes)"
     # What the line says is checked with a bound of 10 s (other tests load the two cores CI
     # has); the default bound, 1.5 s, is checked below with a sinfo that hangs.
     export SWITCHYARD_ADVICE_SECONDS=10
