@@ -190,6 +190,14 @@ struct Summary {
     /// step_ms (adds the other jobs' traffic on the same links).
     std::vector<double> best_alone_ms;
     std::vector<double> alone_ms;
+    /// The same two with the stages striped over the nodes (striped()): alone on the first
+    /// hosts, and every job of the run on its own nodes striped, sharing the links.
+    std::vector<double> best_striped_ms;
+    std::vector<double> striped_ms;
+    std::vector<double> best_either_ms;  ///< per job the better of best_alone and best_striped
+    /// per job the faster of step_ms and striped_ms (an estimate: which layout one job takes
+    /// changes the others' traffic a little)
+    std::vector<double> either_ms;
     unsigned global_paced = 0;  ///< jobs whose dp or pp is paced by Dragonfly+ global links
     /// per job: groups its nodes touch beyond the fewest that could hold it (its pipeline
     /// sends cross global links between them)
@@ -203,33 +211,6 @@ struct Summary {
     /// groups beyond the fewest, step, dp and pp time, the bound (ms), its wait (s).
     std::vector<std::string> job_lines;
 };
-
-/// A job of `nodes` nodes in `stages` stages alone on an empty cluster, at its best: the first
-/// `nodes` hosts SU by SU in map order (whole SUs, then whole groups), planned.
-std::optional<double> best_alone_ms(const switchyard::fabric::FabricMap& map,
-                                    std::size_t nodes,
-                                    std::size_t stages,
-                                    const switchyard::placement::CostParams& params) {
-    std::vector<std::string> first;
-    for (std::size_t g = 0; g < map.groups.size() && first.size() < nodes; ++g) {
-        for (const auto su : map.groups[g].sus) {
-            for (const auto h : map.sus[su].hosts) {
-                if (first.size() < nodes) {
-                    first.push_back(map.hosts[h].name);
-                }
-            }
-        }
-    }
-    if (first.size() < nodes || stages == 0) {
-        return std::nullopt;
-    }
-    const auto plan = switchyard::placement::plan_stages(first, &map, static_cast<unsigned>(stages),
-                                                         switchyard::StageScope::Any, params);
-    if (!plan) {
-        return std::nullopt;
-    }
-    return plan->cost.total * 1e3;
-}
 
 Summary summarise(const Run& run,
                   const switchyard::fabric::FabricMap& map,
@@ -245,6 +226,30 @@ Summary summarise(const Run& run,
     std::size_t largest_group = 1;
     for (const auto h : group_hosts) {
         largest_group = std::max(largest_group, h);
+    }
+    const auto map_order = replay::hosts_in_map_order(map);
+    std::vector<std::size_t> position(map.hosts.size(), 0);
+    for (std::size_t p = 0; p < map_order.size(); ++p) {
+        position[map_order[p]] = p;
+    }
+    std::map<unsigned, std::vector<std::vector<std::string>>> striped_jobs;  // by job id
+    for (const auto& j : run.jobs) {
+        std::vector<std::pair<std::size_t, std::string>> all;  // (map position, name)
+        for (const auto& st : j.stage_nodes) {
+            for (const auto& n : st) {
+                const auto* h = map.find_host(n);
+                if (h == nullptr) {
+                    die(run.label + ": node " + n + " is not in the map");
+                }
+                all.emplace_back(position[static_cast<std::size_t>(h - map.hosts.data())], n);
+            }
+        }
+        std::sort(all.begin(), all.end());
+        std::vector<std::string> names;
+        for (auto& [pos, n] : all) {
+            names.push_back(std::move(n));
+        }
+        striped_jobs[j.id] = replay::striped(names, j.stage_nodes.size());
     }
     long first = run.jobs.empty() ? 0 : run.jobs.front().submit;
     long last = first;
@@ -294,9 +299,11 @@ Summary summarise(const Run& run,
         node_seconds += static_cast<double>(nodes) * static_cast<double>(j.end - j.start);
         // The jobs running when this one started share the fabric's links with it.
         std::vector<std::vector<std::vector<std::string>>> others;
+        std::vector<std::vector<std::vector<std::string>>> others_striped;
         for (const auto& o : run.jobs) {
             if (o.id != j.id && o.start <= j.start && j.start < o.end) {
                 others.push_back(o.stage_nodes);
+                others_striped.push_back(striped_jobs[o.id]);
             }
         }
         double step = 0;
@@ -328,8 +335,18 @@ Summary summarise(const Run& run,
             }
             s.alone_ms.push_back(
                 switchyard::placement::shared_cost(j.stage_nodes, {}, &map, params).total * 1e3);
-            if (const auto best = best_alone_ms(map, nodes, j.stage_nodes.size(), params)) {
+            double best_striped = 0;
+            if (const auto best = replay::best_alone_ms(map, map_order, nodes, j.stage_nodes.size(),
+                                                        params, best_striped)) {
                 s.best_alone_ms.push_back(*best);
+                s.best_striped_ms.push_back(best_striped);
+                s.best_either_ms.push_back(std::min(*best, best_striped));
+            }
+            if (const auto& mine = striped_jobs[j.id]; !mine.empty()) {
+                s.striped_ms.push_back(
+                    switchyard::placement::shared_cost(mine, others_striped, &map, params).total *
+                    1e3);
+                s.either_ms.push_back(std::min(step, s.striped_ms.back()));
             }
         }
         std::set<std::uint32_t> job_sus;
@@ -488,8 +505,16 @@ int main(int argc, char** argv) {
         [](const Summary& s) { return fixed(geomean(s.bound_ms), 2); });
     row("  alone, best placement (ms)",
         [](const Summary& s) { return fixed(geomean(s.best_alone_ms), 2); });
+    row("  alone, striped (ms)",
+        [](const Summary& s) { return fixed(geomean(s.best_striped_ms), 2); });
+    row("  alone, best of both (ms)",
+        [](const Summary& s) { return fixed(geomean(s.best_either_ms), 2); });
     row("  alone, its placement (ms)",
         [](const Summary& s) { return fixed(geomean(s.alone_ms), 2); });
+    row("  its nodes, striped (ms)",
+        [](const Summary& s) { return fixed(geomean(s.striped_ms), 2); });
+    row("  its nodes, best of both (ms)",
+        [](const Summary& s) { return fixed(geomean(s.either_ms), 2); });
     row("  step over bound", [](const Summary& s) {
         return fixed(100 * (geomean(s.step_ms) / geomean(s.bound_ms) - 1), 1) + " %";
     });

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// What bench/replay_report reads of a run (its jobs, each job's stages as its ranks ran them)
-// and the picture it draws of one (replay_svg.cpp).
+// What bench/replay_report reads of a run (its jobs, each job's stages as its ranks ran them),
+// the picture it draws of one (replay_svg.cpp) and the layouts it prices besides the ones the
+// jobs ran (replay_layouts.cpp).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "switchyard/fabric/fabric_map.hpp"
+#include "switchyard/placement/planner.hpp"
 
 namespace replay {
 
@@ -30,5 +34,27 @@ struct Run {
 /// DIR/<run label>.svg: nodes grouped by SU (rows) over time, each job a colour, its stages in
 /// alternating shades.
 void write_svg(const std::string& dir, const Run& run, const switchyard::fabric::FabricMap& map);
+
+/// Every host of `map` in map order: group by group, SU by SU.
+[[nodiscard]] std::vector<std::uint32_t> hosts_in_map_order(
+    const switchyard::fabric::FabricMap& map);
+
+/// `nodes` (in map order) cut into `stages` striped stages: the node at position p goes to
+/// stage p mod stages, so node i of stage k and node i of stage k+1 are neighbours (one SU:
+/// the pipeline sends stay local) and each stage's ring crosses the SUs in turn. It is the
+/// layout the rule "a stage inside one SU" forbids; the report prices it to show what the rule
+/// costs in the model. Empty when the nodes do not cut into equal stages.
+[[nodiscard]] std::vector<std::vector<std::string>> striped(const std::vector<std::string>& nodes,
+                                                            std::size_t stages);
+
+/// A job of `nodes` nodes in `stages` stages alone on an empty cluster, at its best: the first
+/// `nodes` hosts of `map_order` (whole SUs, then whole groups), planned (ms); `striped_ms` gets
+/// the same hosts striped. Nothing when the cluster is smaller or the plan fails.
+[[nodiscard]] std::optional<double> best_alone_ms(const switchyard::fabric::FabricMap& map,
+                                                  const std::vector<std::uint32_t>& map_order,
+                                                  std::size_t nodes,
+                                                  std::size_t stages,
+                                                  const switchyard::placement::CostParams& params,
+                                                  double& striped_ms);
 
 }  // namespace replay

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// The layouts bench/replay_report prices besides the ones the jobs ran: each job alone at its
+// best on an empty cluster, and stages striped over a job's nodes.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "replay_report.hpp"
+#include "switchyard/placement/planner.hpp"
+
+namespace replay {
+
+using switchyard::fabric::FabricMap;
+
+std::vector<std::uint32_t> hosts_in_map_order(const FabricMap& map) {
+    std::vector<std::uint32_t> out;
+    out.reserve(map.hosts.size());
+    for (const auto& g : map.groups) {
+        for (const auto su : g.sus) {
+            out.insert(out.end(), map.sus[su].hosts.begin(), map.sus[su].hosts.end());
+        }
+    }
+    return out;
+}
+
+std::vector<std::vector<std::string>> striped(const std::vector<std::string>& nodes,
+                                              std::size_t stages) {
+    if (stages == 0 || nodes.size() % stages != 0) {
+        return {};
+    }
+    std::vector<std::vector<std::string>> out(stages);
+    for (std::size_t p = 0; p < nodes.size(); ++p) {
+        out[p % stages].push_back(nodes[p]);
+    }
+    return out;
+}
+
+std::optional<double> best_alone_ms(const FabricMap& map,
+                                    const std::vector<std::uint32_t>& map_order,
+                                    std::size_t nodes,
+                                    std::size_t stages,
+                                    const switchyard::placement::CostParams& params,
+                                    double& striped_ms) {
+    if (map_order.size() < nodes || stages == 0) {
+        return std::nullopt;
+    }
+    std::vector<std::string> first;
+    for (std::size_t i = 0; i < nodes; ++i) {
+        first.push_back(map.hosts[map_order[i]].name);
+    }
+    const auto plan = switchyard::placement::plan_stages(first, &map, static_cast<unsigned>(stages),
+                                                         switchyard::StageScope::Any, params);
+    if (!plan) {
+        return std::nullopt;
+    }
+    striped_ms =
+        switchyard::placement::shared_cost(striped(first, stages), {}, &map, params).total * 1e3;
+    return plan->cost.total * 1e3;
+}
+
+}  // namespace replay
