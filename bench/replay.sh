@@ -89,7 +89,9 @@ for line in open(trace):
     limit_min = max(1, math.ceil(2 * float(dur) / 60))
     cmd = ["sbatch", "--parsable", "-J", "r" + jid, "-N", nodes, "--exclusive", "-o", "/dev/null",
            "--time=%d" % limit_min]
-    if mode in ("switchyard", "steered") and int(stages) > 1:
+    # Every job asks for Switchyard's order, a data-parallel one with --pipeline-stages=1: its
+    # ranks (NCCL's ring) then go SU by SU, group by group, not in host-name order.
+    if mode in ("switchyard", "steered"):
         cmd.append("--pipeline-stages=" + stages)
     cmd += ["--wrap", "sleep " + dur]
     try:

@@ -135,7 +135,7 @@ Run read_run(const std::string& path,
             die(where + ": NodeList '" + kv["NodeList"] + "' is not " +
                 std::to_string(t->second.nodes) + " nodes");
         }
-        if (switchyard && j.stages > 1) {
+        if (switchyard) {  // every job of those runs asked, one of one stage too
             auto plan = switchyard::placement::plan_stages(*nodes, &map, j.stages,
                                                            switchyard::StageScope::Any, params);
             if (!plan) {
