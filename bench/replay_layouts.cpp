@@ -36,12 +36,11 @@ std::vector<std::vector<std::string>> striped(const std::vector<std::string>& no
     return out;
 }
 
-std::optional<double> best_alone_ms(const FabricMap& map,
-                                    const std::vector<std::uint32_t>& map_order,
-                                    std::size_t nodes,
-                                    std::size_t stages,
-                                    const switchyard::placement::CostParams& params,
-                                    double& striped_ms) {
+std::optional<AloneCosts> best_alone(const FabricMap& map,
+                                     const std::vector<std::uint32_t>& map_order,
+                                     std::size_t nodes,
+                                     std::size_t stages,
+                                     const switchyard::placement::CostParams& params) {
     if (map_order.size() < nodes || stages == 0) {
         return std::nullopt;
     }
@@ -54,9 +53,9 @@ std::optional<double> best_alone_ms(const FabricMap& map,
     if (!plan) {
         return std::nullopt;
     }
-    striped_ms =
-        switchyard::placement::shared_cost(striped(first, stages), {}, &map, params).total * 1e3;
-    return plan->cost.total * 1e3;
+    return AloneCosts{
+        plan->cost.total * 1e3,
+        switchyard::placement::shared_cost(striped(first, stages), {}, &map, params).total * 1e3};
 }
 
 }  // namespace replay

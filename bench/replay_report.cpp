@@ -232,7 +232,9 @@ Summary summarise(const Run& run,
     for (std::size_t p = 0; p < map_order.size(); ++p) {
         position[map_order[p]] = p;
     }
-    std::map<unsigned, std::vector<std::vector<std::string>>> striped_jobs;  // by job id
+    // Every job's nodes striped, in run.jobs' order.
+    std::vector<std::vector<std::vector<std::string>>> striped_jobs;
+    striped_jobs.reserve(run.jobs.size());
     for (const auto& j : run.jobs) {
         std::vector<std::pair<std::size_t, std::string>> all;  // (map position, name)
         for (const auto& st : j.stage_nodes) {
@@ -249,12 +251,13 @@ Summary summarise(const Run& run,
         for (auto& [pos, n] : all) {
             names.push_back(std::move(n));
         }
-        striped_jobs[j.id] = replay::striped(names, j.stage_nodes.size());
+        striped_jobs.push_back(replay::striped(names, j.stage_nodes.size()));
     }
     long first = run.jobs.empty() ? 0 : run.jobs.front().submit;
     long last = first;
     double node_seconds = 0;
-    for (const auto& j : run.jobs) {
+    for (std::size_t ji = 0; ji < run.jobs.size(); ++ji) {
+        const auto& j = run.jobs[ji];
         first = std::min(first, j.submit);
         last = std::max(last, j.end);
         std::size_t nodes = 0;
@@ -300,10 +303,11 @@ Summary summarise(const Run& run,
         // The jobs running when this one started share the fabric's links with it.
         std::vector<std::vector<std::vector<std::string>>> others;
         std::vector<std::vector<std::vector<std::string>>> others_striped;
-        for (const auto& o : run.jobs) {
-            if (o.id != j.id && o.start <= j.start && j.start < o.end) {
+        for (std::size_t oi = 0; oi < run.jobs.size(); ++oi) {
+            const auto& o = run.jobs[oi];
+            if (oi != ji && o.start <= j.start && j.start < o.end) {
                 others.push_back(o.stage_nodes);
-                others_striped.push_back(striped_jobs[o.id]);
+                others_striped.push_back(striped_jobs[oi]);
             }
         }
         double step = 0;
@@ -335,14 +339,13 @@ Summary summarise(const Run& run,
             }
             s.alone_ms.push_back(
                 switchyard::placement::shared_cost(j.stage_nodes, {}, &map, params).total * 1e3);
-            double best_striped = 0;
-            if (const auto best = replay::best_alone_ms(map, map_order, nodes, j.stage_nodes.size(),
-                                                        params, best_striped)) {
-                s.best_alone_ms.push_back(*best);
-                s.best_striped_ms.push_back(best_striped);
-                s.best_either_ms.push_back(std::min(*best, best_striped));
+            if (const auto best =
+                    replay::best_alone(map, map_order, nodes, j.stage_nodes.size(), params)) {
+                s.best_alone_ms.push_back(best->planned_ms);
+                s.best_striped_ms.push_back(best->striped_ms);
+                s.best_either_ms.push_back(std::min(best->planned_ms, best->striped_ms));
             }
-            if (const auto& mine = striped_jobs[j.id]; !mine.empty()) {
+            if (const auto& mine = striped_jobs[ji]; !mine.empty()) {
                 s.striped_ms.push_back(
                     switchyard::placement::shared_cost(mine, others_striped, &map, params).total *
                     1e3);

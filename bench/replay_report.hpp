@@ -47,14 +47,19 @@ void write_svg(const std::string& dir, const Run& run, const switchyard::fabric:
 [[nodiscard]] std::vector<std::vector<std::string>> striped(const std::vector<std::string>& nodes,
                                                             std::size_t stages);
 
+/// A job's step alone on an empty cluster (ms), in two layouts of the same hosts.
+struct AloneCosts {
+    double planned_ms = 0;  ///< the planner's stages
+    double striped_ms = 0;  ///< striped()
+};
+
 /// A job of `nodes` nodes in `stages` stages alone on an empty cluster, at its best: the first
-/// `nodes` hosts of `map_order` (whole SUs, then whole groups), planned (ms); `striped_ms` gets
-/// the same hosts striped. Nothing when the cluster is smaller or the plan fails.
-[[nodiscard]] std::optional<double> best_alone_ms(const switchyard::fabric::FabricMap& map,
-                                                  const std::vector<std::uint32_t>& map_order,
-                                                  std::size_t nodes,
-                                                  std::size_t stages,
-                                                  const switchyard::placement::CostParams& params,
-                                                  double& striped_ms);
+/// `nodes` hosts of `map_order` (whole SUs, then whole groups), planned and striped. Nothing
+/// when the cluster is smaller or the plan fails.
+[[nodiscard]] std::optional<AloneCosts> best_alone(const switchyard::fabric::FabricMap& map,
+                                                   const std::vector<std::uint32_t>& map_order,
+                                                   std::size_t nodes,
+                                                   std::size_t stages,
+                                                   const switchyard::placement::CostParams& params);
 
 }  // namespace replay
