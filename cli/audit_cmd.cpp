@@ -2,6 +2,7 @@
 // `switchyard audit`: is placement working? slurmctld's own topology against the installed
 // fabric map, and each running job's allocation against the map and what the job asked
 // (slurmconf/slurm_jobs.hpp reads Slurm's answers, placement/audit.hpp judges them).
+#include <array>
 #include <ctime>
 #include <iostream>
 #include <map>
@@ -316,7 +317,8 @@ void print_text(const AuditReport& r) {
             one_su[e] += j.stages_in_one_su == j.stages.size() ? 1U : 0U;
             std::cout << j.stages_in_one_su << " of " << j.stages.size()
                       << " stage(s) in one SU (best for its nodes " << j.best_stages_in_one_su
-                      << "); " << j.sus << " SU(s), fewest " << j.fewest_sus;
+                      << (j.striped ? "; striped by the plan" : "") << "); " << j.sus
+                      << " SU(s), fewest " << j.fewest_sus;
         }
         if (j.at_start) {
             std::cout << "; the free nodes at its start (" << j.at_start->free_nodes << ") allowed "
@@ -389,6 +391,7 @@ nlohmann::json to_json(const AuditReport& r) {
              {"stages", stages},
              {"stages_in_one_su", j.stages_in_one_su},
              {"best_stages_in_one_su", j.best_stages_in_one_su},
+             {"striped", j.striped},
              {"sus", j.sus},
              {"fewest_sus", j.fewest_sus},
              {"unmapped", j.unmapped},
@@ -406,22 +409,6 @@ nlohmann::json to_json(const AuditReport& r) {
     return out;
 }
 
-/// A Prometheus label value: backslash, quote and newline escaped.
-std::string label(std::string_view v) {
-    std::string out;
-    for (const char c : v) {
-        if (c == '\\' || c == '"') {
-            out += '\\';
-            out += c;
-        } else if (c == '\n') {
-            out += "\\n";
-        } else {
-            out += c;
-        }
-    }
-    return out;
-}
-
 std::string metrics_text(const AuditReport& r) {
     std::ostringstream o;
     const auto gauge = [&](const std::string& name, const std::string& help) {
@@ -434,23 +421,31 @@ std::string metrics_text(const AuditReport& r) {
         }
         const std::string pre = ended ? "switchyard_audit_ended_" : "switchyard_audit_";
         const std::string which = ended ? "Jobs ended in the audited window" : "Running jobs";
-        std::map<std::string, std::pair<unsigned, unsigned>> by_partition;  // pipeline, one SU
+        std::map<std::string, std::array<unsigned, 3>> by_partition;  // pipeline, one SU, striped
         for (const auto& j : r.jobs) {
             if (j.finished == ended && !j.stages.empty()) {
                 auto& p = by_partition[j.partition];
-                ++p.first;
-                p.second += j.stages_in_one_su == j.stages.size() ? 1U : 0U;
+                ++p[0];
+                p[1] += j.stages_in_one_su == j.stages.size() ? 1U : 0U;
+                p[2] += j.striped ? 1U : 0U;
             }
         }
         gauge((pre + "pipeline_jobs"), (which + " with pipeline stages, by partition."));
         for (const auto& [p, n] : by_partition) {
-            o << pre << "pipeline_jobs{partition=\"" << label(p) << "\"} " << n.first << "\n";
+            o << pre << "pipeline_jobs{partition=\"" << prometheus_label(p) << "\"} " << n[0]
+              << "\n";
         }
         gauge((pre + "pipeline_jobs_one_su_ratio"),
               "Share of them with every stage inside one SU, by partition.");
         for (const auto& [p, n] : by_partition) {
-            o << pre << "pipeline_jobs_one_su_ratio{partition=\"" << label(p) << "\"} "
-              << short_number(static_cast<double>(n.second) / n.first) << "\n";
+            o << pre << "pipeline_jobs_one_su_ratio{partition=\"" << prometheus_label(p) << "\"} "
+              << short_number(static_cast<double>(n[1]) / n[0]) << "\n";
+        }
+        gauge((pre + "pipeline_jobs_striped"),
+              "Of them, those whose plan striped the stages over SUs (placement.stripe_stages).");
+        for (const auto& [p, n] : by_partition) {
+            o << pre << "pipeline_jobs_striped{partition=\"" << prometheus_label(p) << "\"} "
+              << n[2] << "\n";
         }
         gauge((pre + "request_not_honoured"),
               "1 for each request of such a job that was not honoured.");
@@ -462,8 +457,9 @@ std::string metrics_text(const AuditReport& r) {
             broken += j.broken() ? 1U : 0U;
             for (const auto& c : j.checks) {
                 if (c.verdict == RequestCheck::Verdict::Broken) {
-                    o << pre << "request_not_honoured{job=\"" << label(j.id) << "\",partition=\""
-                      << label(j.partition) << "\",request=\"" << label(c.request) << "\"} 1\n";
+                    o << pre << "request_not_honoured{job=\"" << prometheus_label(j.id)
+                      << "\",partition=\"" << prometheus_label(j.partition) << "\",request=\""
+                      << prometheus_label(c.request) << "\"} 1\n";
                 }
             }
         }
@@ -473,8 +469,8 @@ std::string metrics_text(const AuditReport& r) {
     gauge("switchyard_audit_topology_disagreements",
           "Where slurmctld's topology and the installed fabric map disagree.");
     for (const auto& t : r.topologies) {
-        o << "switchyard_audit_topology_disagreements{topology=\"" << label(t.name) << "\"} "
-          << t.disagreements.size() << "\n";
+        o << "switchyard_audit_topology_disagreements{topology=\"" << prometheus_label(t.name)
+          << "\"} " << t.disagreements.size() << "\n";
     }
     gauge("switchyard_audit_last_run_timestamp_seconds", "When the audit last ran.");
     o << "switchyard_audit_last_run_timestamp_seconds " << std::time(nullptr) << "\n";

@@ -68,20 +68,21 @@ std::string prometheus_text(const health::HealthReport& r, const std::string& ho
         "# HELP switchyard_health_verdict Worst check status: 0 pass, 1 warn, 2 fail.\n"
         "# TYPE switchyard_health_verdict gauge\n"
         "switchyard_health_verdict{node=\"" +
-        host + "\"} " + value(r.verdict) +
+        prometheus_label(host) + "\"} " + value(r.verdict) +
         "\n"
         "# HELP switchyard_health_check_status Check status: 0 pass, 1 warn, 2 fail.\n"
         "# TYPE switchyard_health_check_status gauge\n";
     for (const auto& c : r.checks) {
-        out += "switchyard_health_check_status{node=\"" + host + "\",check=\"" + c.name + "\"} " +
-               value(c.status) + "\n";
+        out += "switchyard_health_check_status{node=\"" + prometheus_label(host) + "\",check=\"" +
+               prometheus_label(c.name) + "\"} " + value(c.status) + "\n";
     }
     out +=
         "# HELP switchyard_health_check_duration_seconds Time the check took.\n"
         "# TYPE switchyard_health_check_duration_seconds gauge\n";
     for (const auto& c : r.checks) {
-        out += "switchyard_health_check_duration_seconds{node=\"" + host + "\",check=\"" + c.name +
-               "\"} " + std::to_string(c.duration_ms / 1000.0) + "\n";
+        out += "switchyard_health_check_duration_seconds{node=\"" + prometheus_label(host) +
+               "\",check=\"" + prometheus_label(c.name) + "\"} " +
+               std::to_string(c.duration_ms / 1000.0) + "\n";
     }
     return out;
 }

@@ -18,7 +18,7 @@ struct PlanArgs {
     std::string nodes;
     unsigned stages = 1;
     unsigned nvl_group = 0;
-    std::string scope = "group";
+    std::string scope = "any";  // as a job without --stage-scope
     bool json = false;
     bool order = false;
 };
@@ -98,6 +98,11 @@ int run_plan(const PlanArgs& a) {
                    {"lower_bound", plan->lower_bound_cost.total},
                    {"plan_dp", plan->cost.dp},
                    {"plan_pp", plan->cost.pp}};
+    out["striped"] = plan->striped;
+    if (plan->striped) {
+        out["cost"]["packed"] = plan->packed_cost.total;
+    }
+    out["notes"] = plan->notes;
     out["facts"] = {{"plan", facts_json(plan->facts)},
                     {"slurm_order", facts_json(plan->slurm_facts)},
                     {"best", facts_json(plan->bound)}};
@@ -120,7 +125,8 @@ void setup_plan(CLI::App& cmd, Runner& run) {
     cmd.add_option("--stages", a->stages, "pipeline stages")
         ->required()
         ->check(CLI::Range(1U, 1024U));
-    cmd.add_option("--scope", a->scope, "leaf, group or any: where a stage must fit");
+    cmd.add_option("--scope", a->scope,
+                   "leaf, group or any (default, as a job): where a stage must fit");
     cmd.add_option("--nvl-group", a->nvl_group,
                    "nodes per NVLink group (tensor/expert parallel): N consecutive ranks kept "
                    "inside one NVLink domain")

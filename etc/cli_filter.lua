@@ -145,6 +145,12 @@ function slurm_cli_pre_submit(options, offset)
     if is_set(nvl) and string.match(nvl, "^%d+$") then
         nvl_arg = " --nvl-group " .. stages_lib.shell_quote(nvl)
     end
+    -- The step's scope, as the plugin reads it: it decides whether the stages may be striped.
+    local scope = spank_value(options, "stage-scope")
+        or os.getenv("SLURM_SPANK__SLURM_SPANK_OPTION_switchyard_stage_scope") or "any"
+    if scope ~= "leaf" and scope ~= "group" and scope ~= "any" then
+        return slurm.SUCCESS -- the plugin refuses the value at step launch, with its words
+    end
     if is_set(options.nodelist) or is_set(options.distribution) or is_set(options.exclude) then
         return slurm.SUCCESS -- the user chose the nodes or the layout
     end
@@ -154,9 +160,10 @@ function slurm_cli_pre_submit(options, offset)
         return slurm.SUCCESS -- a step on part of the allocation: Slurm picks the nodes
     end
     -- io.popen runs a shell: every argument is quoted, so a quote in a node list stays text.
-    local cmd = string.format("%s plan --policy %s --nodes %s --stages %s%s --order 2>/dev/null",
+    local cmd = string.format(
+        "%s plan --policy %s --nodes %s --stages %s --scope %s%s --order 2>/dev/null",
         stages_lib.shell_quote(SWITCHYARD), stages_lib.shell_quote(POLICY),
-        stages_lib.shell_quote(job_nodes), stages_lib.shell_quote(stages), nvl_arg)
+        stages_lib.shell_quote(job_nodes), stages_lib.shell_quote(stages), scope, nvl_arg)
     local pipe = io.popen(cmd)
     if pipe == nil then return slurm.SUCCESS end
     local order = pipe:read("*l")

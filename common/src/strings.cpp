@@ -128,4 +128,19 @@ std::string hex_digits(std::uint64_t v, int width) {
     return buf;
 }
 
+std::string prometheus_label(std::string_view v) {
+    std::string out;
+    for (const char c : v) {
+        if (c == '\\' || c == '"') {
+            out += '\\';
+            out += c;
+        } else if (c == '\n') {
+            out += "\\n";
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
 }  // namespace switchyard

@@ -152,6 +152,7 @@ void check_stages(const AuditedJob& job, const AuditContext& ctx, JobAudit& out)
     }
     out.stages_in_one_su = plan->facts.stages_in_one_su;
     out.best_stages_in_one_su = plan->bound.stages_in_one_su;
+    out.striped = plan->striped;
     // A switch count Slurm waited out explains a stage across SUs on a tree; the stage is
     // still placed worse than the job asked.
     const bool waited_out = job.switches > 0 && job.waited_s && job.switch_wait_s &&

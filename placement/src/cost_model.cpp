@@ -288,6 +288,7 @@ CostParams cost_params(const PlacementPolicy& p) {
     c.micro_batches = p.micro_batches;
     c.nvlink_bytes_per_s = p.nvlink_gbps * 1e9;
     c.alpha_nvlink = p.alpha_nvlink_us * 1e-6;
+    c.stripe = p.stripe_stages;
     return c;
 }
 

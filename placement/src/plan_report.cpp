@@ -52,6 +52,9 @@ std::string format_plan(const StagePlan& p) {
     if (!p.slurm_cost.why.empty()) {
         out += "    Slurm order: " + p.slurm_cost.why + "\n";
     }
+    for (const auto& n : p.notes) {
+        out += "  note: " + n + "\n";
+    }
     for (const auto& w : p.warnings) {
         out += "  warning: " + w + "\n";
     }

@@ -7,6 +7,7 @@
 // bound is ⌊n_g/k⌋ = Σ_{su∈g} ⌊c_su/k⌋ + ⌊r_g/k⌋ (r_g = the SUs' leftovers), which chunking each
 // group's leftovers together also reaches — both bounds at once.
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -56,6 +57,23 @@ PlanFacts order_facts(const std::vector<std::string>& order,
 }
 
 namespace {
+
+/// The packed stages striped: node p of their order to stage p mod S, in that order.
+std::vector<std::vector<std::string>> striped(const std::vector<std::vector<std::string>>& packed) {
+    std::vector<std::vector<std::string>> out(packed.size());
+    std::size_t p = 0;
+    for (const auto& st : packed) {
+        for (const auto& n : st) {
+            out[p++ % packed.size()].push_back(n);
+        }
+    }
+    return out;
+}
+
+/// Whether the fabric's shared links (not a node's port, not NVLink) pace this limit.
+bool fabric_paced(const Limit& l) {
+    return l.kind != Limit::Kind::Port && l.kind != Limit::Kind::NvLink;
+}
 
 /// The NVLink domain of `n` in the map, healthy or not (kNoDomain when none).
 std::uint32_t domain_of(const FabricMap* map, const std::string& n) {
@@ -200,6 +218,27 @@ Result<StagePlan> plan_stages(const std::vector<std::string>& nodes,
     StagePlan out;
     out.stages = stages;
     out.nodes_per_stage = static_cast<unsigned>(k);
+    out.cost = cost_of(ordered, loc, params);
+    // Pipeline sends over thin links: every node of a boundary sends across them at once,
+    // where a stage's ring, striped, crosses them twice.
+    if (params.stripe && scope == StageScope::Any && nvl_group == 0 && stages > 1 &&
+        fabric_paced(out.cost.pp_limit)) {
+        auto alt = striped(ordered);
+        const auto alt_cost = cost_of(alt, loc, params);
+        if (alt_cost.total <= kStripeGain * out.cost.total) {
+            out.striped = true;
+            out.packed_cost = out.cost;
+            out.cost = alt_cost;
+            ordered = std::move(alt);
+            char line[160];
+            std::snprintf(line, sizeof line,
+                          "stages striped over the nodes (node p to stage p mod %u): %.3f ms "
+                          "per step against %.3f ms with each stage packed",
+                          stages, out.cost.total * 1e3, out.packed_cost.total * 1e3);
+            out.notes.emplace_back(line);
+            out.notes.push_back("packed: " + out.packed_cost.why);
+        }
+    }
     for (unsigned s = 0; s < ordered.size(); ++s) {
         PlannedStage ps;
         ps.index = s;
@@ -235,7 +274,6 @@ Result<StagePlan> plan_stages(const std::vector<std::string>& nodes,
     for (const auto& [g, count] : in_group) {
         out.bound.stages_in_one_group += static_cast<unsigned>(count / k);
     }
-    out.cost = cost_of(ordered, loc, params);
     out.slurm_cost = cost_of(cut(nodes, stages), loc, params);
     out.lower_bound_cost = lower_bound(stages, k, params, loc.nvlink_capacity(sorted));
     if (map == nullptr) {

@@ -92,7 +92,7 @@ private:
         if (auto pl = section(root, "placement",
                               {"link_gbps", "alpha_net_us", "alpha_hop_us", "leaf_oversubscription",
                                "global_links", "grad_gbytes", "activation_mbytes", "micro_batches",
-                               "nvlink_gbps", "alpha_nvlink_us"})) {
+                               "nvlink_gbps", "alpha_nvlink_us", "stripe_stages"})) {
             read_placement(*pl, p.placement);
         }
         if (auto h =
@@ -140,6 +140,15 @@ private:
         if (n["micro_batches"]) {
             out.micro_batches = number(n["micro_batches"], "placement.micro_batches", 1, 100000)
                                     .value_or(out.micro_batches);
+        }
+        if (const auto stripe = n["stripe_stages"]) {
+            const auto v = text(stripe, "placement.stripe_stages", "auto or never");
+            if (v == "auto" || v == "never") {
+                out.stripe_stages = v == "auto";
+            } else if (stripe.IsScalar()) {
+                problem(stripe, "placement.stripe_stages",
+                        "expected auto or never, got '" + v + "'");
+            }
         }
     }
 };

@@ -79,6 +79,8 @@ case $case_name in
     expect_contains "$out" "3 running job(s), 2 with pipeline stages, 1 of them with every stage in one SU" "the summary"
     expect_contains "$prom" "switchyard_audit_pipeline_jobs_one_su_ratio{partition=\"$(squeue -h -j "$good" -o %P)\"} 0.5" \
       "metrics: half the pipeline jobs have every stage in one SU"
+    expect_contains "$prom" "switchyard_audit_pipeline_jobs_striped{partition=\"$(squeue -h -j "$good" -o %P)\"} 0" \
+      "metrics: no plan striped its stages (the test fabric's uplinks carry the pipeline sends)"
     if [ "$block" = yes ]; then
       expect_rc 0 "audit: no job promised more than it got"
       expect_contains "$(sed -n "/^job $good /,/^job /p" <<<"$out")" "--segment=2: honoured" \

@@ -248,3 +248,36 @@ TEST_CASE("audit: the best the free nodes at a job's start allowed", "[audit]") 
     const AuditContext none{&map, {}, {}, {}, nullptr, {}};
     CHECK_FALSE(audit_job(j, none).at_start);
 }
+
+TEST_CASE("audit: a plan striped over thin global links is reported as the plan's choice",
+          "[audit]") {
+    auto map = four_sus();  // one global cable between g1 and g2, non-blocking leaves
+    map.link_counts = true;
+    for (auto& s : map.switches) {
+        s.uplinks = 4;
+    }
+    for (auto& g : map.groups) {
+        g.global = 1;
+    }
+    AuditContext ctx{&map, {}, {}, {}, nullptr, {}};
+    ctx.params.stripe = true;  // placement.stripe_stages: auto
+    auto a = audit_job(job("n[10-25]", 2, std::nullopt), ctx);
+    CHECK(a.striped);
+    REQUIRE(a.stages.size() == 2);
+    CHECK(a.stages[0].groups == std::vector<std::string>{"g1", "g2"});
+    CHECK(a.stages_in_one_su == 0);
+    CHECK(a.best_stages_in_one_su == 0);  // 8-node stages never fit a 4-node SU
+    CHECK(a.checks.empty());
+    CHECK_FALSE(a.broken());
+    // A group scope forbids it: packed, and honoured.
+    a = audit_job(job("n[10-25]", 2, StageScope::Group), ctx);
+    CHECK_FALSE(a.striped);
+    CHECK(a.stages[0].groups == std::vector<std::string>{"g1"});
+    CHECK(check(a, "--stage-scope=group").verdict == Verdict::Honoured);
+    // So does the policy (placement.stripe_stages: never, the default).
+    AuditContext never = ctx;
+    never.params.stripe = false;
+    a = audit_job(job("n[10-25]", 2, std::nullopt), never);
+    CHECK_FALSE(a.striped);
+    CHECK(a.stages[1].groups == std::vector<std::string>{"g2"});
+}

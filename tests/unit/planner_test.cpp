@@ -399,3 +399,94 @@ TEST_CASE("planner: a degraded domain is not NVLink to the cost model", "[planne
     CHECK(p->cost.dp_limit.kind == Limit::Kind::Port);
     CHECK(p->cost.dp_bytes_per_s == 47.5e9);
 }
+
+TEST_CASE("planner: stages striped when packed pipeline sends cross thin global links",
+          "[planner][stripe]") {
+    // Two groups of 16 hosts, 2 global cables between them. Packed, the boundary's 16 sends
+    // share the 2 cables; striped (node p to stage p mod 2), each stage's ring crosses them
+    // once each way and the sends stay inside an SU.
+    CostParams p;
+    CHECK_FALSE(p.stripe);  // an opt-in of the policy
+    p.stripe = true;
+    const auto m = with_cables(make_map(FabricKind::DragonflyPlus, 2, 1, 16), 16, 2);
+    const auto all = nodes("n[0001-0032]");
+    auto plan = plan_stages(all, &m, 2, StageScope::Any, p);
+    REQUIRE(plan);
+    CHECK(plan->striped);
+    REQUIRE(plan->stage_list.size() == 2);
+    CHECK(plan->stage_list[0].nodes == nodes("n0001,n0003,n0005,n0007,n0009,n0011,n0013,n0015,"
+                                             "n0017,n0019,n0021,n0023,n0025,n0027,n0029,n0031"));
+    CHECK(plan->stage_list[0].groups == std::vector<std::string>{"g1", "g2"});
+    CHECK(plan->facts.stages_in_one_group == 0);
+    CHECK(plan->bound.stages_in_one_group == 2);  // what packing would have reached
+    // The order is the stages one after the other, and the costs are the model's own.
+    std::vector<std::string> concat = plan->stage_list[0].nodes;
+    concat.insert(concat.end(), plan->stage_list[1].nodes.begin(), plan->stage_list[1].nodes.end());
+    CHECK(plan->order == concat);
+    const auto packed = shared_cost({nodes("n[0001-0016]"), nodes("n[0017-0032]")}, {}, &m, p);
+    CHECK(plan->packed_cost.total == Approx(packed.total));
+    CHECK(plan->packed_cost.pp_limit.kind == Limit::Kind::Global);
+    CHECK(
+        plan->cost.total ==
+        Approx(
+            shared_cost({plan->stage_list[0].nodes, plan->stage_list[1].nodes}, {}, &m, p).total));
+    CHECK(plan->cost.total <= kStripeGain * packed.total);
+    CHECK(plan->cost.pp_limit.kind == Limit::Kind::Port);
+    CHECK_THAT(format_plan(*plan), Catch::Contains("  note: stages striped over the nodes") &&
+                                       Catch::Contains("  note: packed: ") &&
+                                       Catch::Contains("global links g1-g2"));
+
+    // The same plan from any order of the same nodes.
+    auto shuffled = all;
+    std::mt19937 rng(7);
+    std::shuffle(shuffled.begin(), shuffled.end(), rng);
+    auto again = plan_stages(shuffled, &m, 2, StageScope::Any, p);
+    REQUIRE(again);
+    CHECK(again->order == plan->order);
+
+    SECTION("a scope asked for keeps every stage packed") {
+        auto group = plan_stages(all, &m, 2, StageScope::Group, p);
+        REQUIRE(group);
+        CHECK_FALSE(group->striped);
+        CHECK(group->facts.stages_in_one_group == 2);
+        CHECK(group->cost.total == Approx(packed.total));
+        CHECK(group->notes.empty());
+    }
+    SECTION("placement.stripe_stages: never (the default) keeps it packed") {
+        p.stripe = false;
+        auto never = plan_stages(all, &m, 2, StageScope::Any, p);
+        REQUIRE(never);
+        CHECK_FALSE(never->striped);
+        CHECK(never->facts.stages_in_one_group == 2);
+    }
+    SECTION("NVLink groups keep it packed") {
+        auto nvl = plan_stages(all, &m, 2, StageScope::Any, p, 4);
+        REQUIRE(nvl);
+        CHECK_FALSE(nvl->striped);
+    }
+    SECTION("enough global cables: packing is as fast, so it stays") {
+        const auto wide = with_cables(make_map(FabricKind::DragonflyPlus, 2, 1, 16), 16, 16);
+        auto w = plan_stages(all, &wide, 2, StageScope::Any, p);
+        REQUIRE(w);
+        CHECK_FALSE(w->striped);
+        CHECK(w->stage_list[0].nodes == nodes("n[0001-0016]"));
+    }
+    SECTION("striped exactly when it models at most kStripeGain of the packed step") {
+        unsigned striped = 0;
+        for (const std::uint32_t cables : {1U, 2U, 4U, 8U, 12U, 16U}) {
+            const auto f = with_cables(make_map(FabricKind::DragonflyPlus, 2, 1, 16), 16, cables);
+            auto c = plan_stages(all, &f, 2, StageScope::Any, p);
+            REQUIRE(c);
+            const auto packed_c =
+                shared_cost({nodes("n[0001-0016]"), nodes("n[0017-0032]")}, {}, &f, p);
+            const auto striped_c =
+                shared_cost({plan->stage_list[0].nodes, plan->stage_list[1].nodes}, {}, &f, p);
+            INFO(cables << " cables: packed " << packed_c.total << " s, striped " << striped_c.total
+                        << " s");
+            CHECK(c->striped == (striped_c.total <= kStripeGain * packed_c.total));
+            striped += c->striped ? 1U : 0U;
+        }
+        CHECK(striped > 0);
+        CHECK(striped < 6);  // both answers occur
+    }
+}

@@ -79,6 +79,32 @@ TEST_CASE("policy: node.cache is a path with %n, or off", "[policy]") {
                                "'cache/%n'"));
 }
 
+TEST_CASE("policy: placement.stripe_stages is auto or never, and reaches the planner", "[policy]") {
+    auto load = [](const std::string& line) {
+        return load_policy("version: 1\nplacement:\n" + line, "p.yaml");
+    };
+    auto dflt = load("  micro_batches: 8\n");
+    REQUIRE(dflt.policy);
+    CHECK_FALSE(dflt.policy->placement.stripe_stages);  // never, unless the admin asks
+    CHECK_FALSE(placement::cost_params(dflt.policy->placement).stripe);
+    auto never = load("  stripe_stages: never\n");
+    REQUIRE(never.policy);
+    CHECK_FALSE(never.policy->placement.stripe_stages);
+    CHECK_FALSE(placement::cost_params(never.policy->placement).stripe);
+    auto aut = load("  stripe_stages: auto\n");
+    REQUIRE(aut.policy);
+    CHECK(aut.policy->placement.stripe_stages);
+    CHECK(placement::cost_params(aut.policy->placement).stripe);
+    for (const char* bad : {"yes", "true", "[auto]"}) {
+        INFO(bad);
+        auto b = load(std::string("  stripe_stages: ") + bad + "\n");
+        CHECK_FALSE(b.policy);
+        REQUIRE(b.problems.size() == 1);
+        CHECK_THAT(b.problems[0].to_string(),
+                   Catch::Contains("placement.stripe_stages: expected auto or never"));
+    }
+}
+
 TEST_CASE("policy: health.on_error speaks the plugin's fail|warn", "[policy]") {
     auto load = [](const std::string& v) {
         return load_policy("version: 1\nhealth:\n  on_error: " + v + "\n", "p.yaml");

@@ -53,3 +53,10 @@ TEST_CASE("strings: printable escapes controls, DEL and every byte from 0x80, on
     CHECK(printable(once) == once);  // applied twice: the same text
     CHECK(printable("").empty());
 }
+
+TEST_CASE("strings: prometheus_label escapes what ends or breaks a label value", "[strings]") {
+    CHECK(prometheus_label("node001") == "node001");
+    CHECK(prometheus_label(R"(a"b\c)") == R"(a\"b\\c)");
+    CHECK(prometheus_label("one\ntwo") == "one\\ntwo");
+    CHECK(prometheus_label("") == "");
+}

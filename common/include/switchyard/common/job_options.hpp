@@ -15,7 +15,8 @@ namespace switchyard {
 enum class StageScope {
     Leaf,   ///< one scalable unit (leaf group), else the job is not placed as asked
     Group,  ///< one Dragonfly+ group or fat-tree pod
-    Any,    ///< anywhere; the planner still prefers SUs and groups
+    Any,    ///< anywhere; the planner packs stages into SUs and groups, or stripes them
+            ///< when its model finds that clearly faster (placement.stripe_stages)
 };
 
 /// Who numbers the ranks.

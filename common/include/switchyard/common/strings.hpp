@@ -53,4 +53,8 @@ template <typename T>
 /// Joins with a separator.
 [[nodiscard]] std::string join(const std::vector<std::string>& parts, std::string_view sep);
 
+/// A Prometheus label value (node_exporter's text format): backslash, quote and newline
+/// escaped.
+[[nodiscard]] std::string prometheus_label(std::string_view v);
+
 }  // namespace switchyard

@@ -105,9 +105,12 @@ struct JobAudit {
     std::vector<StageSpan> stages;  ///< empty for a job without pipeline stages
     unsigned stages_in_one_su = 0;
     unsigned best_stages_in_one_su = 0;  ///< the best order of the same nodes
-    unsigned sus = 0;                    ///< SUs the job's nodes touch
-    unsigned fewest_sus = 0;             ///< the fewest SUs that could hold as many nodes
-    std::vector<std::string> unmapped;   ///< its nodes the map does not hold
+    /// The plan striped its stages over its nodes (StagePlan::striped): they span SUs and
+    /// groups by the planner's choice, not by Slurm's allocation.
+    bool striped = false;
+    unsigned sus = 0;                   ///< SUs the job's nodes touch
+    unsigned fewest_sus = 0;            ///< the fewest SUs that could hold as many nodes
+    std::vector<std::string> unmapped;  ///< its nodes the map does not hold
     bool finished = false;
     std::optional<BestAtStart> at_start;  ///< when the context has the holdings
     std::vector<RequestCheck> checks;

@@ -26,6 +26,7 @@ struct PlacementPolicy {
     unsigned micro_batches = 8;
     double nvlink_gbps = 900;    ///< GB/s per GPU and direction inside an NVLink domain
     double alpha_nvlink_us = 3;  ///< per ring step over NVLink
+    bool stripe_stages = false;  ///< placement.stripe_stages: auto (true) or never (default)
 };
 
 struct PlannedStage {
@@ -81,6 +82,12 @@ struct StagePlan {
     PlanCost cost;
     PlanCost slurm_cost;
     PlanCost lower_bound_cost;  ///< every stage and boundary at local-link speed
+    /// The stages are striped over the nodes (node p of the packed order to stage p mod S):
+    /// the packed layout's pipeline sends crossed thin links, and striping cut the modelled
+    /// step by at least kStripeGain. `packed_cost` is then what the packed layout would cost.
+    bool striped = false;
+    PlanCost packed_cost;
+    std::vector<std::string> notes;  ///< why the layout is what it is (printed with the plan)
     std::vector<std::string> warnings;
 };
 
@@ -99,15 +106,28 @@ struct CostParams {
     /// ways; a GB200 tray has one rail NIC per GPU, so it stands in for a rail's bandwidth).
     double nvlink_bytes_per_s = 900e9;
     double alpha_nvlink = 3e-6;  ///< per ring step over NVLink, s
+    /// Not a cost: whether the planner may stripe stages when the scope is `any` (the policy's
+    /// placement.stripe_stages, off by default), so the plugin, `switchyard plan` and the audit
+    /// decide alike.
+    bool stripe = false;
 };
+
+/// Striping replaces the packed layout only when it models at most this share of its step:
+/// a clear win, since the model's single ring per stage may flatter striping against NCCL's
+/// own rings and trees.
+inline constexpr double kStripeGain = 0.9;
 
 /// The cost parameters a policy asks for.
 [[nodiscard]] CostParams cost_params(const PlacementPolicy& p);
 
 /// Plans `stages` stages over `nodes` (the step's nodes in any order: the plan depends on the
-/// set only, with node names as the tie-break, so every node computes the same plan). Inside
-/// each SU the nodes of one NVLink domain are consecutive; with `nvl_group` N, whole groups of N
-/// from each domain come first, so N consecutive ranks share a domain wherever the nodes allow
+/// set only, with node names as the tie-break, so every node computes the same plan). Each
+/// stage goes inside one SU, else one group (packed). With scope `any`, no `nvl_group` and
+/// `params.stripe` (the policy's opt-in), a job whose packed pipeline sends are paced by SU
+/// uplinks, global links or a pod's core links has its stages striped instead when that is clearly
+/// faster (see StagePlan::striped): its rings then cross those links twice per stage. Inside each
+/// SU the nodes of one NVLink domain are consecutive; with `nvl_group` N, whole groups of N from
+/// each domain come first, so N consecutive ranks share a domain wherever the nodes allow
 /// (PlanFacts::nvl_groups_in_one_domain counts them).
 /// \return the plan, or Error::invalid_argument when the nodes do not divide into equal stages,
 ///         stages is 0, or a node appears twice.
