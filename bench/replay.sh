@@ -18,7 +18,7 @@
 # other running jobs' traffic on the same links, wait) and one SVG per run.
 #
 # Usage: bench/replay.sh [--fabric rail|dfp] [--shuffle SEED] [--cut] [--check] [--runs LIST]
-#                        [--out DIR]
+#                        [--stripe-stages auto|never] [--out DIR]
 #   --fabric rail  4 SUs x 32 hosts, 2 rails, leaves tapered 2:1 to 8 spines (the default)
 #   --fabric dfp   8 Dragonfly+ groups x 16 hosts, global links thinner than local ones
 #   --shuffle SEED hosts numbered in a random order (names that do not follow the cabling, as
@@ -33,6 +33,9 @@
 #                  and -26.05 (default: plain and switchyard on 22.05 and 24.11)
 #   --check        fail unless, per release, Switchyard has at least plain Slurm's share of
 #                  stages inside one SU and no wider worst stage spread (what CI asserts)
+#   --stripe-stages the policy's placement.stripe_stages in the runs and the report (default
+#                  auto: both fabrics join their SUs or groups by few cables; never: the
+#                  policy's default, every stage packed)
 #   --out DIR      where the tables, job lists and pictures go (default build/replay/<fabric>)
 # Needs build/dev and, for 24.11 and 26.05, build/slurm-<release> in its root (scripts/test makes
 # them); the plugin and the command are copied into the output folder first, so a rebuild during
@@ -40,6 +43,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 fabric=rail cut=0 check=() shuffle=() degrade=() out="" runs=plain-22.05,switchyard-22.05,plain-24.11,switchyard-24.11
+stripe=auto
 
 # one_run BIN tree|block plain|switchyard|steered WORK [LIMIT]: replays WORK/trace.txt with
 # BIN's switchyard and spank_switchyard.so, writes WORK/<mode>-<release>.jobcomp; fails when the
@@ -53,7 +57,8 @@ one_run() {
   trap '"$top/tests/integration/slurm-cluster" down "'"$run/cluster"'" >/dev/null 2>&1 || true; rm -rf "'"$run"'"' EXIT
   local topo_file=$work/fabric/topology.conf
   [ "$topo_plugin" = block ] && topo_file=$work/fabric/topology-block.conf
-  printf 'version: 1\nfabric:\n  map: %s\n' "$work/fabric/fabric.map" > "$run/switchyard.yaml"
+  printf 'version: 1\nfabric:\n  map: %s\nplacement:\n  stripe_stages: %s\n' \
+    "$work/fabric/fabric.map" "$(cat "$work/stripe_stages")" > "$run/switchyard.yaml"
   export SWITCHYARD_JOB_SUBMIT_HINTS=$work/fabric/job_submit_hints.$topo_plugin.lua SWITCHYARD_BIN=$sy
   export SWITCHYARD_POLICY=$run/switchyard.yaml
   # The first port range no other cluster listens on (another replay may be running).
@@ -129,10 +134,15 @@ while [ $# -gt 0 ]; do
     --degrade) degrade=(--halve-uplinks); shift ;;
     --out) out=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
-    -h|--help) sed -n '3,38p' "$0"; exit 0 ;;
-    *) echo "replay: unknown argument '$1'; expected --fabric rail|dfp, --shuffle SEED, --degrade, --cut, --check, --out DIR or --runs LIST" >&2; exit 2 ;;
+    --stripe-stages) stripe=$2; shift 2 ;;
+    -h|--help) sed -n '3,42p' "$0"; exit 0 ;;
+    *) echo "replay: unknown argument '$1'; expected --fabric rail|dfp, --shuffle SEED, --degrade, --cut, --check, --out DIR, --runs LIST or --stripe-stages auto|never" >&2; exit 2 ;;
   esac
 done
+case $stripe in
+  auto|never) ;;
+  *) echo "replay: --stripe-stages '$stripe': expected auto or never" >&2; exit 2 ;;
+esac
 case $fabric in
   rail) shape=(rail --sus 4 --hosts-per-su 32 --rails 2 --spines 8 --parallel 2) ;;
   dfp) shape=(dfp --groups 8 --leaves 2 --spines 2 --hosts-per-leaf 8 --parallel 4 --global-links 2) ;;
@@ -146,6 +156,7 @@ out=$(realpath -m "${out:-$top/build/replay/$fabric}")
 rm -rf "$out"
 mkdir -p "$out/fabric"
 chmod 755 "$out" "$out/fabric"
+echo "$stripe" > "$out/stripe_stages"  # read by every run (one_run), in its root too
 # Snapshots of the builds and filters this replay runs (a rebuild or an edit meanwhile must not
 # reach a running job).
 snapshot() {  # snapshot BUILD DIR
@@ -198,6 +209,6 @@ done
 logs=()
 for r in ${runs//,/ }; do logs+=("$out/$r.jobcomp"); done
 "$out/bin/replay_report" --map "$out/fabric/fabric.map" --trace "$out/trace.txt" \
-  --svg "$out" ${check[@]+"${check[@]}"} ${flaky[@]+"${flaky[@]}"} "${logs[@]}" > "$out/report.txt" || status=$?
+  --svg "$out" --stripe-stages "$stripe" ${check[@]+"${check[@]}"} ${flaky[@]+"${flaky[@]}"} "${logs[@]}" > "$out/report.txt" || status=$?
 cat "$out/report.txt"
 exit "${status:-0}"

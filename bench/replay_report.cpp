@@ -388,13 +388,20 @@ int main(int argc, char** argv) {
     std::string jobs_path;
     std::vector<std::string> logs;
     bool check = false;
-    std::vector<std::string> flaky;  ///< nodes with growing link errors (--flaky NODE)
+    switchyard::placement::CostParams params;  // --stripe-stages: what the runs' policy said
+    std::vector<std::string> flaky;            ///< nodes with growing link errors (--flaky NODE)
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--check") {
             check = true;
         } else if (a == "--flaky" && i + 1 < argc) {
             flaky.emplace_back(argv[++i]);
+        } else if (a == "--stripe-stages" && i + 1 < argc) {
+            const std::string v = argv[++i];
+            if (v != "auto" && v != "never") {
+                die("--stripe-stages: expected auto or never, got '" + v + "'");
+            }
+            params.stripe = v == "auto";
         } else if ((a == "--map" || a == "--trace" || a == "--svg" || a == "--jobs") &&
                    i + 1 < argc) {
             (a == "--map"     ? map_path
@@ -404,7 +411,7 @@ int main(int argc, char** argv) {
         } else if (a.rfind("--", 0) == 0) {
             die("unknown option '" + a +
                 "'; expected --map FILE --trace FILE [--svg DIR] [--jobs FILE] [--check] "
-                "[--flaky NODE] LOG...");
+                "[--flaky NODE] [--stripe-stages auto|never] LOG...");
         } else {
             logs.push_back(a);
         }
@@ -418,7 +425,6 @@ int main(int argc, char** argv) {
         die(map.error().message());
     }
     const auto trace = read_trace(trace_path);
-    const switchyard::placement::CostParams params;
     auto degraded = switchyard::placement::fabric_degradation(*map);
     for (const auto& n : flaky) {
         switchyard::placement::add_soft_signal(degraded, n, 0.9, 0.5, "link errors growing");
