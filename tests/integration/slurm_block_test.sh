@@ -147,6 +147,33 @@ case $case_name in
       "on the nodes of the group that was freed"
     cleanup_jobs "${holders[@]}"
     ;;
+  striped-stages)
+    # placement.stripe_stages: auto. An 8-node job fits one group: the block plugin gives it the
+    # group's two SUs, whose 2 uplinks each would carry the packed boundary's 4 sends, so the
+    # plan stripes the stages over both SUs. What Slurm is asked, and gives, does not change.
+    policy=${SWITCHYARD_POLICY:?}
+    cp "$policy" "$run/jobs/policy.striped-backup"
+    trap 'cp "$run/jobs/policy.striped-backup" "$policy"' EXIT
+    printf 'placement:\n  stripe_stages: auto\n' >> "$policy"
+    jid=$(sbatch --parsable -N8 --exclusive --pipeline-stages=2 -o "$run/jobs/striped-%j.out" \
+      --wrap "srun bash -c 'echo \$SLURM_PROCID \$SLURMD_NODENAME \$SWITCHYARD_STAGE \$SWITCHYARD_GROUP'; echo NODES=\$SLURM_JOB_NODELIST")
+    wait_for 90 finished "$jid"
+    f=$run/jobs/striped-$jid.out
+    out=$(cat "$f")
+    nodes=$(sed -n 's/^NODES=//p' "$f")
+    plan=$("${SWITCHYARD_BIN:?}" plan --policy "$policy" --nodes "$nodes" --stages 2 --json)
+    field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)" <<<"$plan"; }
+    expect_eq "$(field 'd["striped"]')" True "the plan of its nodes ($nodes) is striped"
+    expect_eq "$(grep -v NODES= "$f" | awk '{print $4}' | sort -u | wc -l)" 1 "the job is inside one group"
+    expect_eq "$(grep -v NODES= "$f" | sort -n | awk '{print $2}' | paste -sd,)" "$(field '",".join(d["order"])')" \
+      "SLURM_PROCID follows the striped plan (cli_filter.lua)"
+    for s in 0 1; do
+      expect_eq "$(grep -v NODES= "$f" | awk -v s=$s '$3==s {print $2}' | sort | paste -sd,)" \
+        "$(field "','.join(sorted(d['stages'][$s]['nodes']))")" "stage $s has the striped plan's nodes"
+    done
+    expect_eq "$(field '",".join(sorted(set(d["stages"][0]["sus"])))')" "$(field '",".join(sorted(set(d["stages"][1]["sus"])))')" \
+      "both stages span the same two SUs"
+    ;;
   bad-requests-refused)
     # Each refused at submission with one line saying what to change; nothing is queued.
     while IFS='|' read -r args want; do

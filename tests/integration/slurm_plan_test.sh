@@ -86,6 +86,42 @@ case $case_name in
                 "$(py "print(','.join(sorted(d['stages'][$s]['nodes'])))" <<<"$plan")" "stage $s (from SLURM_PROCID) has the planned nodes"
     done
     ;;
+  striped-stages)
+    # placement.stripe_stages: auto. node[001-008] lies in three SUs of 2 uplinks: the packed
+    # boundary's sends would share them, so the plan stripes the stages, and the plugin (RANK,
+    # SWITCHYARD_STAGE, --topo-report), cli_filter.lua (SLURM_PROCID) and `plan` agree.
+    policy=${SWITCHYARD_POLICY:?}
+    cp "$policy" "$run/jobs/policy.striped-backup"
+    trap 'cp "$run/jobs/policy.striped-backup" "$policy"' EXIT
+    printf 'placement:\n  stripe_stages: auto\n' >> "$policy"
+    plan=$("$sy" plan --policy "$policy" --nodes 'node[001-008]' --stages 2 --json)
+    expect_eq "$(py 'print(d["striped"])' <<<"$plan")" True "plan stripes these nodes"
+    run_capture srun -N8 --exclusive --pipeline-stages=2 --rank-order=topology --topo-report \
+      -w 'node[001-008]' bash -c "$vars"
+    expect_rc 0 "srun -N8 --pipeline-stages=2 with stripe_stages: auto"
+    expect_contains "$err" "note: stages striped over the nodes (node p to stage p mod 2)" \
+      "--topo-report says why"
+    expect_eq "$(sort -k5 -n <<<"$out" | awk '{print $1}' | paste -sd,)" \
+      "$(py 'print(",".join(d["order"]))' <<<"$plan")" "RANK follows the striped plan"
+    for s in 0 1; do
+      expect_eq "$(awk -v s=$s '$2==s {print $1}' <<<"$out" | sort | paste -sd,)" \
+        "$(py "print(','.join(sorted(d['stages'][$s]['nodes'])))" <<<"$plan")" "stage $s has the striped plan's nodes"
+      expect_eq "$(awk -v s=$s '$2==s {print $4}' <<<"$out" | sort -u | paste -sd,)" "g1,g2" \
+        "stage $s spans both groups"
+    done
+    run_capture sbatch --wait -N8 --exclusive -w 'node[001-008]' --pipeline-stages=2 \
+      -o "$run/jobs/striped-%j.out" --wrap "srun bash -c 'echo \$SLURM_PROCID \$SLURMD_NODENAME \$SWITCHYARD_STAGE'"
+    expect_rc 0 "sbatch -N8 --pipeline-stages=2 with stripe_stages: auto"
+    job_out=$(cat "$run"/jobs/striped-"$(grep -oE '[0-9]+' <<<"$out" | tail -1)".out)
+    out=$job_out
+    expect_eq "$(sort -n <<<"$job_out" | awk '{print $2}' | paste -sd,)" \
+      "$(py 'print(",".join(d["order"]))' <<<"$plan")" "cli_filter.lua: SLURM_PROCID follows the striped plan"
+    # A scope asked for keeps each stage packed, whatever the policy.
+    run_capture srun -N8 --exclusive --pipeline-stages=2 --stage-scope=group --rank-order=topology \
+      -w 'node[001-008]' bash -c "$vars"
+    expect_rc 0 "srun --stage-scope=group"
+    expect_eq "$(awk '$2==0 {print $4}' <<<"$out" | sort -u)" g1 "stage 0 packed in g1"
+    ;;
   job-submit-refuses)
     run_capture sbatch -N8 --pipeline-stages=3 --wrap true
     expect_nonzero_rc "job_submit.lua refuses --pipeline-stages=3 -N8"
