@@ -120,9 +120,13 @@ BENCHMARK(BM_MapLoad)
 
 namespace {
 
-/// The planner on 4096 nodes of a 100k-host map (what user_init pays for a large step).
+/// The planner on 4096 nodes of a 100k-host map (what user_init pays for a large step); the
+/// second argument 1: scope any with placement.stripe_stages: auto (the striped layout priced).
 void BM_Plan4096(benchmark::State& state) {
     const auto rails = static_cast<std::size_t>(state.range(0));
+    const bool stripe = state.range(1) != 0;
+    switchyard::placement::CostParams params;
+    params.stripe = stripe;
     auto g = switchyard::discover::parse_ibnetdiscover(
         switchyard::bench::synthetic_dragonfly(100000, rails), "synthetic");
     const auto map = switchyard::discover::classify(*g, {}).map;
@@ -131,12 +135,20 @@ void BM_Plan4096(benchmark::State& state) {
         nodes.push_back(map.hosts[i].name);
     }
     for (auto _ : state) {
-        auto p = switchyard::placement::plan_stages(nodes, &map, 8, switchyard::StageScope::Group);
+        auto p = switchyard::placement::plan_stages(
+            nodes, &map, 8, stripe ? switchyard::StageScope::Any : switchyard::StageScope::Group,
+            params);
         benchmark::DoNotOptimize(p);
+        state.counters["striped"] = p && p->striped ? 1 : 0;
     }
     state.counters["nodes"] = static_cast<double>(nodes.size());
 }
-BENCHMARK(BM_Plan4096)->Arg(1)->Arg(8)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Plan4096)
+    ->Args({1, 0})
+    ->Args({1, 1})
+    ->Args({8, 0})
+    ->Args({8, 1})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -220,7 +220,7 @@ Result<StagePlan> plan_stages(const std::vector<std::string>& nodes,
     out.nodes_per_stage = static_cast<unsigned>(k);
     out.cost = cost_of(ordered, loc, params);
     // Pipeline sends over thin links: every node of a boundary sends across them at once,
-    // where a stage's ring, striped, crosses them twice.
+    // where a stage's ring, striped, enters and leaves each SU or group once.
     if (params.stripe && scope == StageScope::Any && nvl_group == 0 && stages > 1 &&
         fabric_paced(out.cost.pp_limit)) {
         auto alt = striped(ordered);

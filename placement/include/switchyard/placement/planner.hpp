@@ -124,11 +124,11 @@ inline constexpr double kStripeGain = 0.9;
 /// set only, with node names as the tie-break, so every node computes the same plan). Each
 /// stage goes inside one SU, else one group (packed). With scope `any`, no `nvl_group` and
 /// `params.stripe` (the policy's opt-in), a job whose packed pipeline sends are paced by SU
-/// uplinks, global links or a pod's core links has its stages striped instead when that is clearly
-/// faster (see StagePlan::striped): its rings then cross those links twice per stage. Inside each
-/// SU the nodes of one NVLink domain are consecutive; with `nvl_group` N, whole groups of N from
-/// each domain come first, so N consecutive ranks share a domain wherever the nodes allow
-/// (PlanFacts::nvl_groups_in_one_domain counts them).
+/// uplinks, global links or a pod's core links has its stages striped instead when that is
+/// clearly faster (see StagePlan::striped): each stage's ring then enters and leaves each SU
+/// or group once. Inside each SU the nodes of one NVLink domain are consecutive; with
+/// `nvl_group` N, whole groups of N from each domain come first, so N consecutive ranks share
+/// a domain wherever the nodes allow (PlanFacts::nvl_groups_in_one_domain counts them).
 /// \return the plan, or Error::invalid_argument when the nodes do not divide into equal stages,
 ///         stages is 0, or a node appears twice.
 [[nodiscard]] Result<StagePlan> plan_stages(const std::vector<std::string>& nodes,
