@@ -83,8 +83,8 @@ struct StagePlan {
     PlanCost slurm_cost;
     PlanCost lower_bound_cost;  ///< every stage and boundary at local-link speed
     /// The stages are striped over the nodes (node p of the packed order to stage p mod S):
-    /// the packed layout's pipeline sends crossed thin links, and striping cut the modelled
-    /// step by at least kStripeGain. `packed_cost` is then what the packed layout would cost.
+    /// the packed layout's pipeline sends crossed thin links, and the striped step models at
+    /// most kStripeGain of the packed one. `packed_cost` is then what the packed layout costs.
     bool striped = false;
     PlanCost packed_cost;
     std::vector<std::string> notes;  ///< why the layout is what it is (printed with the plan)
