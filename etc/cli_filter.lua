@@ -163,7 +163,8 @@ function slurm_cli_pre_submit(options, offset)
     local cmd = string.format(
         "%s plan --policy %s --nodes %s --stages %s --scope %s%s --order 2>/dev/null",
         stages_lib.shell_quote(SWITCHYARD), stages_lib.shell_quote(POLICY),
-        stages_lib.shell_quote(job_nodes), stages_lib.shell_quote(stages), scope, nvl_arg)
+        stages_lib.shell_quote(job_nodes), stages_lib.shell_quote(stages),
+        stages_lib.shell_quote(scope), nvl_arg)
     local pipe = io.popen(cmd)
     if pipe == nil then return slurm.SUCCESS end
     local order = pipe:read("*l")
