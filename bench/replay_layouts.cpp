@@ -24,18 +24,6 @@ std::vector<std::uint32_t> hosts_in_map_order(const FabricMap& map) {
     return out;
 }
 
-std::vector<std::vector<std::string>> striped(const std::vector<std::string>& nodes,
-                                              std::size_t stages) {
-    if (stages == 0 || nodes.size() % stages != 0) {
-        return {};
-    }
-    std::vector<std::vector<std::string>> out(stages);
-    for (std::size_t p = 0; p < nodes.size(); ++p) {
-        out[p % stages].push_back(nodes[p]);
-    }
-    return out;
-}
-
 std::optional<AloneCosts> best_alone(const FabricMap& map,
                                      const std::vector<std::uint32_t>& map_order,
                                      std::size_t nodes,
@@ -53,9 +41,9 @@ std::optional<AloneCosts> best_alone(const FabricMap& map,
     if (!plan) {
         return std::nullopt;
     }
-    return AloneCosts{
-        plan->cost.total * 1e3,
-        switchyard::placement::shared_cost(striped(first, stages), {}, &map, params).total * 1e3};
+    const auto striped = switchyard::placement::stripe(first, static_cast<unsigned>(stages));
+    return AloneCosts{plan->cost.total * 1e3,
+                      switchyard::placement::shared_cost(striped, {}, &map, params).total * 1e3};
 }
 
 }  // namespace replay

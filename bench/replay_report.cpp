@@ -190,8 +190,9 @@ struct Summary {
     /// step_ms (adds the other jobs' traffic on the same links).
     std::vector<double> best_alone_ms;
     std::vector<double> alone_ms;
-    /// The same two with the stages striped over the nodes (striped()): alone on the first
-    /// hosts, and every job of the run on its own nodes striped, sharing the links.
+    /// The same two with the stages striped over the nodes in map order (placement::stripe):
+    /// alone on the first hosts, and every job of the run on its own nodes striped, sharing
+    /// the links.
     std::vector<double> best_striped_ms;
     std::vector<double> striped_ms;
     std::vector<double> best_either_ms;  ///< per job the better of best_alone and best_striped
@@ -251,7 +252,8 @@ Summary summarise(const Run& run,
         for (auto& [pos, n] : all) {
             names.push_back(std::move(n));
         }
-        striped_jobs.push_back(replay::striped(names, j.stage_nodes.size()));
+        striped_jobs.push_back(
+            switchyard::placement::stripe(names, static_cast<unsigned>(j.stage_nodes.size())));
     }
     long first = run.jobs.empty() ? 0 : run.jobs.front().submit;
     long last = first;

@@ -39,18 +39,10 @@ void write_svg(const std::string& dir, const Run& run, const switchyard::fabric:
 [[nodiscard]] std::vector<std::uint32_t> hosts_in_map_order(
     const switchyard::fabric::FabricMap& map);
 
-/// `nodes` (in map order) cut into `stages` striped stages: the node at position p goes to
-/// stage p mod stages, so node i of stage k and node i of stage k+1 are neighbours (one SU:
-/// the pipeline sends stay local) and each stage's ring crosses the SUs in turn. It is the
-/// layout the rule "a stage inside one SU" forbids; the report prices it to show what the rule
-/// costs in the model. Empty when the nodes do not cut into equal stages.
-[[nodiscard]] std::vector<std::vector<std::string>> striped(const std::vector<std::string>& nodes,
-                                                            std::size_t stages);
-
 /// A job's step alone on an empty cluster (ms), in two layouts of the same hosts.
 struct AloneCosts {
     double planned_ms = 0;  ///< the planner's stages
-    double striped_ms = 0;  ///< striped()
+    double striped_ms = 0;  ///< the same hosts in map order, striped (placement::stripe)
 };
 
 /// A job of `nodes` nodes in `stages` stages alone on an empty cluster, at its best: the first

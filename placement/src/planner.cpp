@@ -56,19 +56,19 @@ PlanFacts order_facts(const std::vector<std::string>& order,
     return facts_of(cut(order, stages), Locator(map, order), scope);
 }
 
-namespace {
-
-/// The packed stages striped: node p of their order to stage p mod S, in that order.
-std::vector<std::vector<std::string>> striped(const std::vector<std::vector<std::string>>& packed) {
-    std::vector<std::vector<std::string>> out(packed.size());
-    std::size_t p = 0;
-    for (const auto& st : packed) {
-        for (const auto& n : st) {
-            out[p++ % packed.size()].push_back(n);
-        }
+std::vector<std::vector<std::string>> stripe(const std::vector<std::string>& order,
+                                             unsigned stages) {
+    if (stages == 0 || order.size() % stages != 0) {
+        return {};
+    }
+    std::vector<std::vector<std::string>> out(stages);
+    for (std::size_t p = 0; p < order.size(); ++p) {
+        out[p % stages].push_back(order[p]);
     }
     return out;
 }
+
+namespace {
 
 /// Whether the fabric's shared links (not a node's port, not NVLink) pace this limit.
 bool fabric_paced(const Limit& l) {
@@ -223,7 +223,11 @@ Result<StagePlan> plan_stages(const std::vector<std::string>& nodes,
     // where a stage's ring, striped, enters and leaves each SU or group once.
     if (params.stripe && scope == StageScope::Any && nvl_group == 0 && stages > 1 &&
         fabric_paced(out.cost.pp_limit)) {
-        auto alt = striped(ordered);
+        std::vector<std::string> packed_order;
+        for (const auto& st : ordered) {
+            packed_order.insert(packed_order.end(), st.begin(), st.end());
+        }
+        auto alt = stripe(packed_order, stages);
         const auto alt_cost = cost_of(alt, loc, params);
         if (alt_cost.total <= kStripeGain * out.cost.total) {
             out.striped = true;

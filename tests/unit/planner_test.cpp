@@ -490,3 +490,13 @@ TEST_CASE("planner: stages striped when packed pipeline sends cross thin global 
         CHECK(striped < 6);  // both answers occur
     }
 }
+
+TEST_CASE("planner: stripe deals an order into stages, or nothing when they do not divide it",
+          "[planner][stripe]") {
+    const auto order = nodes("n[0001-0006]");
+    CHECK(stripe(order, 2) == std::vector<std::vector<std::string>>{nodes("n0001,n0003,n0005"),
+                                                                    nodes("n0002,n0004,n0006")});
+    CHECK(stripe(order, 1) == std::vector<std::vector<std::string>>{order});
+    CHECK(stripe(order, 4).empty());
+    CHECK(stripe(order, 0).empty());
+}

@@ -138,6 +138,12 @@ inline constexpr double kStripeGain = 0.9;
                                             const CostParams& params = {},
                                             unsigned nvl_group = 0);
 
+/// `order` dealt into `stages` striped stages: node p to stage p mod `stages`, each stage's
+/// nodes in `order`'s order, so node i of stage k and node i of stage k+1 are neighbours in
+/// `order`. Empty when `stages` is 0 or does not divide the nodes.
+[[nodiscard]] std::vector<std::vector<std::string>> stripe(const std::vector<std::string>& order,
+                                                           unsigned stages);
+
 /// Facts of a given node order cut into `stages` equal stages.
 [[nodiscard]] PlanFacts order_facts(const std::vector<std::string>& order,
                                     const fabric::FabricMap* map,
