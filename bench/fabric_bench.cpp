@@ -8,7 +8,7 @@
 #include "switchyard/discover/lldp.hpp"
 #include "switchyard/fabric/fabric_index.hpp"
 #include "switchyard/placement/planner.hpp"
-#include "switchyard/slurmconf/slurm_writers.hpp"
+#include "switchyard/slurm/files/slurm_writers.hpp"
 #include "synthetic_fabric.hpp"
 
 namespace {
@@ -21,8 +21,8 @@ double peak_rss_mib() {
 
 /// discover's files from a classified map, as `switchyard discover` makes them: their size.
 std::size_t written_bytes(const switchyard::fabric::FabricMap& map) {
-    const auto files = switchyard::slurmconf::write_discover_files(
-        map, "", "", switchyard::slurmconf::SlurmTopologies{});
+    const auto files =
+        switchyard::slurm::write_discover_files(map, "", "", switchyard::slurm::SlurmTopologies{});
     std::size_t bytes = 0;
     for (const auto& f : *files) {
         bytes += f.text.size();

@@ -3,9 +3,9 @@
 // hosts) with a quarter of the hosts in an 8-stage plan; reports the SVG size.
 #include <benchmark/benchmark.h>
 
-#include "render_svg.hpp"
 #include "switchyard/discover/classify.hpp"
 #include "switchyard/discover/ibnetdiscover.hpp"
+#include "switchyard/render/render_svg.hpp"
 #include "synthetic_fabric.hpp"
 
 namespace {
@@ -19,7 +19,7 @@ void BM_RenderSvg(benchmark::State& state) {
         return;
     }
     const auto map = switchyard::discover::classify(*g, {}).map;
-    switchyard::cli::RenderOverlay ov;
+    switchyard::render::RenderOverlay ov;
     ov.stages = 8;
     const auto in_job = map.hosts.size() / 4;
     for (std::size_t i = 0; i < in_job; ++i) {
@@ -28,7 +28,7 @@ void BM_RenderSvg(benchmark::State& state) {
     ov.drained[map.hosts.back().name] = "rdma-ports: 0 of 1 compute ports usable";
     std::size_t bytes = 0;
     for (auto _ : state) {
-        const auto svg = switchyard::cli::render_svg(map, ov);
+        const auto svg = switchyard::render::render_svg(map, ov);
         bytes = svg.size();
         benchmark::DoNotOptimize(bytes);
     }

@@ -4,10 +4,14 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "io.hpp"
+#include "switchyard/ops/inputs.hpp"
 #include "switchyard/policy/policy.hpp"
 
 namespace switchyard::cli {
+
+using ops::load_fabric_map;
+using ops::read_json_dir;
+using ops::short_hostname;
 namespace {
 
 int run_check_config(const std::string& file) {

@@ -2,10 +2,18 @@
 // The subcommand table of the switchyard command and its dispatch.
 #include "commands.hpp"
 
+#include <iostream>
 #include <string>
 #include <vector>
 
 namespace switchyard::cli {
+
+ops::Deps& deps() {
+    static slurm::RealClient client;
+    static const ops::SystemClock clock;
+    static ops::Deps d{client, clock, "", std::cout, std::cerr};
+    return d;
+}
 
 const std::vector<Subcommand>& subcommands() {
     static const std::vector<Subcommand> table{

@@ -8,19 +8,21 @@
 #include <string_view>
 #include <vector>
 
+#include "switchyard/ops/deps.hpp"
+#include "switchyard/ops/exit_codes.hpp"
+
 namespace switchyard::cli {
 
-/// Exit codes: 0 success, 1 the check or command found a problem, 2 usage or unimplemented.
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitProblem = 1;
-inline constexpr int kExitUsage = 2;
-/// `fabric diff`: the two maps differ (0: they do not).
-inline constexpr int kExitChanged = 3;
-/// `audit`: a job placed worse than its request promised, or slurmctld's topology disagrees
-/// with the installed map.
-inline constexpr int kExitMisplaced = 3;
-/// `install`: the guard refused the capture; the installed files stay.
-inline constexpr int kExitRefused = 4;
+using ops::kExitChanged;
+using ops::kExitMisplaced;
+using ops::kExitOk;
+using ops::kExitProblem;
+using ops::kExitRefused;
+using ops::kExitUsage;
+
+/// What the command hands every use case: the real Slurm client, the system clock, the real
+/// root, standard output and error.
+[[nodiscard]] ops::Deps& deps();
 
 /// What runs after parsing: set by the chosen subcommand's callback.
 using Runner = std::function<int()>;

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// `switchyard discover`: its options; discover::run (discover/run.hpp) does the rest.
+// `switchyard discover`: its options; ops::run_discover (ops/discover.hpp) does the rest.
 #include <iostream>
 #include <memory>
 
 #include "commands.hpp"
-#include "switchyard/discover/run.hpp"
+#include "switchyard/ops/discover.hpp"
 
 namespace switchyard::cli {
 
 void setup_discover(CLI::App& cmd, Runner& run) {
-    auto args = std::make_shared<discover::DiscoverRequest>();
+    auto args = std::make_shared<ops::DiscoverRequest>();
     cmd.footer(
         "\nExamples:\n"
         "  ibnetdiscover > fabric.txt && switchyard discover --ibnetdiscover fabric.txt -o out/\n"
@@ -81,12 +81,12 @@ void setup_discover(CLI::App& cmd, Runner& run) {
             throw CLI::RequiredError("--ibnetdiscover or --lldp");
         }
         run = [args] {
-            switch (discover::run(*args, std::cout, std::cerr)) {
-                case discover::DiscoverResult::Done:
+            switch (ops::run_discover(*args, deps())) {
+                case ops::DiscoverResult::Done:
                     return kExitOk;
-                case discover::DiscoverResult::Usage:
+                case ops::DiscoverResult::Usage:
                     return kExitUsage;
-                case discover::DiscoverResult::Problem:
+                case ops::DiscoverResult::Problem:
                     break;
             }
             return kExitProblem;

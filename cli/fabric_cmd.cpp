@@ -5,12 +5,16 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "io.hpp"
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/fabric/fabric_map.hpp"
 #include "switchyard/fabric/map_diff.hpp"
+#include "switchyard/ops/inputs.hpp"
 
 namespace switchyard::cli {
+
+using ops::load_fabric_map;
+using ops::read_json_dir;
+using ops::short_hostname;
 namespace {
 
 struct FabricArgs {

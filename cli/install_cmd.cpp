@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `switchyard install`: puts a discover output in place for slurmctld, guarded, and takes it
-// back with --rollback (slurmconf/install.hpp does it; the layout is install_sets.hpp's).
+// back with --rollback (ops/install.hpp does it; the layout is install_sets.hpp's).
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -10,14 +10,14 @@
 
 #include "commands.hpp"
 #include "switchyard/common/file.hpp"
-#include "switchyard/slurmconf/install.hpp"
+#include "switchyard/ops/install.hpp"
 
 namespace switchyard::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-using InstallArgs = slurmconf::InstallRequest;
+using InstallArgs = ops::InstallRequest;
 
 std::string default_slurm_dir() {
     if (const char* conf = std::getenv("SLURM_CONF"); conf != nullptr && *conf != '\0') {
@@ -55,12 +55,12 @@ int run_install(const InstallArgs& a) {
                   << ": not a directory (the directory of slurm.conf)\n";
         return kExitProblem;
     }
-    switch (slurmconf::run_install(args, std::cout, std::cerr)) {
-        case slurmconf::InstallResult::Done:
+    switch (ops::run_install(args, deps())) {
+        case ops::InstallResult::Done:
             return kExitOk;
-        case slurmconf::InstallResult::Refused:
+        case ops::InstallResult::Refused:
             return kExitRefused;
-        case slurmconf::InstallResult::Problem:
+        case ops::InstallResult::Problem:
             break;
     }
     return kExitProblem;

@@ -6,13 +6,17 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "io.hpp"
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/nccl/rules.hpp"
 #include "switchyard/node/node_readers.hpp"
+#include "switchyard/ops/inputs.hpp"
 #include "switchyard/policy/loaders.hpp"
 
 namespace switchyard::cli {
+
+using ops::load_fabric_map;
+using ops::read_json_dir;
+using ops::short_hostname;
 namespace {
 
 constexpr const char* kDefaultPolicy = "/etc/slurm/switchyard.yaml";

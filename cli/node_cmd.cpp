@@ -8,15 +8,19 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "io.hpp"
 #include "switchyard/common/process.hpp"
 #include "switchyard/common/strings.hpp"
 #include "switchyard/discover/lldp.hpp"
 #include "switchyard/discover/node_json.hpp"
 #include "switchyard/node/node_readers.hpp"
 #include "switchyard/node/nvlink.hpp"
+#include "switchyard/ops/inputs.hpp"
 
 namespace switchyard::cli {
+
+using ops::load_fabric_map;
+using ops::read_json_dir;
+using ops::short_hostname;
 namespace {
 
 using discover::LldpView;

@@ -5,12 +5,21 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "io.hpp"
-#include "render_input.hpp"
-#include "render_svg.hpp"
+#include "switchyard/ops/inputs.hpp"
+#include "switchyard/render/render_input.hpp"
+#include "switchyard/render/render_svg.hpp"
 
 namespace switchyard::cli {
+
+using ops::load_fabric_map;
+using ops::read_json_dir;
+using ops::short_hostname;
 namespace {
+
+using render::parse_health_json;
+using render::parse_plan_json;
+using render::render_svg;
+using render::RenderOverlay;
 
 struct RenderArgs {
     std::string map;

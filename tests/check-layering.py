@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: Apache-2.0
 """The layering of the libraries, checked over #include lines (docs/design.md draws it).
 
-Each top folder may include the public headers ("switchyard/<lib>/...") of the libraries listed
-for it below and nothing else of the project (nor the few headers FORBIDDEN names for it); a quoted include that climbs out of its folder
-("../x.hpp") is refused, so a private header stays private; only plugin/ includes Slurm's headers
-(<slurm/...>, <spank.h>). tests/, bench/ and the fuzz harnesses may use everything.
+Each unit (a top folder, or a part of one such as slurm/client) may include the public headers
+("switchyard/<lib>/..." or "switchyard/<lib>/<part>/...") of the units listed for it below and
+nothing else of the project (nor the few headers FORBIDDEN names for it); a quoted include that
+climbs out of its unit ("../x.hpp") is refused, so a private header stays private; only plugin/
+includes Slurm's headers (<slurm/...>, <spank.h>); nothing below ops/ prints (std::cout,
+std::cerr, printf, puts: the use cases and the command decide what is shown). tests/, bench/ and
+the fuzz harnesses may use everything.
 
 Usage: check-layering.py [ROOT]        check the tree at ROOT (default: this checkout)
        check-layering.py --self-test   plant one forbidden include of each kind in a copy of
@@ -24,8 +27,11 @@ ALLOWED = {
     # stand apart; Slurm's files are written from the map; discover reads fabrics into it
     "fabric": {"common", "fabric"},
     "node": {"common", "node"},
-    "slurmconf": {"common", "fabric", "slurmconf"},
-    "discover": {"common", "fabric", "node", "slurmconf", "discover"},
+    # the Slurm client, in two parts: the files written from the map, and every command line of
+    # scontrol, sinfo, squeue, sacct and sacctmgr (reached only by ops/ and plugin/)
+    "slurm/files": {"common", "fabric", "slurm/files"},
+    "slurm/client": {"common", "fabric", "slurm/files", "slurm/client"},
+    "discover": {"common", "fabric", "node", "discover"},
     # the capabilities: each stands on the fabric map and the node alone (never on discover's
     # readers or the Slurm files), and none knows another or the policy file
     "nccl": {"common", "fabric", "node", "nccl"},
@@ -33,11 +39,24 @@ ALLOWED = {
     "health": {"common", "fabric", "node", "health"},
     # the loader builds each capability's settings; the command and the plugin wire them
     "policy": {"common", "fabric", "node", "nccl", "placement", "health", "policy"},
-    "cli": {"common", "fabric", "node", "slurmconf", "discover", "nccl", "placement", "health",
-            "policy", "cli"},
+    # the picture of the fabric: a writer, not a command
+    "render": {"common", "fabric", "render"},
+    # the use cases, above the capabilities: one runner per command, and with the plugin the
+    # only code that reaches the Slurm client
+    "ops": {"common", "fabric", "node", "slurm/files", "slurm/client", "discover", "nccl",
+            "placement", "health", "policy", "render", "ops"},
+    # the command: options into a request, one call to ops/, the report printed
+    "cli": {"common", "fabric", "node", "discover", "nccl", "placement", "health", "policy",
+            "render", "ops", "cli"},
     # the plugin runs inside slurmstepd and slurmd: no reader of fabric dumps, no Slurm file
-    "plugin": {"common", "fabric", "node", "nccl", "placement", "health", "policy", "plugin"},
+    "plugin": {"common", "fabric", "node", "nccl", "placement", "health", "policy", "slurm/client",
+               "plugin"},
 }
+# The units below ops/: they return what they found and never print it.
+SILENT = {"common", "fabric", "node", "slurm/files", "slurm/client", "discover", "nccl",
+          "placement", "health", "policy", "render"}
+PRINT = re.compile(r"\bstd::(cout|cerr|clog)\b|(?<![\w:.])(?:std::|::)?(printf|puts|putchar|perror)\s*\(|"
+                   r"\bfprintf\s*\(\s*(stdout|stderr)")
 SLURM_ALLOWED = {"plugin"}
 # Headers of an allowed library that a folder still may not use, and why.
 FORBIDDEN = {
@@ -56,7 +75,7 @@ PLUGIN_ALLOWED = {
 }
 SOURCES = (".c", ".h", ".cpp", ".hpp")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
-PROJECT = re.compile(r"^switchyard/([a-z_]+)/")
+PROJECT = re.compile(r"^switchyard/([a-z_]+)/(?:([a-z_]+)/)?")
 SLURM = re.compile(r"^(slurm/|spank\.h$)")
 
 
@@ -71,24 +90,43 @@ def plugin_headers(root):
     return owner
 
 
+def unit_of_include(m):
+    """The unit a project include names: "slurm/client" for switchyard/slurm/client/x.hpp."""
+    two = f"{m.group(1)}/{m.group(2)}" if m.group(2) else None
+    return two if two in ALLOWED else m.group(1)
+
+
+def units(root):
+    """(unit, its folder) for every unit, a part before its folder's remainder."""
+    return [(u, os.path.join(root, *u.split("/"))) for u in sorted(ALLOWED, key=lambda u: -u.count("/"))]
+
+
 def problems(root):
     out = []
     owner = plugin_headers(root)
-    for top in sorted(ALLOWED):
-        for dirpath, _, files in os.walk(os.path.join(root, top)):
+    seen = set()
+    for top, folder in units(root):
+        for dirpath, _, files in os.walk(folder):
             for name in sorted(files):
                 if not name.endswith(SOURCES):
                     continue
                 path = os.path.join(dirpath, name)
+                if path in seen:
+                    continue  # a part's file, checked under its part
+                seen.add(path)
                 rel = os.path.relpath(path, root)
                 with open(path, encoding="utf-8", errors="replace") as fh:
                     for n, line in enumerate(fh, 1):
+                        code = line.split("//", 1)[0]
+                        if top in SILENT and PRINT.search(code):
+                            out.append(f"{rel}:{n}: prints: {top}/ is below ops/ and never "
+                                       f"prints (return it; ops/ or cli/ shows it)")
                         m = INCLUDE.match(line)
                         if not m:
                             continue
                         quote, target = m.groups()
                         lib = PROJECT.match(target)
-                        if lib and lib.group(1) not in ALLOWED[top]:
+                        if lib and unit_of_include(lib) not in ALLOWED[top]:
                             out.append(f"{rel}:{n}: includes {target}: {top}/ may use only "
                                        f"{', '.join(sorted(ALLOWED[top]))}")
                         why = FORBIDDEN.get(top, {}).get(target)
@@ -105,7 +143,7 @@ def problems(root):
                                        f"{', '.join(sorted(PLUGIN_ALLOWED[sub]))}")
                         if quote == '"' and not lib:
                             inside = os.path.normpath(os.path.join(dirpath, target))
-                            if not inside.startswith(os.path.join(root, top) + os.sep):
+                            if not inside.startswith(folder + os.sep):
                                 out.append(f"{rel}:{n}: includes {target}, outside {top}/: "
                                            f"use a public header (switchyard/<lib>/...)")
     return out
@@ -117,17 +155,34 @@ def self_test(root):
         ("common/src/strings.cpp", '#include "switchyard/fabric/fabric_map.hpp"', "fabric"),
         ("fabric/src/fabric_map.cpp", '#include "switchyard/node/node_topology.hpp"', "fabric/"),
         ("node/src/sysfs_reader.cpp", '#include "switchyard/fabric/fabric_map.hpp"', "node/"),
-        ("slurmconf/src/slurm_writers.cpp", '#include "switchyard/discover/classify.hpp"',
-         "slurmconf/ may use"),
+        ("slurm/files/src/slurm_writers.cpp", '#include "switchyard/discover/classify.hpp"',
+         "slurm/files/ may use"),
+        ("slurm/files/src/slurm_writers.cpp",
+         '#include "switchyard/slurm/client/client.hpp"', "slurm/files/ may use"),
+        ("slurm/client/src/scontrol.cpp", '#include "switchyard/ops/install.hpp"',
+         "slurm/client/ may use"),
+        ("discover/src/classify.cpp", '#include "switchyard/slurm/files/slurm_writers.hpp"',
+         "discover/ may use"),
+        ("cli/audit_cmd.cpp", '#include "switchyard/slurm/client/scontrol.hpp"', "cli/ may use"),
+        ("cli/plan_cmd.cpp", '#include "switchyard/slurm/files/slurm_writers.hpp"', "cli/ may use"),
+        ("health/src/drain.cpp", '#include "switchyard/slurm/client/sinfo.hpp"', "health/ may use"),
+        ("placement/src/steer.cpp", '#include "switchyard/ops/steer.hpp"', "placement/ may use"),
+        ("policy/src/loaders.cpp", '#include "switchyard/ops/deps.hpp"', "policy/ may use"),
+        ("render/src/render_svg.cpp", '#include "switchyard/ops/inputs.hpp"', "render/ may use"),
+        ("ops/src/audit.cpp", '#include "../../cli/commands.hpp"', "outside ops/"),
+        ("health/src/drain.cpp", 'void f() { std::cerr << "x"; }', "never prints"),
+        ("slurm/client/src/client.cpp", 'void f() { std::printf("x"); }', "never prints"),
+        ("discover/src/classify.cpp", 'void f() { std::cout << 1; }', "never prints"),
         ("discover/src/classify.cpp", '#include "switchyard/policy/policy.hpp"', "policy"),
         ("nccl/src/rules.cpp", '#include "switchyard/discover/lldp.hpp"', "nccl/ may use"),
-        ("placement/src/planner.cpp", '#include "switchyard/slurmconf/slurm_writers.hpp"',
+        ("placement/src/planner.cpp", '#include "switchyard/slurm/files/slurm_writers.hpp"',
          "placement/"),
         ("health/src/health.cpp", '#include "switchyard/discover/fabric_graph.hpp"', "health/"),
-        ("policy/src/loaders.cpp", '#include "switchyard/slurmconf/install_guard.hpp"',
+        ("policy/src/loaders.cpp", '#include "switchyard/ops/install_guard.hpp"',
          "policy/"),
         ("plugin/core/hooks.cpp", '#include "switchyard/discover/classify.hpp"', "plugin/"),
-        ("plugin/core/hooks.cpp", '#include "switchyard/slurmconf/slurm_writers.hpp"', "plugin/"),
+        ("plugin/core/hooks.cpp", '#include "switchyard/slurm/files/slurm_writers.hpp"', "plugin/"),
+        ("plugin/core/hooks.cpp", '#include "switchyard/ops/steer.hpp"', "plugin/"),
         ("nccl/src/rules.cpp", '#include "switchyard/health/health.hpp"', "nccl/ may use only"),
         ("health/src/drain.cpp", '#include "switchyard/policy/policy.hpp"', "health/ may use"),
         ("placement/src/planner.cpp", '#include "switchyard/nccl/rules.hpp"', "placement/"),
@@ -142,7 +197,7 @@ def self_test(root):
     failed = 0
     for path, line, word in plants:
         with tempfile.TemporaryDirectory(prefix="switchyard-layering-") as tmp:
-            for top in ALLOWED:
+            for top in {u.split("/")[0] for u in ALLOWED}:
                 shutil.copytree(os.path.join(root, top), os.path.join(tmp, top))
             with open(os.path.join(tmp, path), "a") as fh:
                 fh.write(line + "\n")

@@ -11,13 +11,15 @@ tidy=$(command -v run-clang-tidy || command -v run-clang-tidy-14) ||
   { echo "lint: run-clang-tidy is not installed (scripts/install-deps installs clang-tidy)"; exit 1; }
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-# Every library folder (a CMakeLists.txt beside an include/ or src/), the plugin and the CLI: a
-# library added later is checked without editing this list (the split of topology/ once left
-# four libraries out of a list written by hand).
+# Every library folder (a CMakeLists.txt beside an include/ or src/, or beside parts that have
+# them, as slurm/files and slurm/client), the plugin and the CLI: a library added later is
+# checked without editing this list (the split of topology/ once left four libraries out of a
+# list written by hand).
 libs=()
 for d in "$top"/*/; do
   d=${d%/}
-  [ -f "$d/CMakeLists.txt" ] && { [ -d "$d/src" ] || [ -d "$d/include" ]; } && libs+=("$(basename "$d")")
+  [ -f "$d/CMakeLists.txt" ] && [ -n "$(find "$d" -maxdepth 2 -type d \( -name src -o -name include \) -print -quit)" ] &&
+    libs+=("$(basename "$d")")
 done
 dirs=$(printf '%s|' "${libs[@]}" plugin cli)
 units="$top/(${dirs%|})/.*\.cpp"

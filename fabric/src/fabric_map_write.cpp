@@ -169,7 +169,7 @@ std::string write_fabric_map(const FabricMap& map, std::string_view comment) {
     }
     for (const auto& a : map.anomalies) {
         // Details quote names, descriptions and file names from the inputs: one line each,
-        // whatever they hold (discover::run has made them printable already; other writers
+        // whatever they hold (ops::run_discover has made them printable already; other writers
         // of maps may not have).
         out += "anomaly " + printable(a.kind) + ' ' + printable(a.detail) + '\n';
     }

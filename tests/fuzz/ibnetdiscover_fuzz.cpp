@@ -7,7 +7,7 @@
 
 #include "switchyard/discover/classify.hpp"
 #include "switchyard/discover/ibnetdiscover.hpp"
-#include "switchyard/slurmconf/slurm_writers.hpp"
+#include "switchyard/slurm/files/slurm_writers.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -21,9 +21,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!back || switchyard::fabric::write_fabric_map(*back, "fuzz") != written) {
         std::abort();  // the writer produced a map its own reader rejects or changes
     }
-    (void)switchyard::slurmconf::write_topology_conf(c.map, "");
-    (void)switchyard::slurmconf::write_topology_block(c.map, "");
-    (void)switchyard::slurmconf::write_topology_yaml(c.map, "");
-    (void)switchyard::slurmconf::write_node_features(c.map, "");
+    (void)switchyard::slurm::write_topology_conf(c.map, "");
+    (void)switchyard::slurm::write_topology_block(c.map, "");
+    (void)switchyard::slurm::write_topology_yaml(c.map, "");
+    (void)switchyard::slurm::write_node_features(c.map, "");
     return 0;
 }

@@ -6,10 +6,10 @@
 #include <optional>
 #include <string_view>
 
-#include "render_input.hpp"
-#include "render_svg.hpp"
 #include "switchyard/common/job_options.hpp"
 #include "switchyard/fabric/fabric_map.hpp"
+#include "switchyard/render/render_input.hpp"
+#include "switchyard/render/render_svg.hpp"
 
 namespace {
 
@@ -65,20 +65,20 @@ const switchyard::fabric::FabricMap& small_map() {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    namespace cli = switchyard::cli;
+    namespace render = switchyard::render;
     if (size == 0) {
         return 0;
     }
     const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
-    cli::RenderOverlay ov;
-    const auto ok = (data[0] & 1) == 0 ? cli::parse_plan_json(text, "fuzz.json", ov)
-                                       : cli::parse_health_json(text, "fuzz.json", ov);
+    render::RenderOverlay ov;
+    const auto ok = (data[0] & 1) == 0 ? render::parse_plan_json(text, "fuzz.json", ov)
+                                       : render::parse_health_json(text, "fuzz.json", ov);
     if (!ok) {
         return 0;
     }
     if (ov.stages > switchyard::kMaxPipelineStages) {
         std::abort();
     }
-    (void)cli::render_svg(small_map(), ov);
+    (void)render::render_svg(small_map(), ov);
     return 0;
 }

@@ -26,12 +26,12 @@
 #include "switchyard/health/health.hpp"
 #include "switchyard/node/node_facts.hpp"
 #include "switchyard/node/node_readers.hpp"
+#include "switchyard/ops/install_guard.hpp"
 #include "switchyard/placement/steer.hpp"
 #include "switchyard/policy/policy.hpp"
-#include "switchyard/slurmconf/install_guard.hpp"
-#include "switchyard/slurmconf/slurm_jobs.hpp"
-#include "switchyard/slurmconf/slurm_nodes.hpp"
-#include "switchyard/slurmconf/slurm_partitions.hpp"
+#include "switchyard/slurm/client/slurm_jobs.hpp"
+#include "switchyard/slurm/files/slurm_nodes.hpp"
+#include "switchyard/slurm/files/slurm_partitions.hpp"
 
 namespace {
 
@@ -54,7 +54,7 @@ void node_facts(std::string_view text) {
 }
 
 void audit_inputs(std::string_view text) {
-    namespace sc = switchyard::slurmconf;
+    namespace sc = switchyard::slurm;
     for (const bool segment : {false, true}) {
         std::vector<std::string> problems;
         auto jobs = sc::parse_squeue_jobs(text, "fuzz.squeue", segment, problems);
@@ -162,20 +162,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     node_facts(text);
     audit_inputs(text);
     {
-        const auto config = switchyard::slurmconf::parse_topoconf(text, "fuzz.topoconf");
-        const auto parts = switchyard::slurmconf::parse_partitions(text, "fuzz.partitions");
+        const auto config = switchyard::slurm::parse_topoconf(text, "fuzz.topoconf");
+        const auto parts = switchyard::slurm::parse_partitions(text, "fuzz.partitions");
         if (config && parts) {
-            if (const auto t = switchyard::slurmconf::slurm_topologies(*parts, *config);
+            if (const auto t = switchyard::slurm::slurm_topologies(*parts, *config);
                 t && t->default_kind.empty()) {
                 std::abort();  // a cluster default always has a kind
             }
         }
-        switchyard::slurmconf::SlurmTopologies t;
-        (void)switchyard::slurmconf::add_partition_topologies(
-            text, config ? *config : switchyard::slurmconf::discover_topology_names(), t);
+        switchyard::slurm::SlurmTopologies t;
+        (void)switchyard::slurm::add_partition_topologies(
+            text, config ? *config : switchyard::slurm::discover_topology_names(), t);
     }
-    const auto record = switchyard::slurmconf::InstallRecord::parse(text);
-    if (switchyard::slurmconf::InstallRecord::parse(record.text()).text() != record.text()) {
+    const auto record = switchyard::ops::InstallRecord::parse(text);
+    if (switchyard::ops::InstallRecord::parse(record.text()).text() != record.text()) {
         std::abort();
     }
     const auto weights = switchyard::placement::WeightRecord::parse(text);

@@ -12,11 +12,11 @@
 #include "switchyard/discover/ibnetdiscover.hpp"
 #include "switchyard/fabric/fabric_index.hpp"
 #include "switchyard/fabric/guid.hpp"
-#include "switchyard/slurmconf/slurm_writers.hpp"
+#include "switchyard/slurm/files/slurm_writers.hpp"
 
 using namespace switchyard::discover;
 using namespace switchyard::fabric;
-using namespace switchyard::slurmconf;
+using namespace switchyard::slurm;
 using namespace classify_fixtures;
 
 namespace {

@@ -3,7 +3,7 @@
 // sets written and put in use, the previous one kept for a rollback, a hand install adopted,
 // old sets pruned; and the one list of discover's files, which discover names its outputs from
 // and install copies.
-#include "switchyard/slurmconf/install_sets.hpp"
+#include "switchyard/ops/install_sets.hpp"
 
 #include <unistd.h>
 
@@ -18,10 +18,11 @@
 #include "switchyard/common/file.hpp"
 #include "switchyard/fabric/fabric_index.hpp"
 #include "switchyard/fabric/fabric_map.hpp"
-#include "switchyard/slurmconf/slurm_writers.hpp"
+#include "switchyard/slurm/files/slurm_writers.hpp"
 
 using namespace switchyard;
-using namespace switchyard::slurmconf;
+using namespace switchyard::slurm;
+using namespace switchyard::ops;
 namespace fs = std::filesystem;
 
 namespace {

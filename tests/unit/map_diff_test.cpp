@@ -11,10 +11,11 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "switchyard/slurmconf/install_guard.hpp"
+#include "switchyard/ops/install_guard.hpp"
 
 using namespace switchyard::fabric;
-using namespace switchyard::slurmconf;
+
+using namespace switchyard::ops;
 
 namespace {
 /// A map of SUs (name, group) and hosts (name, SU index), with one anomaly.

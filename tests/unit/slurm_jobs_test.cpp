@@ -3,7 +3,7 @@
 // Slurm 22.05 test cluster with squeue_job_format), the AdminComment word job_submit.lua
 // writes, `scontrol show topology` (22.05 tree; 24.11 block lines), and where slurmctld's units
 // and the installed map's disagree.
-#include "switchyard/slurmconf/slurm_jobs.hpp"
+#include "switchyard/slurm/client/slurm_jobs.hpp"
 
 #include <string>
 #include <vector>
@@ -11,7 +11,7 @@
 #include "catch.hpp"
 
 using namespace switchyard;
-using namespace switchyard::slurmconf;
+using namespace switchyard::slurm;
 
 namespace {
 

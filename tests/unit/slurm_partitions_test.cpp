@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Partitions and their topologies from scontrol's text (captured from a real Slurm 26.05.5
 // cluster running discover's topology.yaml) and from --partition-topology.
-#include "switchyard/slurmconf/slurm_partitions.hpp"
+#include "switchyard/slurm/files/slurm_partitions.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "switchyard/slurmconf/slurm_nodes.hpp"
+#include "switchyard/slurm/files/slurm_nodes.hpp"
 
 using namespace switchyard;
 using namespace switchyard::fabric;
-using namespace switchyard::slurmconf;
+using namespace switchyard::slurm;
 
 namespace {
 std::string data(const std::string& name) {

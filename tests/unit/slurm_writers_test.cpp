@@ -2,7 +2,7 @@
 // block_layout: Slurm's topology/block rules (BlockSizes[0] plans every block; further sizes
 // aggregate aligned runs of 2^k consecutive blocks) applied to SUs and groups; the runs of
 // groups that jobs larger than one group prefer.
-#include "switchyard/slurmconf/slurm_writers.hpp"
+#include "switchyard/slurm/files/slurm_writers.hpp"
 
 #include <cstdio>
 #include <string>
@@ -11,7 +11,7 @@
 #include "catch.hpp"
 
 using namespace switchyard::fabric;
-using namespace switchyard::slurmconf;
+using namespace switchyard::slurm;
 
 namespace {
 

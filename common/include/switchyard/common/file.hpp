@@ -106,7 +106,7 @@ public:
                                               std::size_t length) const override;
     /// The whole file, bounded by the rules it was opened with.
     [[nodiscard]] Result<std::string> read_all() const;
-    /// The open descriptor (the CLI maps its largest inputs; see cli/io.hpp).
+    /// The open descriptor (the CLI maps its largest inputs; see common/input.hpp).
     [[nodiscard]] int descriptor() const { return fd_; }
 
 private:

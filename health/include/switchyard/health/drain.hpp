@@ -18,24 +18,6 @@ namespace switchyard::health {
 /// change or clear.
 [[nodiscard]] bool owned_reason(std::string_view reason);
 
-/// What Slurm says of a node: its scheduling weight, whether it is held out of service (its
-/// state has DRAIN, DOWN or FAIL) and, when held, why ("" when it is not held: Slurm 24.11
-/// keeps the last reason after a resume, and that one is no reason).
-struct SlurmNodeState {
-    unsigned weight = 0;
-    bool held = false;
-    std::string reason;
-};
-
-/// The query whose output `parse_slurm_nodes` reads: one line per node (and partition) from
-/// sinfo, reason last so a '|' inside it is kept. `nodes` ("" for all) is a Slurm host list.
-[[nodiscard]] std::vector<std::string> slurm_nodes_query(const std::string& nodes);
-
-/// The nodes of that output by name (a node listed once per partition is one node; sinfo's own
-/// "sinfo: ..." lines are skipped); an error names the line that cannot be read.
-[[nodiscard]] Result<std::map<std::string, SlurmNodeState>> parse_slurm_nodes(
-    std::string_view text);
-
 /// How many nodes the circuit breaker lets be drained within its window, and why that many.
 struct BreakerLimit {
     unsigned nodes = 0;

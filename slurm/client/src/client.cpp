@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+// The real and the fake Slurm client.
+#include "switchyard/slurm/client/client.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "switchyard/common/strings.hpp"
+
+namespace switchyard::slurm {
+
+std::string_view tool_name(Tool tool) {
+    switch (tool) {
+        case Tool::Scontrol:
+            return "scontrol";
+        case Tool::Sinfo:
+            return "sinfo";
+        case Tool::Squeue:
+            return "squeue";
+        case Tool::Sacct:
+            return "sacct";
+        case Tool::Sacctmgr:
+            return "sacctmgr";
+    }
+    return "scontrol";
+}
+
+std::string Call::command_line() const {
+    std::string out(tool_name(tool));
+    for (const auto& a : args) {
+        out += " " + a;
+    }
+    return out;
+}
+
+std::string slurm_problem(const ProcessRun& r, std::string_view command) {
+    if (r.timed_out) {
+        return "no answer in time (is slurmctld up?)";
+    }
+    if (r.exit_code == 127) {
+        return "cannot run " + std::string(command) + " (install slurm-client, or put it on PATH)";
+    }
+    return std::string(trim(r.output));
+}
+
+namespace {
+
+/// `name`'s absolute path in the caller's PATH, as execvp would find it; nullopt when none.
+std::optional<std::string> find_in_path(std::string_view name) {
+    const char* path = std::getenv("PATH");
+    for (const auto dir : split(path != nullptr ? path : "/usr/bin:/bin", ':')) {
+        if (dir.empty() || dir.front() != '/') {
+            continue;  // a relative PATH entry would make the command depend on the cwd
+        }
+        std::string candidate = std::string(dir) + "/" + std::string(name);
+        if (::access(candidate.c_str(), X_OK) == 0) {
+            return candidate;
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+RealClient::RealClient() : env_{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C", "LC_ALL=C"} {
+    if (const char* conf = std::getenv("SLURM_CONF"); conf != nullptr) {
+        env_.push_back(std::string("SLURM_CONF=") + conf);
+    }
+}
+
+Result<std::string> RealClient::run(const Call& call) {
+    const auto name = tool_name(call.tool);
+    auto [it, added] = paths_.try_emplace(call.tool);
+    if (added) {
+        it->second = find_in_path(name);
+    }
+    ProcessRun r;
+    if (it->second) {
+        std::vector<std::string> argv{*it->second};
+        argv.insert(argv.end(), call.args.begin(), call.args.end());
+        r = run_process(argv, call.timeout_s, &env_, call.max_bytes);
+    } else {
+        r.exit_code = 127;
+    }
+    if (r.exit_code != 0) {
+        return fail(Error::io(call.command_line() + ": " + slurm_problem(r, name)));
+    }
+    if (r.truncated) {
+        return fail(Error::io(call.command_line() + ": more than " +
+                              std::to_string(call.max_bytes >> 20) + " MiB of output; not read"));
+    }
+    return std::move(r.output);
+}
+
+void FakeClient::answer(const std::string& command_line, std::string output) {
+    answers_.insert_or_assign(command_line, Result<std::string>(std::move(output)));
+}
+
+void FakeClient::refuse(const std::string& command_line, std::string why) {
+    answers_.insert_or_assign(command_line,
+                              Result<std::string>(fail(Error::io(command_line + ": " + why))));
+}
+
+Result<std::string> FakeClient::run(const Call& call) {
+    const auto line = call.command_line();
+    calls_.push_back(line);
+    const auto it = answers_.find(line);
+    if (it == answers_.end()) {
+        return fail(Error::io(line + ": the fake client has no answer for this call"));
+    }
+    return it->second;
+}
+
+}  // namespace switchyard::slurm

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+// The use cases against the fake Slurm client and a fixed clock: what each asks Slurm, what it
+// changes there, and what it reports.
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "catch.hpp"
+#include "switchyard/common/hostlist.hpp"
+#include "switchyard/ops/steer.hpp"
+#include "switchyard/ops/why.hpp"
+#include "switchyard/slurm/client/client.hpp"
+
+using namespace switchyard;
+using namespace switchyard::ops;
+
+namespace {
+
+const std::string kMap =
+    std::string(SWITCHYARD_SOURCE_DIR) + "/tests/golden/discover/superpod/fabric.map.expected";
+const std::string kSinfoAll = "sinfo --all --noheader --Node --format=%N|%w|%T|%E";
+
+/// Every node of the superpod map idle, at weight 1 or as `weights` (host list, weight) say, as
+/// sinfo prints them.
+std::string all_idle(const std::vector<std::pair<std::string, unsigned>>& weights = {}) {
+    std::map<std::string, unsigned> weight;
+    for (const auto& [list, w] : weights) {
+        const auto names = expand_hostlist(list);
+        REQUIRE(names);
+        for (const auto& n : *names) {
+            weight[n] = w;
+        }
+    }
+    std::string out;
+    for (const char* su :
+         {"a05-p1-dgx-01", "a06-p1-dgx-02", "a07-p1-dgx-03", "a08-p1-dgx-04", "b07-p1-dgx-07"}) {
+        for (int c = 1; c <= 18; ++c) {
+            char name[64];
+            std::snprintf(name, sizeof name, "%s-c%02d", su, c);
+            const auto w = weight.find(name);
+            out += std::string(name) + "|" + std::to_string(w == weight.end() ? 1 : w->second) +
+                   "|idle|none\n";
+        }
+    }
+    return out;
+}
+
+struct Fixture {
+    slurm::FakeClient slurm;
+    FixedClock clock{1'800'000'000};
+    std::ostringstream out;
+    std::ostringstream err;
+    Deps deps{slurm, clock, "", out, err};
+    std::filesystem::path dir;
+    Fixture() {
+        char tmpl[] = "/tmp/switchyard-ops-test.XXXXXX";
+        REQUIRE(::mkdtemp(tmpl) != nullptr);
+        dir = tmpl;
+    }
+    ~Fixture() { std::filesystem::remove_all(dir); }
+    Fixture(const Fixture&) = delete;
+    Fixture& operator=(const Fixture&) = delete;
+};
+
+}  // namespace
+
+TEST_CASE("ops: steer --apply sets the weights through the client, once", "[ops]") {
+    Fixture f;
+    f.slurm.answer(kSinfoAll, all_idle());
+    SteerRequest req;
+    req.map = kMap;
+    req.state = (f.dir / "steer.state").string();
+    req.apply = true;
+    const std::vector<std::pair<std::string, unsigned>> weights = {
+        {"a07-p1-dgx-03-c[01-18],b07-p1-dgx-07-c[01-04,06-14,16-18]", 44},
+        {"a08-p1-dgx-04-c[01-17]", 30},
+        {"a06-p1-dgx-02-c[01-04,07,10-12,14,16,18]", 58}};
+    for (const auto& [list, w] : weights) {
+        f.slurm.answer("scontrol update NodeName=" + list + " Weight=" + std::to_string(w), "");
+    }
+    const auto first = run_steer(req, f.deps);
+    INFO(first.errors.size() << " errors; calls: " << f.slurm.calls().size());
+    CHECK(first.rc == 0);
+    CHECK(f.slurm.calls().front() == kSinfoAll);
+    CHECK(f.slurm.calls().size() == 4);  // sinfo, then one update per weight
+    CHECK(std::count(first.lines.begin(), first.lines.end(),
+                     "set Weight=30 on a08-p1-dgx-04-c[01-17]") == 1);
+    // The next round sees its own weights in Slurm and changes nothing.
+    f.slurm.answer(kSinfoAll, all_idle(weights));
+    f.clock.set(1'800'000'000 + 3600);
+    const auto calls = f.slurm.calls().size();
+    const auto second = run_steer(req, f.deps);
+    CHECK(second.rc == 0);
+    CHECK(f.slurm.calls().size() == calls + 1);
+    CHECK(second.lines.size() == first.lines.size() - 3);  // the places, no "set" line
+}
+
+TEST_CASE("ops: steer --apply names an update Slurm refused and fails", "[ops]") {
+    Fixture f;
+    f.slurm.answer(kSinfoAll, all_idle());
+    SteerRequest req;
+    req.map = kMap;
+    req.state = (f.dir / "steer.state").string();
+    req.apply = true;
+    f.slurm.answer(
+        "scontrol update NodeName=a07-p1-dgx-03-c[01-18],b07-p1-dgx-07-c[01-04,06-14,16-18] "
+        "Weight=44",
+        "");
+    f.slurm.answer("scontrol update NodeName=a06-p1-dgx-02-c[01-04,07,10-12,14,16,18] Weight=58",
+                   "");
+    f.slurm.refuse("scontrol update NodeName=a08-p1-dgx-04-c[01-17] Weight=30",
+                   "slurm_update error: Access/permission denied");
+    const auto r = run_steer(req, f.deps);
+    CHECK(r.rc == 1);
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0] ==
+          "scontrol update NodeName=a08-p1-dgx-04-c[01-17] Weight=30: slurm_update error: "
+          "Access/permission denied");
+    CHECK(std::count(r.lines.begin(), r.lines.end(),
+                     "set Weight=58 on "
+                     "a06-p1-dgx-02-c[01-04,07,10-12,14,16,18]") == 1);
+}
+
+TEST_CASE("ops: why judges against the usable nodes sinfo gives, within its timeout", "[ops]") {
+    Fixture f;
+    WhyRequest req;
+    req.map = kMap;
+    req.nodes = 8;
+    req.stages = 2;
+    req.topology = "tree";
+    req.partition = "gpu";
+    // Only 4 nodes usable: a 2-stage job of 8 cannot start.
+    f.slurm.answer("sinfo --noheader --Node --format=%N|%t --partition=gpu",
+                   "a05-p1-dgx-01-c01|idle\na05-p1-dgx-01-c03|idle\na05-p1-dgx-01-c04|idle\n"
+                   "a05-p1-dgx-01-c05|alloc\n");
+    const auto r = run_why(req, f.deps);
+    CHECK(r.rc == 0);
+    CHECK(r.said.starts_with("switchyard: -N8 --pipeline-stages=2 in partition gpu: "));
+    // sinfo failing is the report's error, rc 1, nothing said.
+    f.slurm.refuse("sinfo --noheader --Node --format=%N|%t --partition=gpu",
+                   "no answer in time (is slurmctld up?)");
+    const auto down = run_why(req, f.deps);
+    CHECK(down.rc == 1);
+    CHECK(down.said.empty());
+    CHECK(down.error ==
+          "sinfo --noheader --Node --format=%N|%t --partition=gpu: no answer in time (is "
+          "slurmctld up?)");
+    // A job id that is no id is refused before Slurm is asked.
+    const auto calls = f.slurm.calls().size();
+    req.job = "12;rm";
+    const auto bad = run_why(req, f.deps);
+    CHECK(bad.rc == 2);
+    CHECK(f.slurm.calls().size() == calls);
+}
