@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "switchyard/discover/classify.hpp"
-#include "switchyard/discover/ibnetdiscover.hpp"
+#include "switchyard/discover/classify/classify.hpp"
+#include "switchyard/discover/ib/ibnetdiscover.hpp"
 #include "switchyard/placement/audit.hpp"
 #include "synthetic_fabric.hpp"
 

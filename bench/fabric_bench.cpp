@@ -3,9 +3,9 @@
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
-#include "switchyard/discover/classify.hpp"
-#include "switchyard/discover/ibnetdiscover.hpp"
-#include "switchyard/discover/lldp.hpp"
+#include "switchyard/discover/classify/classify.hpp"
+#include "switchyard/discover/ib/ibnetdiscover.hpp"
+#include "switchyard/discover/lldp/lldp.hpp"
 #include "switchyard/fabric/fabric_index.hpp"
 #include "switchyard/placement/planner.hpp"
 #include "switchyard/slurm/files/slurm_writers.hpp"

@@ -9,8 +9,8 @@
 #include <fstream>
 
 #include "fake_sysfs.hpp"
-#include "switchyard/discover/classify.hpp"
-#include "switchyard/discover/ibnetdiscover.hpp"
+#include "switchyard/discover/classify/classify.hpp"
+#include "switchyard/discover/ib/ibnetdiscover.hpp"
 #include "switchyard/fabric/fabric_index.hpp"
 #include "switchyard/nccl/rules.hpp"
 #include "switchyard/policy/loaders.hpp"

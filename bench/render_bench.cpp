@@ -3,8 +3,8 @@
 // hosts) with a quarter of the hosts in an 8-stage plan; reports the SVG size.
 #include <benchmark/benchmark.h>
 
-#include "switchyard/discover/classify.hpp"
-#include "switchyard/discover/ibnetdiscover.hpp"
+#include "switchyard/discover/classify/classify.hpp"
+#include "switchyard/discover/ib/ibnetdiscover.hpp"
 #include "switchyard/render/render_svg.hpp"
 #include "synthetic_fabric.hpp"
 

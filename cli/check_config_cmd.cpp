@@ -8,10 +8,6 @@
 #include "switchyard/policy/policy.hpp"
 
 namespace switchyard::cli {
-
-using ops::load_fabric_map;
-using ops::read_json_dir;
-using ops::short_hostname;
 namespace {
 
 int run_check_config(const std::string& file) {

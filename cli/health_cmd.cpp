@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `switchyard health`: its options; ops::run_health (ops/health.hpp) does the rest.
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -33,7 +34,15 @@ void setup_health(CLI::App& cmd, Runner& run) {
                  "JSON: verdict, checks [{name, status, detail, duration_ms[, soft]}]");
     cmd.callback([&run, a] {
         run = [a] {
-            const auto report = ops::run_health(*a, deps());
+            ops::HealthRequest req = *a;
+            if (const char* p = std::getenv("SLURM_JOB_PARTITION");
+                req.partition.empty() && p != nullptr) {
+                req.partition = p;
+            }
+            if (const char* n = std::getenv("SLURMD_NODENAME"); req.host.empty() && n != nullptr) {
+                req.host = n;  // set by slurmd for its HealthCheckProgram
+            }
+            const auto report = ops::run_health(req, deps());
             ops::print_health(report, a->json, std::cout, std::cerr);
             return report.rc;
         };

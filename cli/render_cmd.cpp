@@ -13,7 +13,6 @@ namespace switchyard::cli {
 
 using ops::load_fabric_map;
 using ops::read_json_dir;
-using ops::short_hostname;
 namespace {
 
 using render::parse_health_json;

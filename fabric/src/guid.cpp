@@ -2,6 +2,7 @@
 // GUIDs as ibnetdiscover, sysfs and ibstat print them.
 #include "switchyard/fabric/guid.hpp"
 
+#include <charconv>
 #include <cstdio>
 
 #include "switchyard/common/strings.hpp"
@@ -56,6 +57,22 @@ std::string format_guid(std::uint64_t guid) {
     char buf[19];
     std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(guid));
     return buf;
+}
+
+std::optional<std::uint64_t> parse_mac(std::string_view s) {
+    if (s.size() != 17) {
+        return std::nullopt;
+    }
+    std::uint64_t v = 0;
+    for (std::size_t i = 0; i < 17; i += 3) {
+        unsigned byte = 0;
+        if ((i + 2 < 17 && s[i + 2] != ':' && s[i + 2] != '-') ||
+            std::from_chars(s.data() + i, s.data() + i + 2, byte, 16).ptr != s.data() + i + 2) {
+            return std::nullopt;
+        }
+        v = (v << 8U) | byte;
+    }
+    return v;
 }
 
 }  // namespace switchyard::fabric

@@ -11,12 +11,12 @@
 #include "switchyard/common/input.hpp"
 #include "switchyard/common/pattern.hpp"
 #include "switchyard/common/strings.hpp"
-#include "switchyard/discover/classify.hpp"
-#include "switchyard/discover/ibnetdiscover.hpp"
-#include "switchyard/discover/lldp.hpp"
-#include "switchyard/discover/node_json.hpp"
-#include "switchyard/discover/nvlink_domains.hpp"
-#include "switchyard/discover/readers.hpp"
+#include "switchyard/discover/classify/classify.hpp"
+#include "switchyard/discover/graph/reader.hpp"
+#include "switchyard/discover/ib/ibnetdiscover.hpp"
+#include "switchyard/discover/lldp/lldp.hpp"
+#include "switchyard/discover/nvlink/nvlink_domains.hpp"
+#include "switchyard/node/node_json.hpp"
 #include "switchyard/ops/install_sets.hpp"
 #include "switchyard/slurm/client/scontrol.hpp"
 #include "switchyard/slurm/files/slurm_nodes.hpp"
@@ -214,9 +214,9 @@ DiscoverResult run_discover(const DiscoverRequest& a, Deps& deps) {
             }
         }
     }
-    HostFacts facts;
+    node::HostFacts facts;
     if (!a.node_facts.empty()) {
-        auto f = read_facts(a.node_facts, !a.lldp.empty());
+        auto f = node::read_facts(a.node_facts, !a.lldp.empty());
         if (!f) {
             err << "switchyard discover: --node-facts: " << f.error().to_string() << "\n";
             return DiscoverResult::Problem;

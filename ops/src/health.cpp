@@ -88,17 +88,11 @@ HealthReport run_health(const HealthRequest& request, Deps& deps) {
         out.rc = kExitProblem;
         return std::move(out);
     };
-    if (const char* p = std::getenv("SLURM_JOB_PARTITION"); a.partition.empty() && p != nullptr) {
-        a.partition = p;
-    }
     auto pol = policy::load_policy_file(a.policy);
     if (!pol) {
         return problem("switchyard health: " + pol.error().message());
     }
     std::string host = a.host;
-    if (const char* n = std::getenv("SLURMD_NODENAME"); host.empty() && n != nullptr) {
-        host = n;  // set by slurmd for its HealthCheckProgram
-    }
     if (host.empty()) {
         host = short_hostname();
     }

@@ -17,6 +17,7 @@
 #include "switchyard/nccl/rules.hpp"
 #include "switchyard/node/node_readers.hpp"
 #include "switchyard/policy/loaders.hpp"
+#include "switchyard/policy/step_input.hpp"
 
 namespace switchyard::spank {
 namespace {
@@ -84,25 +85,27 @@ Result<policy::Policy> step_policy(const PluginArgs& args) {
     return pol;
 }
 
-/// The node part of the NCCL environment: rules over the policy, node facts and fabric map.
+/// The node part of the NCCL environment: rules over the policy, the step's inputs (node
+/// facts, fabric map, IMEX channel) and the job.
 Result<void> export_nccl(SpankApi& api,
                          Logger& log,
                          const policy::Policy& pol,
                          const nccl::JobFacts& job,
-                         const fabric::FabricMap* map,
+                         policy::StepInput& in,
                          const JobOptions& opts) {
     const auto choice = opts.nccl_env.value_or(NcclEnvChoice{});
     if (choice.kind == NcclEnvChoice::Kind::Off) {
         return {};
     }
-    std::vector<std::string> notes;
-    auto node = policy::load_node(pol, {job.this_host, "", "", policy::NodeCache::Read, &notes});
-    for (const auto& n : notes) {  // the admin's matter, not the job's: slurmd's log only
+    for (const auto& n : in.node_notes) {  // the admin's matter, not the job's: slurmd's log only
         log.info(Component::Env, n);
     }
-    if (!node) {
-        return fail(Error::io("node facts of " + job.this_host + ": " + node.error().to_string()));
+    if (!in.node) {
+        return fail(Error::io("node facts of " + job.this_host + ": " +
+                              (in.node_error ? in.node_error->to_string() : "not read")));
     }
+    auto& node = in.node;
+    const fabric::FabricMap* map = in.map ? &*in.map : nullptr;
     std::map<std::string, std::string> user_env;
     for (const auto name : nccl::suspect_user_variables()) {
         if (auto v = api.getenv(name)) {
@@ -111,12 +114,8 @@ Result<void> export_nccl(SpankApi& api,
     }
     auto facts = job;
     facts.nvl_group = opts.nvl_group;
-    if (!pol.nccl.imex_channel.empty() && map != nullptr && !map->domains.empty()) {
-        const auto channel = node::expand_node_path(pol.nccl.imex_channel, job.this_host);
-        std::error_code ec;
-        facts.imex_channel = std::filesystem::exists(channel, ec);
-        facts.imex_channel_path = channel.string();
-    }
+    facts.imex_channel = in.imex.present;
+    facts.imex_channel_path = in.imex.path;
     const auto d = nccl::decide_node_env(pol.nccl, *node, map, facts, choice, user_env);
     plugin_state().read_gids = d.read_gids;
     std::vector<std::string> names;
@@ -159,26 +158,21 @@ Result<void> step_setup(SpankApi& api,
         return fail(pol.error());
     }
     const auto job = job_facts(api);
-    std::optional<fabric::FabricMap> map;
-    if (!pol->fabric_map.empty()) {
-        std::vector<std::string> notes;
-        auto m = policy::load_fabric_map_file(pol->fabric_map, &job.hosts, &notes);
-        for (const auto& n : notes) {  // the admin's matter, not the job's: slurmd's log only
-            log.info(Component::Env, "fabric map: " + n);
-        }
-        if (m) {
-            map = std::move(*m);
-        } else {
-            log.warning(Component::Env, "fabric map: " + m.error().to_string() +
-                                            "; rules that need it are skipped");
-        }
+    auto in = policy::load_step_input(
+        *pol, {job.this_host, job.hosts, pol->fabric_map, /*step=*/true, /*node=*/nccl, "", ""});
+    for (const auto& n : in.map_notes) {  // the admin's matter, not the job's: slurmd's log only
+        log.info(Component::Env, "fabric map: " + n);
+    }
+    if (in.map_error) {
+        log.warning(Component::Env, "fabric map: " + in.map_error->to_string() +
+                                        "; rules that need it are skipped");
     }
     if (nccl) {
-        if (auto r = export_nccl(api, log, *pol, job, map ? &*map : nullptr, opts); !r) {
+        if (auto r = export_nccl(api, log, *pol, job, in, opts); !r) {
             return fail(Error::invalid_argument("NCCL environment: " + r.error().message()));
         }
     }
-    prepare_plan(api, log, *pol, opts, job, map ? &*map : nullptr);
+    prepare_plan(api, log, *pol, opts, job, in.map ? &*in.map : nullptr);
     return {};
 }
 

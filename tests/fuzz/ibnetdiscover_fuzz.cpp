@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "switchyard/discover/classify.hpp"
-#include "switchyard/discover/ibnetdiscover.hpp"
+#include "switchyard/discover/classify/classify.hpp"
+#include "switchyard/discover/ib/ibnetdiscover.hpp"
 #include "switchyard/slurm/files/slurm_writers.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "switchyard/discover/lldp.hpp"
+#include "switchyard/discover/lldp/lldp.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "switchyard/common/strings.hpp"
-#include "switchyard/discover/classify.hpp"
+#include "switchyard/discover/classify/classify.hpp"
 #include "switchyard/fabric/guid.hpp"
 #include "switchyard/health/health.hpp"
 #include "switchyard/node/node_facts.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "catch.hpp"
-#include "switchyard/discover/classify.hpp"
+#include "switchyard/discover/classify/classify.hpp"
 #include "switchyard/fabric/guid.hpp"
 
 namespace classify_fixtures {

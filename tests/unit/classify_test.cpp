@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of fabric classification on small built graphs: SUs, rails, spines, names, groups.
-#include "switchyard/discover/classify.hpp"
+#include "switchyard/discover/classify/classify.hpp"
 
 #include <algorithm>
 #include <map>
@@ -9,7 +9,7 @@
 #include "catch.hpp"
 #include "classify_fixtures.hpp"
 #include "paths.hpp"
-#include "switchyard/discover/ibnetdiscover.hpp"
+#include "switchyard/discover/ib/ibnetdiscover.hpp"
 #include "switchyard/fabric/fabric_index.hpp"
 #include "switchyard/fabric/guid.hpp"
 #include "switchyard/slurm/files/slurm_writers.hpp"

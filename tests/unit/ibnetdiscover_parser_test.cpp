@@ -6,8 +6,8 @@
 #include "../../bench/synthetic_fabric.hpp"
 #include "catch.hpp"
 #include "paths.hpp"
-#include "switchyard/discover/fabric_graph.hpp"
-#include "switchyard/discover/ibnetdiscover.hpp"
+#include "switchyard/discover/graph/fabric_graph.hpp"
+#include "switchyard/discover/ib/ibnetdiscover.hpp"
 #include "switchyard/fabric/guid.hpp"
 
 using namespace switchyard::discover;

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "switchyard/discover/lldp.hpp"
+#include "switchyard/discover/lldp/lldp.hpp"
 
 namespace switchyard::discover::test {
 

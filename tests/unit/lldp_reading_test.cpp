@@ -6,7 +6,7 @@
 
 #include "catch.hpp"
 #include "lldp_fixtures.hpp"
-#include "switchyard/discover/lldp.hpp"
+#include "switchyard/discover/lldp/lldp.hpp"
 
 using namespace switchyard;
 using namespace switchyard::discover;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of the LLDP reader: real lldpd output in its three formats, the errors a file that is
 // not lldpctl output gets, and the fabric built from the files with its dirty data reported.
-#include "switchyard/discover/lldp.hpp"
+#include "switchyard/discover/lldp/lldp.hpp"
 
 #include <set>
 

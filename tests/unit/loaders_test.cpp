@@ -8,10 +8,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "catch.hpp"
 #include "fake_sysfs.hpp"
 #include "switchyard/node/node_facts.hpp"
+#include "switchyard/policy/step_input.hpp"
 #include "typical_node.hpp"
 
 using namespace switchyard;
@@ -161,4 +163,49 @@ TEST_CASE("node cache: the prolog reads the node only when the cache is missing 
     REQUIRE(step);
     CHECK(step->gpus.size() == 9);
     CHECK(notes.empty());
+}
+
+TEST_CASE("step input: the map, the node and the IMEX channel, loaded once for all callers",
+          "[step-input]") {
+    FakeSysfs fs;
+    switchyard::test::build_typical_gpu_node(fs);
+    auto pol = policy_for(fs);
+    const std::string src = SWITCHYARD_SOURCE_DIR;
+    const auto nvl_map = src + "/tests/golden/discover/nvl-dfp16/fabric.map.expected";
+    pol.nccl.imex_channel = (fs.root() / "imex" / "%n" / "channel0").string();
+    policy::StepInputRequest req{"node001", {"node001", "node002"}, nvl_map, false, true, "", ""};
+    auto in = policy::load_step_input(pol, req);
+    REQUIRE(in.map);
+    CHECK_FALSE(in.map_error);
+    CHECK_FALSE(in.map->domains.empty());
+    REQUIRE(in.node);
+    CHECK_FALSE(in.node->gpus.empty());
+    // A map with NVLink domains: the channel is looked at, %n expanded, and found missing.
+    REQUIRE(in.imex.present.has_value());
+    CHECK_FALSE(*in.imex.present);
+    CHECK(in.imex.path == (fs.root() / "imex" / "node001" / "channel0").string());
+    std::filesystem::create_directories(fs.root() / "imex" / "node001");
+    std::ofstream(fs.root() / "imex" / "node001" / "channel0") << "";
+    CHECK(policy::load_step_input(pol, req).imex.present == std::optional<bool>(true));
+    // A step reads only its hosts' part of the map (through the index when there is one).
+    req.step = true;
+    in = policy::load_step_input(pol, req);
+    REQUIRE(in.map);
+    CHECK(in.map->find_host("node001") != nullptr);
+    // Without NVLink domains in the map the channel is not looked at.
+    req.map_path = src + "/tests/golden/discover/dfp16/fabric.map.expected";
+    CHECK_FALSE(policy::load_step_input(pol, req).imex.present.has_value());
+    // A map that cannot be read is the caller's to judge: the node is still read.
+    req.map_path = (fs.root() / "no-such.map").string();
+    in = policy::load_step_input(pol, req);
+    CHECK_FALSE(in.map);
+    REQUIRE(in.map_error);
+    CHECK(in.map_error->to_string().find("no-such.map") != std::string::npos);
+    CHECK(in.node);
+    CHECK_FALSE(in.imex.present.has_value());
+    // Without the node: none read, no error.
+    req.node = false;
+    in = policy::load_step_input(pol, req);
+    CHECK_FALSE(in.node);
+    CHECK_FALSE(in.node_error);
 }

@@ -8,7 +8,7 @@
 
 #include "catch.hpp"
 #include "fake_sysfs.hpp"
-#include "switchyard/discover/nvlink_domains.hpp"
+#include "switchyard/discover/nvlink/nvlink_domains.hpp"
 
 using namespace switchyard::discover;
 using namespace switchyard::fabric;

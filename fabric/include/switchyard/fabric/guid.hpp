@@ -17,4 +17,7 @@ namespace switchyard::fabric {
 /// "0x%016x".
 [[nodiscard]] std::string format_guid(std::uint64_t guid);
 
+/// "aa:bb:cc:dd:ee:ff" → its 48-bit value; nullopt when `s` is not a MAC.
+[[nodiscard]] std::optional<std::uint64_t> parse_mac(std::string_view s);
+
 }  // namespace switchyard::fabric
