@@ -5,17 +5,21 @@
 # two binaries alternating (base, here, base, here, ...), and prints each one's median wall time
 # and peak memory. Workloads: discover of issue 13's synthetic Dragonfly+ dump (100k hosts x 8
 # rails, 800k HCAs), discover --lldp of 100k hosts' lldpctl files, and `switchyard node --json`
-# of a real GPU node's hwloc XML. For a refactor that must not move the numbers.
-# Usage: bench/compare-revisions.sh BASE [--runs N] [--hosts H]     (defaults 5, 100000)
+# of a real GPU node's hwloc XML; then fabric_bench's parse, classify, write, map-load and LLDP
+# benchmarks of both builds, alternating, each repeated and its median printed side by side
+# (--no-fabric-bench leaves them out). For a refactor that must not move the numbers.
+# Usage: bench/compare-revisions.sh BASE [--runs N] [--hosts H] [--no-fabric-bench]
+#        (defaults 5, 100000)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 base=${1:?usage: bench/compare-revisions.sh BASE [--runs N] [--hosts H]}
 shift
-runs=5 hosts=100000
+runs=5 hosts=100000 fabric_bench=yes
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
     --hosts) hosts=$2; shift 2 ;;
+    --no-fabric-bench) fabric_bench=no; shift ;;
     *) echo "usage: bench/compare-revisions.sh BASE [--runs N] [--hosts H]" >&2; exit 2 ;;
   esac
 done
@@ -26,7 +30,8 @@ if [ ! -d "$tree" ]; then
   git worktree add -q --detach "$tree" "$rev"
 fi
 echo "building $rev (base) and $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo '+changes') (here)"
-(cd "$tree" && cmake --preset release >/dev/null && cmake --build --preset release --target switchyard_cli >/dev/null)
+(cd "$tree" && cmake --preset release >/dev/null &&
+  cmake --build --preset release --target switchyard_cli fabric_bench >/dev/null)
 cmake --preset release >/dev/null
 cmake --build --preset release --target switchyard_cli fabric_bench >/dev/null
 declare -A bin=([base]="$tree/build/release/cli/switchyard" [here]="$top/build/release/cli/switchyard")
@@ -66,3 +71,20 @@ for load in discover-800k lldp-100k node-json; do
   done
 done
 echo "fabric.map of the 800k dump byte-identical between the two: $same"
+if [ "$fabric_bench" = yes ]; then
+  declare -A bench=([base]="$tree/build/release/bench/fabric_bench" [here]="$top/build/release/bench/fabric_bench")
+  filter='BM_Parse/|BM_Classify|BM_Write|BM_MapLoad|BM_ParseLldpLeaf'
+  for ((i = 1; i <= runs; i++)); do
+    for who in base here; do
+      "${bench[$who]}" --benchmark_filter="$filter" --benchmark_format=csv 2>/dev/null |
+        awk -F, -v w="$who" 'NR > 1 && $1 !~ /^name/ { gsub(/"/, "", $1); print $1, $3, $5 }' >> "$work/fb.$who"
+    done
+  done
+  printf "%-44s %12s %12s\n" "fabric_bench (median of $runs, real time)" base here
+  for name in $(awk '{print $1}' "$work/fb.base" | sort -u); do
+    b=$(awk -v n="$name" '$1 == n {print $2}' "$work/fb.base" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
+    h=$(awk -v n="$name" '$1 == n {print $2}' "$work/fb.here" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
+    u=$(awk -v n="$name" '$1 == n {print $3; exit}' "$work/fb.base")
+    printf "%-44s %10.2f %s %10.2f %s\n" "$name" "$b" "$u" "$h" "$u"
+  done
+fi
