@@ -76,8 +76,11 @@ if [ "$fabric_bench" = yes ]; then
   filter='BM_Parse/|BM_Classify|BM_Write|BM_MapLoad|BM_ParseLldpLeaf'
   for ((i = 1; i <= runs; i++)); do
     for who in base here; do
-      "${bench[$who]}" --benchmark_filter="$filter" --benchmark_format=csv 2>/dev/null |
-        awk -F, -v w="$who" 'NR > 1 && $1 !~ /^name/ { gsub(/"/, "", $1); print $1, $3, $5 }' >> "$work/fb.$who"
+      # JSON, not CSV: Google Benchmark's CSV reporter aborts when benchmarks differ in counters.
+      "${bench[$who]}" --benchmark_filter="$filter" --benchmark_format=json 2>/dev/null |
+        python3 -c 'import json, sys
+for b in json.load(sys.stdin)["benchmarks"]:
+    print(b["name"], b["real_time"], b["time_unit"])' >> "$work/fb.$who"
     done
   done
   printf "%-44s %12s %12s\n" "fabric_bench (median of $runs, real time)" base here

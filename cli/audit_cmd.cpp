@@ -32,6 +32,20 @@ int audit(const ops::AuditRequest& a) {
 
 }  // namespace
 
+void audit_options(CLI::App& cmd, ops::AuditRequest& a) {
+    cmd.add_option("--map", a.map, "fabric map (default: the policy's fabric.map)");
+    cmd.add_option("--policy", a.policy, "policy file whose fabric.map and costs to use")
+        ->capture_default_str();
+    cmd.add_option("--jobs", a.jobs, "only these running jobs (comma-separated ids)");
+    cmd.add_option("--since", a.since,
+                   "also the jobs that ended since TIME (sacct: slurmdbd), and for every job the "
+                   "best the free nodes at its start allowed");
+    cmd.add_option("--metrics", a.metrics, "also write node_exporter textfile metrics here");
+    cmd.add_flag("--json", a.json, "JSON: topologies, jobs, their stages and checks");
+    cmd.add_flag("--no-topology", a.no_topology, "leave slurmctld's topology out");
+    cmd.add_flag("--no-jobs", a.no_jobs, "only slurmctld's topology");
+}
+
 void setup_audit(CLI::App& cmd, Runner& run) {
     auto a = std::make_shared<ops::AuditRequest>();
     cmd.footer(
@@ -45,17 +59,7 @@ void setup_audit(CLI::App& cmd, Runner& run) {
         "  switchyard audit --json --jobs 1234,1240\n"
         "  switchyard audit --since now-1day\n"
         "  switchyard audit --metrics /var/lib/node_exporter/switchyard-audit.prom\n");
-    cmd.add_option("--map", a->map, "fabric map (default: the policy's fabric.map)");
-    cmd.add_option("--policy", a->policy, "policy file whose fabric.map and costs to use")
-        ->capture_default_str();
-    cmd.add_option("--jobs", a->jobs, "only these running jobs (comma-separated ids)");
-    cmd.add_option("--since", a->since,
-                   "also the jobs that ended since TIME (sacct: slurmdbd), and for every job the "
-                   "best the free nodes at its start allowed");
-    cmd.add_option("--metrics", a->metrics, "also write node_exporter textfile metrics here");
-    cmd.add_flag("--json", a->json, "JSON: topologies, jobs, their stages and checks");
-    cmd.add_flag("--no-topology", a->no_topology, "leave slurmctld's topology out");
-    cmd.add_flag("--no-jobs", a->no_jobs, "only slurmctld's topology");
+    audit_options(cmd, *a);
     cmd.callback([&run, a] { run = [a] { return audit(*a); }; });
 }
 

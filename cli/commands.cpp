@@ -31,6 +31,8 @@ const std::vector<Subcommand>& subcommands() {
          setup_audit},
         {"why", "say whether a pipeline job's placement can start now, and what would", setup_why},
         {"steer", "raise the Slurm Weight of nodes in degraded places of the fabric", setup_steer},
+        {"refresh", "one unattended round over a capture: discover, install, steer, audit",
+         setup_refresh},
         {"render", "draw the fabric (and a job's stages, drained nodes) as an SVG picture",
          setup_render},
         {"check-config", "validate a policy file and print every problem", setup_check_config},

@@ -8,8 +8,12 @@
 #include <string_view>
 #include <vector>
 
+#include "switchyard/ops/audit.hpp"
 #include "switchyard/ops/deps.hpp"
+#include "switchyard/ops/discover.hpp"
 #include "switchyard/ops/exit_codes.hpp"
+#include "switchyard/ops/install.hpp"
+#include "switchyard/ops/steer.hpp"
 
 namespace switchyard::cli {
 
@@ -58,5 +62,17 @@ void setup_install(CLI::App& cmd, Runner& run);
 void setup_render(CLI::App& cmd, Runner& run);
 void setup_audit(CLI::App& cmd, Runner& run);
 void setup_why(CLI::App& cmd, Runner& run);
+void setup_refresh(CLI::App& cmd, Runner& run);
+
+/// The options of the four commands a refresh round runs, bound to a request: each command's
+/// setup adds them, and `refresh` parses the admin's words for each step with them.
+void discover_options(CLI::App& cmd, ops::DiscoverRequest& args);
+void install_options(CLI::App& cmd, ops::InstallRequest& a);
+void steer_options(CLI::App& cmd, ops::SteerRequest& a);
+void audit_options(CLI::App& cmd, ops::AuditRequest& a);
+
+/// install's checks of a request, with the default --slurm-dir filled in: kExitOk, or the exit
+/// code and `why`.
+[[nodiscard]] int check_install(ops::InstallRequest& a, std::string& why);
 
 }  // namespace switchyard::cli

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <system_error>
 
@@ -26,34 +27,46 @@ std::string default_slurm_dir() {
     return "/etc/slurm";
 }
 
-int run_install(const InstallArgs& a) {
+}  // namespace
+
+int check_install(ops::InstallRequest& a, std::string& why) {
     if (a.rollback == !a.from.empty()) {
-        std::cerr << "switchyard install: give --from DIR (a discover output) or --rollback\n";
+        why = "give --from DIR (a discover output) or --rollback";
         return kExitUsage;
     }
     if (a.topology != "auto" && a.topology != "tree" && a.topology != "block" &&
         a.topology != "yaml") {
-        std::cerr << "switchyard install: --topology '" << a.topology
-                  << "': expected auto, tree, block or yaml\n";
+        why = "--topology '" + a.topology + "': expected auto, tree, block or yaml";
         return kExitUsage;
     }
     for (const auto& [option, value] : {std::pair{"--max-hosts-lost", a.max_hosts_lost},
                                         {"--max-hosts-moved", a.max_hosts_moved}}) {
         if (!(value >= 0 && value <= 100)) {
-            std::cerr << "switchyard install: " << option << " " << value
-                      << ": expected a percentage from 0 to 100\n";
+            std::ostringstream o;
+            o << option << " " << value << ": expected a percentage from 0 to 100";
+            why = o.str();
             return kExitUsage;
         }
     }
-    InstallArgs args = a;
-    if (args.slurm_dir.empty()) {
-        args.slurm_dir = default_slurm_dir();
+    if (a.slurm_dir.empty()) {
+        a.slurm_dir = default_slurm_dir();
     }
     std::error_code ec;
-    if (!fs::is_directory(args.slurm_dir, ec)) {
-        std::cerr << "switchyard install: --slurm-dir " << args.slurm_dir
-                  << ": not a directory (the directory of slurm.conf)\n";
+    if (!fs::is_directory(a.slurm_dir, ec)) {
+        why = "--slurm-dir " + a.slurm_dir + ": not a directory (the directory of slurm.conf)";
         return kExitProblem;
+    }
+    return kExitOk;
+}
+
+namespace {
+
+int run_install(const InstallArgs& a) {
+    InstallArgs args = a;
+    std::string why;
+    if (const int rc = check_install(args, why); rc != kExitOk) {
+        std::cerr << "switchyard install: " << why << "\n";
+        return rc;
     }
     switch (ops::run_install(args, deps())) {
         case ops::InstallResult::Done:
@@ -67,6 +80,40 @@ int run_install(const InstallArgs& a) {
 }
 
 }  // namespace
+
+void install_options(CLI::App& cmd, ops::InstallRequest& a) {
+    cmd.add_option("--from", a.from, "a discover output directory to install");
+    cmd.add_flag("--rollback", a.rollback, "go back to the previous set");
+    cmd.add_option("--slurm-dir", a.slurm_dir,
+                   "the directory of slurm.conf (default: that of $SLURM_CONF, . for a bare "
+                   "file name, else /etc/slurm)");
+    cmd.add_option("--topology", a.topology,
+                   "the topology slurmctld reads: auto (what DIR holds), tree, block or yaml")
+        ->capture_default_str();
+    cmd.add_option("--max-hosts-lost", a.max_hosts_lost,
+                   "refuse a capture without more than this share of the hosts (percent)")
+        ->capture_default_str();
+    cmd.add_option("--max-hosts-moved", a.max_hosts_moved,
+                   "refuse a capture that puts more than this share of the hosts in another SU "
+                   "or group than the rest of theirs (percent)")
+        ->capture_default_str();
+    cmd.add_flag("--force", a.force, "install a capture the guard would refuse");
+    cmd.add_flag("--no-reconfigure", a.no_reconfigure,
+                 "only put the files in place (slurmctld reads them at its next reconfigure)");
+    cmd.add_option("--state", a.state,
+                   "the run's record: refusals, last change (a file in a directory only you "
+                   "can write)")
+        ->capture_default_str();
+    cmd.add_option("--metrics", a.metrics, "also write node_exporter textfile metrics here");
+    cmd.add_option("--lock-wait", a.lock_wait,
+                   "seconds to wait while another install or rollback of DIR runs (both hold "
+                   "DIR/switchyard.lock)")
+        ->capture_default_str()
+        ->check(CLI::Range(0U, 86400U));
+    cmd.add_option("--keep", a.keep, "sets kept in DIR/switchyard.sets")
+        ->capture_default_str()
+        ->check(CLI::Range(2U, 100U));
+}
 
 void setup_install(CLI::App& cmd, Runner& run) {
     auto a = std::make_shared<InstallArgs>();
@@ -82,37 +129,7 @@ void setup_install(CLI::App& cmd, Runner& run) {
         "than --max-hosts-lost % of the hosts with fewer rails; --force installs it anyway.\n"
         "\nExamples:\n  switchyard install --from /var/lib/switchyard/discover\n"
         "  switchyard install --rollback\n");
-    cmd.add_option("--from", a->from, "a discover output directory to install");
-    cmd.add_flag("--rollback", a->rollback, "go back to the previous set");
-    cmd.add_option("--slurm-dir", a->slurm_dir,
-                   "the directory of slurm.conf (default: that of $SLURM_CONF, . for a bare "
-                   "file name, else /etc/slurm)");
-    cmd.add_option("--topology", a->topology,
-                   "the topology slurmctld reads: auto (what DIR holds), tree, block or yaml")
-        ->capture_default_str();
-    cmd.add_option("--max-hosts-lost", a->max_hosts_lost,
-                   "refuse a capture without more than this share of the hosts (percent)")
-        ->capture_default_str();
-    cmd.add_option("--max-hosts-moved", a->max_hosts_moved,
-                   "refuse a capture that puts more than this share of the hosts in another SU "
-                   "or group than the rest of theirs (percent)")
-        ->capture_default_str();
-    cmd.add_flag("--force", a->force, "install a capture the guard would refuse");
-    cmd.add_flag("--no-reconfigure", a->no_reconfigure,
-                 "only put the files in place (slurmctld reads them at its next reconfigure)");
-    cmd.add_option("--state", a->state,
-                   "the run's record: refusals, last change (a file in a directory only you "
-                   "can write)")
-        ->capture_default_str();
-    cmd.add_option("--metrics", a->metrics, "also write node_exporter textfile metrics here");
-    cmd.add_option("--lock-wait", a->lock_wait,
-                   "seconds to wait while another install or rollback of DIR runs (both hold "
-                   "DIR/switchyard.lock)")
-        ->capture_default_str()
-        ->check(CLI::Range(0U, 86400U));
-    cmd.add_option("--keep", a->keep, "sets kept in DIR/switchyard.sets")
-        ->capture_default_str()
-        ->check(CLI::Range(2U, 100U));
+    install_options(cmd, *a);
     cmd.callback([&run, a] { run = [a] { return run_install(*a); }; });
 }
 

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # etc/switchyard-refresh passes its *_ARGS settings and the capture command word for word: run
 # from a directory holding a file mlx5_0, the shipped example --compute-hca mlx5_[0-7] must reach
-# discover as written, not as the file name the pattern matches. Stand-ins record the words
-# they get (no fabric and no Slurm needed for what is checked here).
+# `switchyard refresh` as written (one word, --discover-args=...), not as the file name the
+# pattern matches. Stand-ins record the words they get (no fabric and no Slurm needed for what
+# is checked here); how refresh splits the words for each step is refresh_steps_test.sh's.
 # Usage: refresh_args_test.sh REFRESH_SCRIPT
 set -uo pipefail
 refresh=${1:?usage: refresh_args_test.sh REFRESH_SCRIPT}
@@ -20,9 +21,6 @@ cat > switchyard <<'SH'
 #!/bin/sh
 dir=$(dirname "$0")
 printf '%s\n' "$@" > "$dir/$1.args"
-if [ "$1" = discover ]; then
-  while [ $# -gt 0 ]; do [ "$1" = -o ] && mkdir -p "$2"; shift; done
-fi
 exit 0
 SH
 chmod +x capture switchyard
@@ -38,7 +36,8 @@ check() {  # check WHAT FILE WORD
     echo "FAIL: $1: '$3' not among the words $(tr '\n' ' ' < "$2" 2>/dev/null)"; failed=1; fi
 }
 [ "$rc" -eq 0 ] && echo "ok: the round ends well (exit 0)" || { echo "FAIL: exit $rc: $(cat out)"; failed=1; }
-check "discover gets --compute-hca's pattern as written" discover.args 'mlx5_[0-7]'
-check "install gets its words as written" install.args 'grp_[a]'
+check "refresh gets discover's words as written" refresh.args '--discover-args=--compute-hca mlx5_[0-7]'
+check "refresh gets install's words as written" refresh.args '--install-args=--note grp_[a]'
+check "refresh is told to leave the weights alone" refresh.args '--no-steer'
 check "the capture command gets its words as written" capture.args 'mlx5_[0-7]'
 exit "$failed"
