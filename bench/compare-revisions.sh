@@ -42,32 +42,39 @@ python3 bench/gen_lldp.py "$work/lldp" --hosts "$hosts" --rails 8 >/dev/null
 xml=$(ls tests/data/real/hwloc-xml/*.xml | head -1)
 sync
 cat "$work/fabric.txt" "$work"/lldp/* > /dev/null  # in the page cache
-# time WORKLOAD WHO ARGS...: one run, "secs kib" appended to $work/WORKLOAD.WHO
+# time WORKLOAD WHO ARGS...: one run, "secs kib user-secs" appended to $work/WORKLOAD.WHO
 time_one() {
   local load=$1 who=$2
   shift 2
   sync  # the last run's files written back first: writeback beside a run takes its CPU
-  /usr/bin/time -f "%e %M" -a -o "$work/$load.$who" "${bin[$who]}" "$@" >/dev/null
+  /usr/bin/time -f "%e %M %U" -a -o "$work/$load.$who" "${bin[$who]}" "$@" >/dev/null
 }
-for ((i = 0; i <= runs; i++)); do  # run 0 warms both up and is not counted
-  for who in base here; do
+# Run 0 warms both up and is not counted. The order alternates (base first, then here first):
+# on a VM whose balloon takes freed pages back, the second of a pair pays the first's memory.
+for ((i = 0; i <= runs; i++)); do
+  order="base here"
+  [ $((i % 2)) -eq 1 ] && order="here base"
+  for who in $order; do
     time_one discover-800k "$who" discover --ibnetdiscover "$work/fabric.txt" -o "$work/out-$who"
     time_one lldp-100k "$who" discover --lldp "$work/lldp" -o "$work/lldp-out-$who"
     # node --json takes milliseconds: 20 runs timed together, one sample of their mean
     t0=$(date +%s%N)
     for _ in $(seq 20); do "${bin[$who]}" node --hwloc-xml "$xml" --json >/dev/null; done
-    echo "$(( ($(date +%s%N) - t0) / 20000 )) 0" >> "$work/node-json.$who"
+    echo "$(( ($(date +%s%N) - t0) / 20000 )) 0 0" >> "$work/node-json.$who"
     if [ "$i" -eq 0 ]; then rm -f "$work"/*."$who"; fi
   done
 done
 cmp -s "$work/out-base/fabric.map" "$work/out-here/fabric.map" && same=yes || same=no
-printf "%-14s %-5s %10s %10s\n" workload rev "median" "peak MiB"
+printf "%-14s %-5s %10s %10s %12s\n" workload rev "median" "peak MiB" "user CPU"
 for load in discover-800k lldp-100k node-json; do
   unit=s
   [ "$load" = node-json ] && unit=us
   for who in base here; do
-    sort -n "$work/$load.$who" | awk -v l="$load" -v w="$who" -v u="$unit" '{t[NR] = $1; m[NR] = $2} END {
-      printf "%-14s %-5s %8.3f %s %10d\n", l, w, t[int((NR + 1) / 2)], u, m[int((NR + 1) / 2)] / 1024 }'
+    # Each column's own median (wall time, peak memory, user CPU).
+    for col in 1 2 3; do cut -d' ' -f"$col" "$work/$load.$who" | sort -n |
+      sed -n "$(( ($(wc -l < "$work/$load.$who") + 1) / 2 ))p"; done | paste -sd' ' |
+      awk -v l="$load" -v w="$who" -v u="$unit" '{
+        printf "%-14s %-5s %8.3f %s %10d %10.2f s\n", l, w, $1, u, $2 / 1024, $3 }'
   done
 done
 echo "fabric.map of the 800k dump byte-identical between the two: $same"
@@ -75,7 +82,9 @@ if [ "$fabric_bench" = yes ]; then
   declare -A bench=([base]="$tree/build/release/bench/fabric_bench" [here]="$top/build/release/bench/fabric_bench")
   filter='BM_Parse/|BM_Classify|BM_Write|BM_MapLoad|BM_ParseLldpLeaf'
   for ((i = 1; i <= runs; i++)); do
-    for who in base here; do
+    order="base here"
+    [ $((i % 2)) -eq 0 ] && order="here base"
+    for who in $order; do
       # JSON, not CSV: Google Benchmark's CSV reporter aborts when benchmarks differ in counters.
       "${bench[$who]}" --benchmark_filter="$filter" --benchmark_format=json 2>/dev/null |
         python3 -c 'import json, sys

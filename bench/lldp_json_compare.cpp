@@ -76,9 +76,9 @@ int main(int argc, char** argv) {
             while (at < text.size()) {
                 const auto next = text.find("\n{", at);
                 const auto end = next == std::string::npos ? text.size() : next + 1;
-                const auto doc = nlohmann::json::parse(text.begin() + static_cast<long>(at),
-                                                       text.begin() + static_cast<long>(end),
-                                                       nullptr, false);
+                const auto doc =
+                    nlohmann::json::parse(text.begin() + static_cast<long>(at),
+                                          text.begin() + static_cast<long>(end), nullptr, false);
                 if (doc.is_discarded()) {
                     std::fprintf(stderr, "%s: not JSON\n", p.c_str());
                     return 1;

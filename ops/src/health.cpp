@@ -80,8 +80,7 @@ std::string health_metrics(const HealthReport& report) {
     return out;
 }
 
-HealthReport run_health(const HealthRequest& request, Deps& deps) {
-    HealthRequest a = request;
+HealthReport run_health(const HealthRequest& a, Deps& deps) {
     HealthReport out;
     const auto problem = [&](std::string line) {
         out.notes.push_back(std::move(line));

@@ -226,7 +226,7 @@ void print_text(const node::NodeTopology& n,
 
 }  // namespace
 
-NodeReport run_node(const NodeRequest& a, Deps& /*deps*/) {
+NodeReport run_node(const NodeRequest& a, Deps& deps) {
     NodeReport r;
     if (a.nvlink_only) {
         // NVML alone, no hwloc, sysfs or lldpd: the facts discover needs of an NVL72 node,
@@ -252,7 +252,7 @@ NodeReport run_node(const NodeRequest& a, Deps& /*deps*/) {
     } else {
         node = node::read_hwloc_live();
         if (node) {
-            node::attach_rdma_sysfs(*node, "/sys");
+            node::attach_rdma_sysfs(*node, deps.root + "/sys");
             r.verbs = node::cross_check_verbs(*node);
         }
     }

@@ -41,9 +41,9 @@ Result<void> add_health_signals(const SteerRequest& a,
 }
 
 /// One line per place: its nodes as a host list, the score, the weight and why.
-void print_places(const SteerRequest& a,
-                  const std::map<std::string, placement::Degradation>& degraded,
-                  SteerReport& r) {
+void describe_places(const SteerRequest& a,
+                     const std::map<std::string, placement::Degradation>& degraded,
+                     SteerReport& r) {
     std::map<std::pair<std::string, double>, std::vector<std::string>> places;
     for (const auto& [node, d] : degraded) {
         places[{d.why, d.score}].push_back(node);
@@ -85,7 +85,7 @@ SteerReport run_steer(const SteerRequest& a, Deps& deps) {
         }
     }
     if (!a.apply) {
-        print_places(a, degraded, r);
+        describe_places(a, degraded, r);
         return r;
     }
     const auto dir = a.state.substr(0, a.state.rfind('/') + 1);
@@ -118,7 +118,7 @@ SteerReport run_steer(const SteerRequest& a, Deps& deps) {
         }
     }
     history.expire(now, a.flap_window_s);
-    print_places(a, degraded, r);
+    describe_places(a, degraded, r);
     std::map<unsigned, std::vector<std::string>> to_set;
     for (const auto& h : map->hosts) {
         const auto n = nodes->find(h.name);

@@ -13,6 +13,7 @@
 
 #include "catch.hpp"
 #include "switchyard/common/hostlist.hpp"
+#include "switchyard/ops/audit.hpp"
 #include "switchyard/ops/steer.hpp"
 #include "switchyard/ops/why.hpp"
 #include "switchyard/slurm/client/client.hpp"
@@ -157,4 +158,59 @@ TEST_CASE("ops: why judges against the usable nodes sinfo gives, within its time
     const auto bad = run_why(req, f.deps);
     CHECK(bad.rc == 2);
     CHECK(f.slurm.calls().size() == calls);
+}
+
+TEST_CASE("ops: audit compares slurmctld's topology with the map, through the client", "[ops]") {
+    Fixture f;
+    const std::string map =
+        std::string(SWITCHYARD_SOURCE_DIR) + "/tests/golden/discover/dfp16/fabric.map.expected";
+    // Before 25.05 there is no topoconf: the one TopologyPlugin of `show config` decides.
+    f.slurm.refuse("scontrol show topoconf", "invalid entity:topoconf for keyword:show");
+    f.slurm.answer("scontrol show config", "TopologyPlugin          = topology/tree\n");
+    std::string features;
+    for (int n = 1; n <= 16; ++n) {
+        char line[64];
+        std::snprintf(line, sizeof line, "node%03d|(null)\n", n);
+        features += line;
+    }
+    f.slurm.answer("sinfo --noheader --Node --format=%N|%b", features);
+    std::string shown;
+    for (const char* l : {"SwitchName=g1-leaf1 Level=0 LinkSpeed=1 Nodes=node[001-004]",
+                          "SwitchName=g1-leaf2 Level=0 LinkSpeed=1 Nodes=node[005-008]",
+                          "SwitchName=g2-leaf1 Level=0 LinkSpeed=1 Nodes=node[009-012]",
+                          "SwitchName=g2-leaf2 Level=0 LinkSpeed=1 Nodes=node[013-016]",
+                          "SwitchName=g1 Level=1 LinkSpeed=1 Nodes=node[001-008] "
+                          "Switches=g1-leaf[1-2]",
+                          "SwitchName=g2 Level=1 LinkSpeed=1 Nodes=node[009-016] "
+                          "Switches=g2-leaf[1-2]"}) {
+        shown += std::string(l) + "\n";
+    }
+    f.slurm.answer("scontrol show topology", shown);
+    AuditRequest req;
+    req.map = map;
+    req.policy = "";
+    req.no_jobs = true;
+    auto r = run_audit(req, f.deps);
+    INFO(r.error);
+    CHECK(r.rc == 0);
+    REQUIRE(r.topologies.size() == 1);
+    CHECK(r.topologies[0].kind == "tree");
+    CHECK(r.topologies[0].disagreements.empty());
+    CHECK(r.when == 1'800'000'000);
+    CHECK(audit_metrics(r).find("switchyard_audit_last_run_timestamp_seconds 1800000000\n") !=
+          std::string::npos);
+    // node016 under another leaf in slurmctld's view: a disagreement, exit 3.
+    std::string moved = shown;
+    moved.replace(moved.find("node[013-016]"), 13, "node[013-015]");
+    moved.replace(moved.find("node[009-012]"), 13, "node[009-012],node016");
+    f.slurm.answer("scontrol show topology", moved);
+    r = run_audit(req, f.deps);
+    CHECK(r.rc == 3);
+    REQUIRE(r.topologies.size() == 1);
+    CHECK_FALSE(r.topologies[0].disagreements.empty());
+    // slurmctld not answering: the audit cannot run, and says which call failed.
+    f.slurm.refuse("scontrol show config", "no answer in time (is slurmctld up?)");
+    r = run_audit(req, f.deps);
+    CHECK(r.rc == 1);
+    CHECK(r.error == "scontrol show config: no answer in time (is slurmctld up?)");
 }

@@ -42,7 +42,7 @@ struct Deps {
     slurm::Client& slurm;
     const Clock& clock;
     /// What stands for "/" when a use case reads the host's own files and its request names no
-    /// other place (a node's sysfs: ROOT/sys). "" is the real root.
+    /// other place (the live node's RDMA ports: ROOT/sys). "" is the real root.
     std::string root;
     /// Where a long use case (discover, install) tells what it did as it happens, and its
     /// warnings; the others return everything in their report.
