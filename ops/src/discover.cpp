@@ -17,8 +17,8 @@
 #include "switchyard/discover/lldp/lldp.hpp"
 #include "switchyard/discover/nvlink/nvlink_domains.hpp"
 #include "switchyard/node/node_json.hpp"
-#include "switchyard/ops/install_sets.hpp"
 #include "switchyard/slurm/client/scontrol.hpp"
+#include "switchyard/slurm/files/discover_files.hpp"
 #include "switchyard/slurm/files/slurm_nodes.hpp"
 #include "switchyard/slurm/files/slurm_partitions.hpp"
 #include "switchyard/slurm/files/slurm_writers.hpp"
@@ -329,7 +329,8 @@ DiscoverResult run_discover(const DiscoverRequest& a, Deps& deps) {
         out << "nodes.conf: " << merged->site_lines << " NodeName lines of " << a.slurm_nodes
             << " -> " << merged->lines << ", " << merged->hosts << " hosts (" << merged->outside
             << " not in the fabric, unchanged)\n";
-        files->push_back({std::string(slurm::kDiscoverFiles[8]), std::move(merged->text)});
+        files->push_back({std::string(slurm::discover_file(slurm::OutputFile::NodesConf)),
+                          std::move(merged->text)});
     }
     out << "wrote:";
     for (const auto& [name, content] : *files) {

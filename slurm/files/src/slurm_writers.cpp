@@ -312,16 +312,22 @@ Result<std::vector<DiscoverFile>> write_discover_files(const FabricMap& map,
     std::vector<DiscoverFile> files(8);
     Result<std::string> index = std::string();
     auto map_and_index = [&] {
-        files[0] = {std::string(kDiscoverFiles[0]), write_fabric_map(map, map_comment)};
+        files[0] = {std::string(discover_file(OutputFile::FabricMap)),
+                    write_fabric_map(map, map_comment)};
         index = write_fabric_index(map, files[0].text);
     };
     auto slurm_files = [&] {
-        files[2] = {std::string(kDiscoverFiles[2]), write_topology_conf(map, header)};
-        files[3] = {std::string(kDiscoverFiles[3]), write_topology_block(map, header)};
-        files[4] = {std::string(kDiscoverFiles[4]), write_topology_yaml(map, header)};
-        files[5] = {std::string(kDiscoverFiles[5]), write_node_features(map, header)};
-        files[6] = {std::string(kDiscoverFiles[6]), write_feature_commands(map, header)};
-        files[7] = {std::string(kDiscoverFiles[7]),
+        files[2] = {std::string(discover_file(OutputFile::TopologyConf)),
+                    write_topology_conf(map, header)};
+        files[3] = {std::string(discover_file(OutputFile::TopologyBlock)),
+                    write_topology_block(map, header)};
+        files[4] = {std::string(discover_file(OutputFile::TopologyYaml)),
+                    write_topology_yaml(map, header)};
+        files[5] = {std::string(discover_file(OutputFile::NodeFeatures)),
+                    write_node_features(map, header)};
+        files[6] = {std::string(discover_file(OutputFile::FeatureCommands)),
+                    write_feature_commands(map, header)};
+        files[7] = {std::string(discover_file(OutputFile::Hints)),
                     write_job_submit_hints(map, header, topologies)};
     };
     // A thread costs more than it saves below a few thousand hosts.
@@ -333,7 +339,7 @@ Result<std::vector<DiscoverFile>> write_discover_files(const FabricMap& map,
     if (!index) {
         return fail(index.error());
     }
-    files[1] = {std::string(kDiscoverFiles[1]), std::move(*index)};
+    files[1] = {std::string(discover_file(OutputFile::FabricIndex)), std::move(*index)};
     return files;
 }
 
