@@ -72,7 +72,9 @@ std::optional<WhyReport> read_job(slurm::Client& client, WhyRequest& a) {
     a.switches = j.switches;
     a.switch_wait_s = j.switch_wait_s.value_or(0);
     // SegmentSize is read from 25.05 on; before, the record job_submit.lua wrote.
-    a.segment = slurm::job_segment_size(client, a.job, a.timeout_s);
+    if (const auto seg = slurm::job_segment_size(client, a.job, a.timeout_s); seg > 0) {
+        a.segment = seg;
+    }
     if (a.segment == 0) {
         a.segment = j.segment;
     }
