@@ -68,15 +68,7 @@ int run_install(const InstallArgs& a) {
         std::cerr << "switchyard install: " << why << "\n";
         return rc;
     }
-    switch (ops::run_install(args, deps())) {
-        case ops::InstallResult::Done:
-            return kExitOk;
-        case ops::InstallResult::Refused:
-            return kExitRefused;
-        case ops::InstallResult::Problem:
-            break;
-    }
-    return kExitProblem;
+    return ops::exit_code(ops::run_install(args, deps()));
 }
 
 }  // namespace

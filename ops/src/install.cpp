@@ -23,6 +23,7 @@
 #include "switchyard/common/strings.hpp"
 #include "switchyard/fabric/fabric_map.hpp"
 #include "switchyard/fabric/map_diff.hpp"
+#include "switchyard/ops/exit_codes.hpp"
 #include "switchyard/ops/install_guard.hpp"
 #include "switchyard/ops/install_sets.hpp"
 #include "switchyard/slurm/client/scontrol.hpp"
@@ -449,6 +450,18 @@ private:
 };
 
 }  // namespace
+
+int exit_code(InstallResult result) {
+    switch (result) {
+        case InstallResult::Done:
+            return kExitOk;
+        case InstallResult::Refused:
+            return kExitRefused;
+        case InstallResult::Problem:
+            break;
+    }
+    return kExitProblem;
+}
 
 InstallResult run_install(const InstallRequest& request, Deps& deps) {
     return Installer(request, deps).run();

@@ -18,18 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int install_rc(InstallResult r) {
-    switch (r) {
-        case InstallResult::Done:
-            return kExitOk;
-        case InstallResult::Refused:
-            return kExitRefused;
-        case InstallResult::Problem:
-            break;
-    }
-    return kExitProblem;
-}
-
 /// The audit after the install and the weights: its text kept in WORK/audit.txt, and two
 /// lines for the round: slurmctld's topology and the summary. A job placed worse (exit 3) is
 /// the metrics' news, not the round's failure.
@@ -88,7 +76,7 @@ int run_refresh(const RefreshRequest& request, Deps& deps) {
     }
     auto install = request.install;
     install.from = out;
-    const int installed = install_rc(run_install(install, deps));
+    const int installed = exit_code(run_install(install, deps));
     // Steer and the audit read the map slurmctld now runs (a refused capture left the old one).
     const std::string map = install.slurm_dir + "/switchyard/fabric.map";
     const bool map_readable = ::access(map.c_str(), R_OK) == 0;

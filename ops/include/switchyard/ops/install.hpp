@@ -38,6 +38,9 @@ enum class InstallResult {
     Refused,  ///< the guard refused the capture; the installed files stay
 };
 
+/// The command's exit code for `result`: 0, 4 (refused) or 1.
+[[nodiscard]] int exit_code(InstallResult result);
+
 /// Runs an install (or a rollback) as `request` says. What people should read goes to
 /// `deps.out`, problems to `deps.err`, each line as it happens (a reconfigure can take a
 /// minute); slurmctld is asked to reconfigure through `deps.slurm`.
