@@ -44,18 +44,20 @@ ALLOWED = {
     "nccl": {"common", "fabric", "node", "nccl"},
     "placement": {"common", "fabric", "node", "placement"},
     "health": {"common", "fabric", "node", "health"},
+    # the preflight: pairs, probe readers and the locator, on the map alone (ops/ runs probes)
+    "preflight": {"common", "fabric", "preflight"},
     # the loader builds each capability's settings; the command and the plugin wire them
-    "policy": {"common", "fabric", "node", "nccl", "placement", "health", "policy"},
+    "policy": {"common", "fabric", "node", "nccl", "placement", "health", "preflight", "policy"},
     # the picture of the fabric: a writer, not a command
     "render": {"common", "fabric", "render"},
     # the use cases, above the capabilities: one runner per command, and with the plugin the
     # only code that reaches the Slurm client
     "ops": {"common", "fabric", "node", "slurm/files", "slurm/client", "discover/graph",
             "discover/ib", "discover/lldp", "discover/classify", "discover/nvlink", "nccl",
-            "placement", "health", "policy", "render", "ops"},
+            "placement", "health", "preflight", "policy", "render", "ops"},
     # the command: options into a request, one call to ops/, the report printed
-    "cli": {"common", "fabric", "node", "nccl", "placement", "health", "policy", "render", "ops",
-            "cli"},
+    "cli": {"common", "fabric", "node", "nccl", "placement", "health", "preflight", "policy",
+            "render", "ops", "cli"},
     # the plugin runs inside slurmstepd and slurmd: no reader of fabric dumps, no Slurm file
     "plugin": {"common", "fabric", "node", "nccl", "placement", "health", "policy", "slurm/client",
                "plugin"},
@@ -63,7 +65,7 @@ ALLOWED = {
 # The units below ops/: they return what they found and never print it.
 SILENT = {"common", "fabric", "node", "slurm/files", "slurm/client", "discover/graph",
           "discover/ib", "discover/lldp", "discover/classify", "discover/nvlink", "nccl",
-          "placement", "health", "policy", "render"}
+          "placement", "health", "preflight", "policy", "render"}
 PRINT = re.compile(r"\bstd::(cout|cerr|clog)\b|(?<![\w:.])(?:std::|::)?(printf|puts|putchar|perror)\s*\(|"
                    r"\bfprintf\s*\(\s*(stdout|stderr)")
 SLURM_ALLOWED = {"plugin"}

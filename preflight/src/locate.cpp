@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "switchyard/preflight/locate.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace switchyard::preflight {
+
+bool Blame::drain(const Model& m) const {
+    if (!m.parts[part].node_fault()) {
+        return false;
+    }
+    return std::all_of(alternatives.begin(), alternatives.end(), [&](std::uint32_t a) {
+        return m.parts[a].node_fault() && m.parts[a].host == m.parts[part].host;
+    });
+}
+
+namespace {
+
+enum class State : std::uint8_t { Unmeasured, Good, Slow, Failed };
+
+/// How many members a set part has: a fault in one of them slows about 1 in that many of the
+/// pairs through it. 1 for a part crossed whole.
+double members(const Model& m, std::uint32_t part, std::span<const std::uint32_t> set_size) {
+    const auto k = m.parts[part].kind;
+    if (k == PartKind::Uplinks || k == PartKind::Spines || k == PartKind::Globals) {
+        return std::max<double>(1, set_size[part]);
+    }
+    return 1;
+}
+
+}  // namespace
+
+Location locate(const Model& m, std::span<const Probe> probes, std::span<const Verdict> verdicts) {
+    Location loc;
+    const auto n = probes.size();
+    std::vector<State> state(n, State::Unmeasured);
+    std::vector<std::uint32_t> first(n, kNone);  // a verdict per probe, for evidence order
+    for (std::uint32_t i = 0; i < verdicts.size(); ++i) {
+        const auto& v = verdicts[i];
+        if (v.probe >= n) {
+            continue;
+        }
+        auto& s = state[v.probe];
+        switch (v.outcome) {
+            case Outcome::Ok:
+                s = State::Good;
+                break;
+            case Outcome::Slow:
+                if (s != State::Good) {
+                    s = State::Slow;
+                }
+                break;
+            case Outcome::ProbeFailed:
+                if (s == State::Unmeasured) {
+                    s = State::Failed;
+                }
+                break;
+        }
+        if (first[v.probe] == kNone) {
+            first[v.probe] = i;
+        }
+    }
+
+    // Paths, flattened; through-counts; what the good pairs clear.
+    std::vector<std::uint32_t> offset(n + 1, 0);
+    std::vector<std::uint32_t> flat;
+    flat.reserve(n * 10);
+    std::vector<std::uint32_t> path;
+    std::vector<std::uint32_t> through(m.parts.size(), 0);
+    std::vector<std::uint32_t> slow_through(m.parts.size(), 0);
+    std::vector<char> cleared(m.parts.size(), 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        offset[i] = static_cast<std::uint32_t>(flat.size());
+        if (state[i] == State::Unmeasured || state[i] == State::Failed) {
+            if (state[i] == State::Failed) {
+                loc.probe_failures.push_back(static_cast<std::uint32_t>(i));
+            }
+            continue;
+        }
+        ++loc.measured;
+        path_of(m, probes[i], path);
+        for (auto part : path) {
+            ++through[part];
+            if (state[i] == State::Good && m.parts[part].clearable()) {
+                cleared[part] = 1;
+            }
+            if (state[i] == State::Slow) {
+                ++slow_through[part];
+            }
+        }
+        if (state[i] == State::Slow) {
+            ++loc.slow;
+            flat.insert(flat.end(), path.begin(), path.end());
+        }
+    }
+    offset[n] = static_cast<std::uint32_t>(flat.size());
+
+    // Set sizes: a leaf's uplinks, a group's spines (its best-cabled leaf's uplinks), the
+    // global cables between two groups (unknown from the map: as many as the pairs between them).
+    std::vector<std::uint32_t> set_size(m.parts.size(), 1);
+    for (const auto& l : m.leaves) {
+        if (l.uplinks == kNone) {
+            continue;
+        }
+        set_size[l.uplinks] = std::max<std::uint32_t>(1, l.uplink_count);
+        const auto spines = m.group_spines[l.group];
+        set_size[spines] = std::max(set_size[spines], l.uplink_count);
+    }
+
+    // Candidates of each slow pair: the parts of its path nothing cleared.
+    std::vector<std::uint32_t> open;  // slow probes not yet explained
+    for (std::uint32_t i = 0; i < n; ++i) {
+        if (state[i] != State::Slow) {
+            continue;
+        }
+        bool any = false;
+        for (auto k = offset[i]; k < offset[i + 1]; ++k) {
+            any = any || cleared[flat[k]] == 0;
+        }
+        if (any) {
+            open.push_back(i);
+        } else {
+            loc.unexplained.push_back(i);
+        }
+    }
+    std::vector<char> explained(n, 0);
+    std::unordered_map<std::uint32_t, std::uint32_t> cover;
+    while (true) {
+        cover.clear();
+        for (auto i : open) {
+            if (explained[i] != 0) {
+                continue;
+            }
+            for (auto k = offset[i]; k < offset[i + 1]; ++k) {
+                if (cleared[flat[k]] == 0) {
+                    ++cover[flat[k]];
+                }
+            }
+        }
+        if (cover.empty()) {
+            break;
+        }
+        // Likelihood of a part's slow share: 1 when it slows as many of its pairs as a fault in
+        // one of its members would (all of them for a part crossed whole), less when fewer.
+        auto plausible = [&](std::uint32_t part) {
+            const double expected = static_cast<double>(through[part]) / members(m, part, set_size);
+            return std::min(1.0, static_cast<double>(slow_through[part]) / std::max(1.0, expected));
+        };
+        auto better = [&](std::uint32_t a, std::uint32_t b) {
+            if (cover[a] != cover[b]) {
+                return cover[a] > cover[b];
+            }
+            const double pa = plausible(a);
+            const double pb = plausible(b);
+            if (pa != pb) {
+                return pa > pb;
+            }
+            if (through[a] != through[b]) {
+                return through[a] < through[b];
+            }
+            if (m.parts[a].kind != m.parts[b].kind) {
+                return m.parts[a].kind < m.parts[b].kind;
+            }
+            return a < b;
+        };
+        std::uint32_t best = cover.begin()->first;
+        for (const auto& [part, c] : cover) {
+            if (better(part, best)) {
+                best = part;
+            }
+        }
+        Blame b;
+        b.part = best;
+        b.through = through[best];
+        // Alternatives: on the same slow pairs, about as plausible.
+        const double pb = plausible(best);
+        for (const auto& [part, c] : cover) {
+            if (part != best && c == cover[best] && plausible(part) >= 0.5 * pb) {
+                b.alternatives.push_back(part);
+            }
+        }
+        std::sort(b.alternatives.begin(), b.alternatives.end(),
+                  [&](std::uint32_t x, std::uint32_t y) { return better(x, y); });
+        for (auto i : open) {
+            if (explained[i] != 0) {
+                continue;
+            }
+            for (auto k = offset[i]; k < offset[i + 1]; ++k) {
+                if (flat[k] == best) {
+                    explained[i] = 1;
+                    b.slow.push_back(i);
+                    break;
+                }
+            }
+        }
+        // The alternatives must explain exactly these pairs to be alternatives.
+        std::erase_if(b.alternatives, [&](std::uint32_t alt) {
+            for (auto i : b.slow) {
+                bool on = false;
+                for (auto k = offset[i]; k < offset[i + 1]; ++k) {
+                    on = on || flat[k] == alt;
+                }
+                if (!on) {
+                    return true;
+                }
+            }
+            return false;
+        });
+        loc.faults.push_back(std::move(b));
+    }
+    return loc;
+}
+
+}  // namespace switchyard::preflight
