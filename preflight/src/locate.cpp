@@ -19,16 +19,6 @@ namespace {
 
 enum class State : std::uint8_t { Unmeasured, Good, Slow, Failed };
 
-/// How many members a set part has: a fault in one of them slows about 1 in that many of the
-/// pairs through it. 1 for a part crossed whole.
-double members(const Model& m, std::uint32_t part, std::span<const std::uint32_t> set_size) {
-    const auto k = m.parts[part].kind;
-    if (k == PartKind::Uplinks || k == PartKind::Spines || k == PartKind::Globals) {
-        return std::max<double>(1, set_size[part]);
-    }
-    return 1;
-}
-
 }  // namespace
 
 Location locate(const Model& m, std::span<const Probe> probes, std::span<const Verdict> verdicts) {
@@ -96,18 +86,6 @@ Location locate(const Model& m, std::span<const Probe> probes, std::span<const V
     }
     offset[n] = static_cast<std::uint32_t>(flat.size());
 
-    // Set sizes: a leaf's uplinks, a group's spines (its best-cabled leaf's uplinks), the
-    // global cables between two groups (unknown from the map: as many as the pairs between them).
-    std::vector<std::uint32_t> set_size(m.parts.size(), 1);
-    for (const auto& l : m.leaves) {
-        if (l.uplinks == kNone) {
-            continue;
-        }
-        set_size[l.uplinks] = std::max<std::uint32_t>(1, l.uplink_count);
-        const auto spines = m.group_spines[l.group];
-        set_size[spines] = std::max(set_size[spines], l.uplink_count);
-    }
-
     // Candidates of each slow pair: the parts of its path nothing cleared.
     std::vector<std::uint32_t> open;  // slow probes not yet explained
     for (std::uint32_t i = 0; i < n; ++i) {
@@ -144,17 +122,21 @@ Location locate(const Model& m, std::span<const Probe> probes, std::span<const V
         // Likelihood of a part's slow share: 1 when it slows as many of its pairs as a fault in
         // one of its members would (all of them for a part crossed whole), less when fewer.
         auto plausible = [&](std::uint32_t part) {
-            const double expected = static_cast<double>(through[part]) / members(m, part, set_size);
+            const double expected = static_cast<double>(through[part]) /
+                                    std::max<std::uint32_t>(1, m.parts[part].members);
             return std::min(1.0, static_cast<double>(slow_through[part]) / std::max(1.0, expected));
         };
+        // The slow pairs a part explains, weighed by how plausibly: a spine layer that would
+        // have slowed a hundred pairs does not win over a leaf's uplinks on the ten it shares
+        // with them plus one slow moment elsewhere.
         auto better = [&](std::uint32_t a, std::uint32_t b) {
+            const double sa = cover[a] * plausible(a);
+            const double sb = cover[b] * plausible(b);
+            if (sa != sb) {
+                return sa > sb;
+            }
             if (cover[a] != cover[b]) {
                 return cover[a] > cover[b];
-            }
-            const double pa = plausible(a);
-            const double pb = plausible(b);
-            if (pa != pb) {
-                return pa > pb;
             }
             if (through[a] != through[b]) {
                 return through[a] < through[b];
@@ -174,9 +156,9 @@ Location locate(const Model& m, std::span<const Probe> probes, std::span<const V
         b.part = best;
         b.through = through[best];
         // Alternatives: on the same slow pairs, about as plausible.
-        const double pb = plausible(best);
+        const double pbest = plausible(best);
         for (const auto& [part, c] : cover) {
-            if (part != best && c == cover[best] && plausible(part) >= 0.5 * pb) {
+            if (part != best && c == cover[best] && plausible(part) >= 0.5 * pbest) {
                 b.alternatives.push_back(part);
             }
         }
@@ -193,6 +175,12 @@ Location locate(const Model& m, std::span<const Probe> probes, std::span<const V
                     break;
                 }
             }
+        }
+        // A set blamed for one slow pair is a slow moment as likely as a fault: one pair of
+        // the set's many, once, is not evidence enough.
+        if (!m.parts[best].clearable() && b.slow.size() < 2) {
+            loc.unexplained.insert(loc.unexplained.end(), b.slow.begin(), b.slow.end());
+            continue;
         }
         // The alternatives must explain exactly these pairs to be alternatives.
         std::erase_if(b.alternatives, [&](std::uint32_t alt) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 namespace switchyard::preflight {
@@ -42,11 +43,13 @@ std::uint32_t Model::add_part(PartKind kind, std::string name, std::uint32_t hos
 
 namespace {
 
-std::uint64_t group_pair(std::uint32_t a, std::uint32_t b) {
+/// The key of the global cables between groups a and b on `plane` (kNone: every plane).
+std::uint64_t group_pair(std::uint32_t a, std::uint32_t b, std::uint32_t plane) {
     if (a > b) {
         std::swap(a, b);
     }
-    return (std::uint64_t{a} << 32) | b;
+    const std::uint64_t p = plane == kNone ? 0xffff : (plane & 0xffffU);
+    return (std::uint64_t{a & 0xffffffU} << 40) | (std::uint64_t{b & 0xffffffU} << 16) | p;
 }
 
 }  // namespace
@@ -59,13 +62,15 @@ Result<Model> build_model(const fabric::FabricMap& map,
     std::vector<const fabric::MapHost*> known;
     known.reserve(hosts.size());
     std::vector<std::string> missing;
+    std::unordered_set<const fabric::MapHost*> seen;
+    seen.reserve(hosts.size());
     for (const auto& name : hosts) {
         const auto* h = map.find_host(name);
         if (h == nullptr) {
             missing.push_back(name);
             continue;
         }
-        if (std::find(m.hosts.begin(), m.hosts.end(), name) != m.hosts.end()) {
+        if (!seen.insert(h).second) {
             return fail(Error::invalid_argument("host '" + name + "' is given twice"));
         }
         m.hosts.push_back(name);
@@ -108,9 +113,29 @@ Result<Model> build_model(const fabric::FabricMap& map,
     std::vector<std::uint32_t> leaf_part(map.switches.size(), kNone);
     std::vector<std::uint32_t> uplinks_part(map.switches.size(), kNone);
     std::unordered_map<std::uint64_t, std::uint32_t> leaf_of;  // plane << 32 | switch
-    m.group_spines.assign(map.groups.size(), kNone);
+    // Rails on leaves of their own: then each rail has its own spines (as in a rail-optimized
+    // SuperPOD), and a spine fault slows one rail only.
+    bool rail_leaves = true;
+    {
+        std::unordered_map<std::uint32_t, std::uint32_t> hca_of;
+        for (const auto* h : known) {
+            for (const auto& r : map.rails_of(*h)) {
+                const auto [it, fresh] = hca_of.emplace(r.leaf, r.hca);
+                rail_leaves = rail_leaves && (fresh || it->second == r.hca);
+            }
+        }
+    }
+    std::unordered_map<std::uint64_t, std::uint32_t> spines_of;
+    const auto others = static_cast<std::uint32_t>(std::max<std::size_t>(1, map.groups.size() - 1));
+    std::uint32_t ib_planes = 0;
+    for (const auto& p : m.planes) {
+        ib_planes += p.nvlink ? 0 : 1;
+    }
+    const std::uint32_t per_plane = rail_leaves ? std::max<std::uint32_t>(1, ib_planes) : 1;
     for (const auto& g : map.groups) {
         m.group_names.push_back(g.name);
+        const std::uint32_t cables = std::max(g.global, g.uplinks / others);
+        m.group_cables.push_back(std::max<std::uint32_t>(1, cables / per_plane));
     }
     auto leaf_index = [&](std::uint32_t plane, std::uint32_t sw, std::uint32_t group) {
         const std::uint64_t key = (std::uint64_t{plane} << 32) | sw;
@@ -120,14 +145,26 @@ Result<Model> build_model(const fabric::FabricMap& map,
         if (leaf_part[sw] == kNone) {
             leaf_part[sw] = m.add_part(PartKind::Leaf, map.switches[sw].name);
             uplinks_part[sw] = m.add_part(PartKind::Uplinks, map.switches[sw].name + " uplinks");
+            m.parts[uplinks_part[sw]].members =
+                std::max<std::uint32_t>(1, map.switches[sw].uplinks);
         }
-        if (m.group_spines[group] == kNone) {
-            m.group_spines[group] =
-                m.add_part(PartKind::Spines, map.groups[group].name + " spines");
+        const std::uint64_t skey = (std::uint64_t{group} << 32) | (rail_leaves ? plane : kNone);
+        auto sit = spines_of.find(skey);
+        if (sit == spines_of.end()) {
+            std::string name = map.groups[group].name + " spines";
+            if (rail_leaves) {
+                name += " of rail " + m.planes[plane].name;
+            }
+            sit = spines_of.emplace(skey, m.add_part(PartKind::Spines, std::move(name))).first;
+            m.group_spines.emplace_back(skey, sit->second);
         }
+        // A group's spines: as many as its best-cabled leaf has uplinks.
+        auto& spines = m.parts[sit->second].members;
+        spines = std::max(spines, map.switches[sw].uplinks);
         Leaf l;
         l.part = leaf_part[sw];
         l.uplinks = uplinks_part[sw];
+        l.spines = sit->second;
         l.group = group;
         l.uplink_count = map.switches[sw].uplinks;
         l.switch_index = sw;
@@ -181,6 +218,7 @@ Result<Model> build_model(const fabric::FabricMap& map,
             m.attachments.push_back(a);
         }
     }
+    std::sort(m.group_spines.begin(), m.group_spines.end());
     std::sort(m.attachments.begin(), m.attachments.end(),
               [&](const Attachment& x, const Attachment& y) {
                   if (x.plane != y.plane) {
@@ -192,26 +230,38 @@ Result<Model> build_model(const fabric::FabricMap& map,
                   return m.hosts[x.host] < m.hosts[y.host];
               });
 
-    // Global sets between the groups the job spans.
-    std::vector<std::uint32_t> groups;
-    for (const auto& l : m.leaves) {
+    // Global sets between the groups the job spans: per plane when rails have spines of their
+    // own (and so their own global cables), else one for every plane.
+    m.rail_leaves = rail_leaves;
+    std::vector<std::uint64_t> wanted;  // plane << 32 | group
+    for (const auto& a : m.attachments) {
+        const auto& l = m.leaves[a.leaf];
         if (l.switch_index != kNone) {
-            groups.push_back(l.group);
+            wanted.push_back((std::uint64_t{rail_leaves ? a.plane : 0} << 32) | l.group);
         }
     }
-    std::sort(groups.begin(), groups.end());
-    groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+    std::sort(wanted.begin(), wanted.end());
+    wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
     const bool pods = map.kind == fabric::FabricKind::FatTree3;
-    for (std::size_t i = 0; i < groups.size(); ++i) {
-        for (std::size_t j = i + 1; j < groups.size(); ++j) {
-            const auto& ga = map.groups[groups[i]].name;
-            const auto& gb = map.groups[groups[j]].name;
+    for (std::size_t i = 0; i < wanted.size(); ++i) {
+        for (std::size_t j = i + 1; j < wanted.size() && (wanted[j] >> 32) == (wanted[i] >> 32);
+             ++j) {
+            const auto gi = static_cast<std::uint32_t>(wanted[i]);
+            const auto gj = static_cast<std::uint32_t>(wanted[j]);
+            const auto plane = rail_leaves ? static_cast<std::uint32_t>(wanted[i] >> 32) : kNone;
+            const auto& ga = map.groups[gi].name;
+            const auto& gb = map.groups[gj].name;
             std::string name =
                 pods ? "core cables of " + ga + " or " + gb : "global cables " + ga + "-" + gb;
-            m.group_globals.emplace_back(group_pair(groups[i], groups[j]),
-                                         m.add_part(PartKind::Globals, std::move(name)));
+            if (plane != kNone) {
+                name += " of rail " + m.planes[plane].name;
+            }
+            const auto part = m.add_part(PartKind::Globals, std::move(name));
+            m.parts[part].members = std::min(m.group_cables[gi], m.group_cables[gj]);
+            m.group_globals.emplace_back(group_pair(gi, gj, plane), part);
         }
     }
+    std::sort(m.group_globals.begin(), m.group_globals.end());
     return m;
 }
 
@@ -233,10 +283,10 @@ void path_of(const Model& m, const Probe& p, std::vector<std::uint32_t>& out) {
         if (la.uplinks != kNone && lb.uplinks != kNone) {
             out.push_back(la.uplinks);
             out.push_back(lb.uplinks);
-            out.push_back(m.group_spines[la.group]);
+            out.push_back(la.spines);
             if (la.group != lb.group) {
-                out.push_back(m.group_spines[lb.group]);
-                const auto key = group_pair(la.group, lb.group);
+                out.push_back(lb.spines);
+                const auto key = group_pair(la.group, lb.group, m.rail_leaves ? a.plane : kNone);
                 auto it =
                     std::lower_bound(m.group_globals.begin(), m.group_globals.end(), key,
                                      [](const auto& e, std::uint64_t k) { return e.first < k; });

@@ -87,6 +87,7 @@ void assign_rounds(const Model& m, std::vector<Probe>& probes, Schedule& s) {
 
 /// One plane: attachments [begin, end), sorted by leaf.
 void plan_plane(const Model& m,
+                std::vector<char>& covered,
                 std::uint32_t begin,
                 std::uint32_t end,
                 std::vector<Probe>& out,
@@ -153,12 +154,44 @@ void plan_plane(const Model& m,
         std::reverse(l.stubs.begin(), l.stubs.end());  // popped from the back: in host order
     }
     const auto count = static_cast<std::uint32_t>(leaves.size());
+    std::vector<std::uint32_t> path;
+    auto gain = [&](std::uint32_t a, std::uint32_t b) {
+        path_of(m, Probe{a, b, 0}, path);
+        std::uint32_t g = 0;
+        for (auto part : path) {
+            g += covered[part] == 0 && exclusive(m.parts[part].kind) ? 1U : 0U;
+        }
+        return g;
+    };
     auto pair_stubs = [&](std::uint32_t x, std::uint32_t y) {
-        // The top stubs of leaves x and y, if they make a new pair.
+        // The top stub of leaf x with one of leaf y's: with exact paths the one whose pair
+        // crosses the most cables no pair crosses yet (which uplink and global cable a pair
+        // takes depends on its hosts), else the top one.
         auto& sx = leaves[x].stubs;
         auto& sy = leaves[y].stubs;
-        if (sx.empty() || sy.empty() || !add(sx.back(), sy.back())) {
+        if (sx.empty() || sy.empty()) {
             return false;
+        }
+        if (m.exact_path) {
+            std::size_t best = sy.size() - 1;
+            std::uint32_t best_gain = 0;
+            for (std::size_t k = sy.size(); k-- > 0;) {
+                const auto g = gain(sx.back(), sy[k]);
+                if (g > best_gain) {
+                    best_gain = g;
+                    best = k;
+                }
+            }
+            std::swap(sy[best], sy.back());
+        }
+        if (!add(sx.back(), sy.back())) {
+            return false;
+        }
+        if (m.exact_path) {
+            path_of(m, out.back(), path);
+            for (auto part : path) {
+                covered[part] = 1;
+            }
         }
         sx.pop_back();
         sy.pop_back();
@@ -190,9 +223,20 @@ void plan_plane(const Model& m,
     };
     for (std::size_t ga = 0; ga < groups.size(); ++ga) {
         for (std::size_t gb = ga + 1; gb < groups.size(); ++gb) {
-            const auto x = next_leaf(ga);
-            const auto y = next_leaf(gb);
-            if (x == kNone || y == kNone || !pair_stubs(x, y)) {
+            // As many pairs as there are cables between them with exact paths (each chosen to
+            // cross one no pair crosses yet); twice as many without, as which cable a pair
+            // takes is then a draw.
+            auto cables = std::min(m.group_cables[groups[ga]], m.group_cables[groups[gb]]);
+            cables = std::max<std::uint32_t>(1, cables) * (m.exact_path ? 1 : 2);
+            std::uint32_t made = 0;
+            for (std::uint32_t k = 0; k < cables; ++k) {
+                const auto x = next_leaf(ga);
+                const auto y = next_leaf(gb);
+                if (x != kNone && y != kNone && pair_stubs(x, y)) {
+                    ++made;
+                }
+            }
+            if (made == 0) {
                 notes.push_back(plane + ": no pair between " + m.group_names[groups[ga]] + " and " +
                                 m.group_names[groups[gb]] + " (no host left to pair)");
             }
@@ -256,13 +300,14 @@ void plan_plane(const Model& m,
 Schedule plan_pairs(const Model& m) {
     Schedule s;
     std::vector<Probe> probes;
+    std::vector<char> covered(m.parts.size(), 0);  // cables a pair crosses (exact paths)
     const auto n = static_cast<std::uint32_t>(m.attachments.size());
     for (std::uint32_t begin = 0; begin < n;) {
         std::uint32_t end = begin;
         while (end < n && m.attachments[end].plane == m.attachments[begin].plane) {
             ++end;
         }
-        plan_plane(m, begin, end, probes, s.notes);
+        plan_plane(m, covered, begin, end, probes, s.notes);
         begin = end;
     }
     assign_rounds(m, probes, s);

@@ -68,8 +68,10 @@ inline fabric::FabricMap build_sim_map(const SimSpec& s) {
         }
         fabric::MapGroup grp;
         grp.name = "g" + std::to_string(g);
-        grp.global = s.groups > 1 && !s.pods ? s.globals_per_pair : 0;
-        grp.uplinks = s.pods ? s.globals_per_pair : 0;
+        // The map counts a group's cables over all rails: to each other group (Dragonfly+), to
+        // the core (pods).
+        grp.global = s.groups > 1 && !s.pods ? s.globals_per_pair * s.rails : 0;
+        grp.uplinks = s.pods ? s.globals_per_pair * (s.groups - 1) * s.rails : 0;
         m.groups.push_back(grp);
     }
     for (std::uint32_t su = 0; su < sus; ++su) {

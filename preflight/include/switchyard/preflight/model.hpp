@@ -39,6 +39,9 @@ struct Part {
     PartKind kind = PartKind::Port;
     std::string name;  ///< "node007:mlx5_2", "g1-leaf3", "g1-leaf3 uplinks", "rail mlx5_2"
     std::uint32_t host = kNone;  ///< Port, NvlinkPort: the host whose fault it is
+    /// A set's members (a leaf's uplinks, a group's spines, the cables between two groups): a
+    /// fault in one of them slows about 1 in `members` of the pairs through the set. 1 else.
+    std::uint32_t members = 1;
     /// A good probe through it clears it. Not for sets (Uplinks, Spines, Globals): a probe uses
     /// one member of the set, and a good one says nothing of the others.
     [[nodiscard]] bool clearable() const {
@@ -61,6 +64,7 @@ struct Plane {
 struct Leaf {
     std::uint32_t part = kNone;     ///< Leaf or Domain part
     std::uint32_t uplinks = kNone;  ///< Uplinks part (kNone for a domain)
+    std::uint32_t spines = kNone;   ///< Spines part above it (kNone for a domain)
     std::uint32_t group = 0;        ///< index into FabricMap::groups
     std::uint32_t uplink_count = 0;
     std::uint32_t switch_index = kNone;  ///< FabricMap::switches (kNone for a domain)
@@ -87,9 +91,19 @@ struct Model {
     std::vector<Leaf> leaves;
     std::vector<Attachment> attachments;  ///< by plane, then leaf, then host
     std::vector<Part> parts;
-    std::vector<std::string> group_names;     ///< the map's groups
-    std::vector<std::uint32_t> group_spines;  ///< Spines part per map group (kNone: unused)
-    /// Globals parts between two groups: (lower group << 32 | higher group, part), sorted.
+    std::vector<std::string> group_names;  ///< the map's groups
+    /// Cables between two groups on one plane, as far as the map knows (Dragonfly+: the fewest
+    /// a group has to another; pods: their core cables over the other pods; either over the
+    /// planes when each rail has leaves of its own); 1 at least.
+    std::vector<std::uint32_t> group_cables;
+    /// Spines parts: per group, or per group and plane when every leaf serves one plane
+    /// (rails on leaves of their own, each rail under its own spines): (group << 32 | plane or
+    /// kNone, part), sorted.
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> group_spines;
+    /// Every leaf serves one plane: each rail has its own spines and global cables.
+    bool rail_leaves = false;
+    /// Globals parts between two groups (on one plane when rail_leaves), by a key of the two
+    /// groups and the plane (path_of finds them), sorted.
     std::vector<std::pair<std::uint64_t, std::uint32_t>> group_globals;
     std::vector<std::string> notes;  ///< hosts left out, planes not measured, and why
     /// Exact paths, when the caller knows the cabling and the routing: the parts a probe
