@@ -108,6 +108,7 @@ void plan_plane(const Model& m,
         leaves.back().atts.push_back(i);
     }
     const bool nvlink = m.planes[m.attachments[begin].plane].nvlink;
+    const std::size_t first_probe = out.size();
     std::unordered_set<std::uint64_t> edges;
     auto add = [&](std::uint32_t a, std::uint32_t b) {
         if (a == b || !edges.insert(edge_key(a, b)).second) {
@@ -292,6 +293,51 @@ void plan_plane(const Model& m,
             }
         }
         l.stubs.clear();
+    }
+    // A host still short of two pairs (its last stubs met partners it already had) gets one:
+    // with another short host; if the two are partners already, each takes one end of a pair
+    // of two other hosts in its place (the count stays N); else with any host of another leaf.
+    // A host in one pair cannot be told from its partner.
+    std::vector<std::uint32_t> degree(end - begin, 0);
+    for (std::size_t i = first_probe; i < out.size(); ++i) {
+        ++degree[out[i].a - begin];
+        ++degree[out[i].b - begin];
+    }
+    auto is_short = [&](std::uint32_t x) { return degree[x - begin] < 2; };
+    auto adjacent = [&](std::uint32_t x, std::uint32_t y) {
+        return edges.count(edge_key(x, y)) != 0;
+    };
+    for (std::uint32_t a = begin; a < end; ++a) {
+        for (std::uint32_t b = begin; b < end && is_short(a); ++b) {
+            if (b == a || !is_short(b)) {
+                continue;
+            }
+            if (add(a, b)) {
+                ++degree[a - begin];
+                ++degree[b - begin];
+                continue;
+            }
+            for (std::size_t i = first_probe; i < out.size(); ++i) {
+                const auto c = out[i].a;
+                const auto d = out[i].b;
+                if (c == a || c == b || d == a || d == b || adjacent(a, c) || adjacent(b, d)) {
+                    continue;
+                }
+                edges.erase(edge_key(c, d));
+                out[i] = Probe{a, c, 0};
+                edges.insert(edge_key(a, c));
+                add(b, d);
+                ++degree[a - begin];
+                ++degree[b - begin];
+                break;
+            }
+        }
+        for (std::uint32_t b = begin; b < end && is_short(a); ++b) {
+            if (m.attachments[b].leaf != m.attachments[a].leaf && add(a, b)) {
+                ++degree[a - begin];
+                ++degree[b - begin];
+            }
+        }
     }
 }
 
