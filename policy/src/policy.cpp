@@ -54,8 +54,8 @@ private:
 
     void read_root(const YAML::Node& root, Policy& p) {
         // One list for the check and for the message (the message once named four of six).
-        const std::vector<std::string_view> sections{"version", "fabric",    "node",
-                                                     "nccl",    "placement", "health"};
+        const std::vector<std::string_view> sections{"version",   "fabric", "node",     "nccl",
+                                                     "placement", "health", "preflight"};
         if (!root.IsMap()) {
             problem(root, "(top)",
                     "the file must be a mapping of sections; expected keys " + join_keys(sections));
@@ -99,6 +99,13 @@ private:
                 section(root, "health",
                         health_keys({"enabled", "on_error", "budget_s"}, {"breaker", "sets"}))) {
             read_health_section(source_, problems_, *h, p.health);
+        }
+        if (auto pf =
+                section(root, "preflight",
+                        {"mode", "partitions", "deadline_s", "probe_timeout_s", "max_latency_us",
+                         "min_bandwidth_share", "link_rate_gbps", "on_link_fault", "again",
+                         "latency", "bandwidth", "all_reduce", "all_reduce_limits"})) {
+            read_preflight_section(source_, problems_, *pf, p.preflight);
         }
         // One definition of a compute HCA: the checks of compute ports use nccl.compute_hca
         // unless they name their own (before, an unset hca counted storage HCAs too).

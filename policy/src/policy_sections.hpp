@@ -20,6 +20,11 @@ void read_health_section(const std::string& source,
                          const YAML::Node& n,
                          health::HealthPolicy& out);
 
+void read_preflight_section(const std::string& source,
+                            std::vector<ConfigProblem>& problems,
+                            const YAML::Node& n,
+                            preflight::PreflightPolicy& out);
+
 void read_nccl_section(const std::string& source,
                        std::vector<ConfigProblem>& problems,
                        const YAML::Node& n,

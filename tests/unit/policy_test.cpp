@@ -105,6 +105,67 @@ TEST_CASE("policy: placement.stripe_stages is auto or never, and reaches the pla
     }
 }
 
+TEST_CASE("policy: the preflight section, its defaults and its problems", "[policy]") {
+    auto dflt = load_policy("version: 1\n", "p.yaml");
+    REQUIRE(dflt.policy);
+    const auto& d = dflt.policy->preflight;
+    CHECK(d.mode == preflight::Mode::Off);
+    CHECK(d.deadline_s == 60);
+    CHECK(d.limits.max_latency_us == 5);
+    CHECK(d.limits.min_bandwidth_share == Approx(0.9));
+    CHECK(d.on_link_fault == preflight::OnLinkFault::Warn);
+    CHECK(d.latency.front() == "/usr/bin/ib_write_lat");
+
+    auto ok = load_policy(R"(version: 1
+preflight:
+  mode: off
+  partitions: {gpu: quick, train: full}
+  deadline_s: 45
+  max_latency_us: 4.5
+  min_bandwidth_share: 0.85
+  link_rate_gbps: 400
+  on_link_fault: requeue
+  again: false
+  latency: [/opt/perftest/bin/ib_write_lat, -d, "{hca}", "{peer}"]
+  all_reduce_limits:
+    - {bytes: 536870912, gpus: 64, max_time_us: 10000}
+)",
+                          "p.yaml");
+    REQUIRE(ok.problems.empty());
+    const auto& p = ok.policy->preflight;
+    CHECK(p.mode_for("gpu", std::nullopt) == preflight::Mode::Quick);
+    CHECK(p.mode_for("train", std::nullopt) == preflight::Mode::Full);
+    CHECK(p.mode_for("debug", std::nullopt) == preflight::Mode::Off);
+    CHECK(p.mode_for("gpu", preflight::Mode::Off) == preflight::Mode::Off);  // the job's word
+    CHECK(p.deadline_s == 45);
+    CHECK(p.limits.max_latency_us == Approx(4.5));
+    CHECK(p.limits.link_rate_gbps == 400);
+    CHECK(p.on_link_fault == preflight::OnLinkFault::Requeue);
+    CHECK_FALSE(p.again);
+    CHECK(p.latency.front() == "/opt/perftest/bin/ib_write_lat");
+    REQUIRE(p.all_reduce_limits.size() == 1);
+    CHECK(p.all_reduce_limits[0].gpus == 64);
+
+    for (const auto& [yaml, want] :
+         {std::pair{"preflight:\n  mode: always\n",
+                    "p.yaml:3:9: preflight.mode: expected off, quick or full, got 'always'"},
+          std::pair{"preflight:\n  on_link_fault: drain\n",
+                    "preflight.on_link_fault: expected warn or requeue, got 'drain'"},
+          std::pair{"preflight:\n  latency: [ib_write_lat, -d]\n",
+                    "preflight.latency[0]: expected an absolute path"},
+          std::pair{"preflight:\n  min_bandwidth_share: 1.5\n",
+                    "preflight.min_bandwidth_share: expected a number above 0 and at most 1"},
+          std::pair{"preflight:\n  all_reduce_limits: [{bytes: 1}]\n",
+                    "expected bytes, gpus and max_time_us, all three"},
+          std::pair{"preflight:\n  rounds: 3\n", "preflight.rounds: unknown key"}}) {
+        INFO(yaml);
+        auto r = load_policy(std::string("version: 1\n") + yaml, "p.yaml");
+        CHECK_FALSE(r.policy);
+        REQUIRE_FALSE(r.problems.empty());
+        CHECK_THAT(r.problems[0].to_string(), Catch::Contains(want));
+    }
+}
+
 TEST_CASE("policy: health.on_error speaks the plugin's fail|warn", "[policy]") {
     auto load = [](const std::string& v) {
         return load_policy("version: 1\nhealth:\n  on_error: " + v + "\n", "p.yaml");

@@ -36,8 +36,8 @@ constexpr const char* kLat =
  local address: LID 0x12 QPN 0x0107 PSN 0x5a3b2c RKey 0x1fff00 VAddr 0x007f2a4c600000
  remote address: LID 0x2c QPN 0x0109 PSN 0x7e1d2f RKey 0x1fff00 VAddr 0x007fa1c2800000
 ---------------------------------------------------------------------------------------
- #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] 
- 2       1000          1.01           4.37         1.06     	       1.07        	0.06   		1.21    		4.37   
+ #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]
+ 2       1000          1.01           4.37         1.06     	       1.07        	0.06   		1.21    		4.37
 ---------------------------------------------------------------------------------------
 )";
 
@@ -335,7 +335,7 @@ TEST_CASE("preflight: slow pairs leaving one leaf blame its uplinks, not its hos
     CHECK_FALSE(f.drain(m));
 }
 
-TEST_CASE("preflight: a probe that failed is nobody's fault; one slow moment is unexplained",
+TEST_CASE("preflight: a probe that failed is nobody's fault, one slow moment is unexplained",
           "[preflight]") {
     const auto map = switchyard::testing::build_sim_map(SimSpec{1, 2, 4, 1, 2, 1, false, false});
     const auto m = model_of(map);

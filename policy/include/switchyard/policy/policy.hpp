@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Policy: the admin's switchyard.yaml (paths, and the settings each capability declares in its own
-// headers: NCCL rules and profiles, placement costs, health checks), loaded and validated with
-// every problem reported compiler-style.
+// headers: NCCL rules and profiles, placement costs, health checks, the preflight), loaded and
+// validated with every problem reported compiler-style.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +16,7 @@
 #include "switchyard/health/health.hpp"
 #include "switchyard/nccl/nccl_policy.hpp"
 #include "switchyard/placement/planner.hpp"
+#include "switchyard/preflight/preflight_policy.hpp"
 
 namespace switchyard::policy {
 
@@ -30,6 +31,7 @@ struct Policy {
     nccl::NcclPolicy nccl;
     placement::PlacementPolicy placement;
     health::HealthPolicy health;
+    preflight::PreflightPolicy preflight;
 };
 
 /// One problem: "<file>:<line>:<col>: <key.path>: <problem>".
