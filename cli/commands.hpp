@@ -63,6 +63,8 @@ void setup_render(CLI::App& cmd, Runner& run);
 void setup_audit(CLI::App& cmd, Runner& run);
 void setup_why(CLI::App& cmd, Runner& run);
 void setup_refresh(CLI::App& cmd, Runner& run);
+void setup_preflight(CLI::App& cmd, Runner& run);
+void setup_locate(CLI::App& cmd, Runner& run);
 
 /// The options of the four commands a refresh round runs, bound to a request: each command's
 /// setup adds them, and `refresh` parses the admin's words for each step with them.

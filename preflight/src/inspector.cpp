@@ -30,8 +30,9 @@ double median(std::vector<double>& v) {
 
 }  // namespace
 
-Result<std::vector<CollRecord>> parse_inspector(std::string_view text, std::string_view source) {
-    std::vector<CollRecord> out;
+Result<InspectorFile> parse_inspector(std::string_view text, std::string_view source) {
+    InspectorFile file;
+    auto& out = file.records;
     std::size_t i = 0;
     std::uint32_t line = 1;
     while (i < text.size()) {
@@ -93,11 +94,16 @@ Result<std::vector<CollRecord>> parse_inspector(std::string_view text, std::stri
         const auto* header = doc.contains("header") ? &doc["header"] : nullptr;
         const auto* meta = doc.contains("metadata") ? &doc["metadata"] : nullptr;
         const auto* perf = doc.contains("coll_perf") ? &doc["coll_perf"] : nullptr;
-        if (header == nullptr || meta == nullptr || perf == nullptr || !header->is_object() ||
-            !meta->is_object() || !perf->is_object()) {
+        if (perf == nullptr) {
+            // Not a collective: Inspector's dump statistics, a point-to-point record.
+            ++file.other;
+            continue;
+        }
+        if (header == nullptr || meta == nullptr || !header->is_object() || !meta->is_object() ||
+            !perf->is_object()) {
             return fail(at(source, start_line,
-                           "an object without \"header\", \"metadata\" and "
-                           "\"coll_perf\" (NCCL Inspector's record)"));
+                           "a \"coll_perf\" record without \"header\" and "
+                           "\"metadata\" objects (NCCL Inspector's record)"));
         }
         auto text_of = [](const nlohmann::json& o, const char* key) -> const std::string* {
             auto it = o.find(key);
@@ -140,7 +146,7 @@ Result<std::vector<CollRecord>> parse_inspector(std::string_view text, std::stri
         }
         out.push_back(std::move(r));
     }
-    return out;
+    return file;
 }
 
 RankReport slow_ranks(std::span<const CollRecord> records, double threshold) {

@@ -201,3 +201,52 @@ Location locate(const Model& m, std::span<const Probe> probes, std::span<const V
 }
 
 }  // namespace switchyard::preflight
+
+namespace switchyard::preflight {
+
+Measured measured(const Model& m, std::span<const PairResult> results, const Limits& limits) {
+    Measured out;
+    std::unordered_map<std::string, std::uint32_t> att;  // "host\nplane" -> attachment
+    att.reserve(m.attachments.size());
+    for (std::uint32_t i = 0; i < m.attachments.size(); ++i) {
+        const auto& a = m.attachments[i];
+        att.emplace(m.hosts[a.host] + '\n' + m.planes[a.plane].name, i);
+    }
+    std::unordered_map<std::uint64_t, std::uint32_t> probe_of;
+    std::size_t left_out = 0;
+    std::string first;
+    for (const auto& r : results) {
+        const auto a = att.find(r.client + '\n' + r.rail);
+        const auto b = att.find(r.server + '\n' + r.rail);
+        if (a == att.end() || b == att.end() || a->second == b->second) {
+            if (left_out++ == 0) {
+                first = "line " + std::to_string(r.line) + ": " + r.client + " -> " + r.server +
+                        " on " + r.rail;
+            }
+            continue;
+        }
+        const std::uint64_t key = (std::uint64_t{a->second} << 32) | b->second;
+        auto [it, fresh] = probe_of.emplace(key, static_cast<std::uint32_t>(out.probes.size()));
+        if (fresh) {
+            out.probes.push_back(Probe{a->second, b->second, 0});
+        }
+        if (!r.error.empty()) {
+            Verdict v;
+            v.probe = it->second;
+            v.outcome = Outcome::ProbeFailed;
+            v.detail = r.error;
+            out.verdicts.push_back(std::move(v));
+        } else {
+            out.verdicts.push_back(judge(it->second, r.latency_us, r.bandwidth_gbps, limits));
+        }
+    }
+    if (left_out != 0) {
+        out.notes.push_back(std::to_string(left_out) +
+                            " result(s) name a host or rail of no job host on the map, left "
+                            "out (first: " +
+                            first + ")");
+    }
+    return out;
+}
+
+}  // namespace switchyard::preflight

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
+#include <utility>
 
 namespace switchyard::preflight {
 namespace {
@@ -268,6 +270,99 @@ Verdict judge(std::uint32_t probe, double latency_us, double bandwidth_gbps, con
         v.detail += buf;
     }
     return v;
+}
+
+}  // namespace switchyard::preflight
+
+namespace switchyard::preflight {
+
+Result<std::vector<PairResult>> parse_pair_results(std::string_view text, std::string_view source) {
+    std::vector<PairResult> out;
+    std::size_t pos = 0;
+    std::uint32_t line_no = 0;
+    auto bad = [&](std::string message) {
+        return Error::parse(SourceLoc{std::string(source), line_no, 0}, std::move(message));
+    };
+    while (pos < text.size()) {
+        auto nl = text.find('\n', pos);
+        if (nl == std::string_view::npos) {
+            nl = text.size();
+        }
+        const auto line = text.substr(pos, nl - pos);
+        pos = nl + 1;
+        ++line_no;
+        if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
+            continue;
+        }
+        if (line.size() > 4096) {
+            return fail(bad("a line over 4 KiB (a result is one short JSON object)"));
+        }
+        if (out.size() >= kMaxPairResults) {
+            return fail(bad("more than 2,000,000 results"));
+        }
+        const auto doc = nlohmann::json::parse(line, nullptr, false);
+        if (doc.is_discarded() || !doc.is_object()) {
+            return fail(
+                bad("not a JSON object; expected {\"client\": ..., \"server\": ..., "
+                    "\"rail\": ..., \"latency_us\": ..., \"bandwidth_gbps\": ...}"));
+        }
+        PairResult r;
+        r.line = line_no;
+        for (const auto& [key, field] : {std::pair<const char*, std::string*>{"client", &r.client},
+                                         {"server", &r.server},
+                                         {"rail", &r.rail}}) {
+            auto it = doc.find(key);
+            if (it == doc.end() || !it->is_string() || it->get_ref<const std::string&>().empty() ||
+                it->get_ref<const std::string&>().size() > 255) {
+                return fail(bad(std::string("\"") + key + "\": expected a name"));
+            }
+            *field = it->get<std::string>();
+        }
+        if (auto it = doc.find("error"); it != doc.end()) {
+            if (!it->is_string()) {
+                return fail(bad("\"error\": expected a text"));
+            }
+            r.error = it->get<std::string>().substr(0, 512);
+            if (r.error.empty()) {
+                r.error = "failed";
+            }
+        }
+        for (const auto& [key, field] :
+             {std::pair<const char*, double*>{"latency_us", &r.latency_us},
+              {"bandwidth_gbps", &r.bandwidth_gbps}}) {
+            auto it = doc.find(key);
+            if (it == doc.end() || it->is_null()) {
+                continue;
+            }
+            const double v = it->is_number() ? it->get<double>() : -1;
+            if (!std::isfinite(v) || v < 0 || v > 1e9) {
+                return fail(bad(std::string("\"") + key + "\": expected a number of at least 0"));
+            }
+            *field = v;
+        }
+        if (r.error.empty() && r.latency_us < 0 && r.bandwidth_gbps < 0) {
+            return fail(bad("neither a measurement (latency_us, bandwidth_gbps) nor an error"));
+        }
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+std::string pair_result_line(const PairResult& r) {
+    nlohmann::json j;
+    j["client"] = r.client;
+    j["server"] = r.server;
+    j["rail"] = r.rail;
+    if (!r.error.empty()) {
+        j["error"] = r.error;
+    }
+    if (r.latency_us >= 0) {
+        j["latency_us"] = r.latency_us;
+    }
+    if (r.bandwidth_gbps >= 0) {
+        j["bandwidth_gbps"] = r.bandwidth_gbps;
+    }
+    return j.dump();
 }
 
 }  // namespace switchyard::preflight

@@ -14,6 +14,8 @@
 #include "catch.hpp"
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/ops/audit.hpp"
+#include "switchyard/ops/exit_codes.hpp"
+#include "switchyard/ops/preflight.hpp"
 #include "switchyard/ops/steer.hpp"
 #include "switchyard/ops/why.hpp"
 #include "switchyard/slurm/client/client.hpp"
@@ -213,4 +215,52 @@ TEST_CASE("ops: audit compares slurmctld's topology with the map, through the cl
     r = run_audit(req, f.deps);
     CHECK(r.rc == 1);
     CHECK(r.error == "scontrol show config: no answer in time (is slurmctld up?)");
+}
+
+TEST_CASE(
+    "ops: preflight --act drains the node at fault with the owned reason, and a leaf's "
+    "uplinks drain nobody",
+    "[ops]") {
+    const std::string golden = SWITCHYARD_SOURCE_DIR "/tests/golden/cli/";
+    const std::string map =
+        SWITCHYARD_SOURCE_DIR "/tests/golden/discover/dfp16/fabric.map.expected";
+    Fixture f;
+    const std::string sinfo = "sinfo --all --noheader --Node --format=%N|%w|%T|%E --nodes=node007";
+    const std::string drain =
+        "scontrol update NodeName=node007 State=DRAIN Reason=switchyard: "
+        "preflight: mlx5_0: 11.2 us to 2 peers (limit 5)";
+    f.slurm.answer(sinfo, "node007|1|idle|none\n");
+    f.slurm.answer(drain, "");
+    PreflightRequest req;
+    req.map = map;
+    req.policy = golden + "preflight-node-fault/policy.yaml";
+    req.hosts = "node[001-016]";
+    req.results = golden + "preflight-node-fault/pairs.jsonl";
+    req.act = true;
+    auto r = run_preflight(req, f.deps);
+    INFO(r.error);
+    REQUIRE(r.actions.size() == 1);
+    CHECK(r.actions[0].what == "drained");
+    CHECK(r.actions[0].node == "node007");
+    CHECK(f.slurm.calls() == std::vector<std::string>{sinfo, drain});
+    CHECK(r.rc == kExitProblem);
+
+    // Held for a reason Switchyard does not own: left alone.
+    Fixture held;
+    held.slurm.answer(sinfo, "node007|1|drained|cable swap by ops\n");
+    r = run_preflight(req, held.deps);
+    REQUIRE(r.actions.size() == 1);
+    CHECK(r.actions[0].what == "held elsewhere");
+    CHECK(held.slurm.calls() == std::vector<std::string>{sinfo});
+
+    // A leaf's uplinks at fault: no Slurm call at all.
+    Fixture link;
+    req.results = golden + "preflight-uplinks/pairs.jsonl";
+    r = run_preflight(req, link.deps);
+    REQUIRE(r.location.has_value());
+    REQUIRE(r.location->faults.size() == 1);
+    REQUIRE(r.actions.size() == 1);
+    CHECK(r.actions[0].node.empty());
+    CHECK(r.actions[0].what == "warned");
+    CHECK(link.slurm.calls().empty());
 }

@@ -402,13 +402,19 @@ TEST_CASE("preflight: Inspector's records, and the slow rank and leaf among them
 )";
     auto r = parse_inspector(text, "n00001-1639453.log");
     REQUIRE(r.has_value());
-    REQUIRE(r->size() == 2);
-    CHECK((*r)[0].host == "n00001");
-    CHECK((*r)[0].rank == 2);
-    CHECK((*r)[0].bytes == 17179869184ULL);
-    CHECK((*r)[1].busbw_gbs == Approx(485.0));
+    REQUIRE(r->records.size() == 2);
+    CHECK(r->records[0].host == "n00001");
+    CHECK(r->records[0].rank == 2);
+    CHECK(r->records[0].bytes == 17179869184ULL);
+    CHECK(r->records[1].busbw_gbs == Approx(485.0));
+    // Other kinds of object (dump statistics, point-to-point) are read past.
+    auto other = parse_inspector(R"({"dump_stats": {"dropped": 0}} {"header": {}, "p2p_perf": {}})",
+                                 "o.log");
+    REQUIRE(other.has_value());
+    CHECK(other->records.empty());
+    CHECK(other->other == 2);
 
-    auto bad = parse_inspector("{\"header\": {}}\n{\"header\": ", "f.log");
+    auto bad = parse_inspector("{\"coll_perf\": {}}\n{\"header\": ", "f.log");
     REQUIRE_FALSE(bad.has_value());
     CHECK_THAT(bad.error().to_string(), Catch::Contains("f.log:1") && Catch::Contains("header"));
     auto cut = parse_inspector("\n\n{\"a\": \"}", "g.log");

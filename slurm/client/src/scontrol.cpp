@@ -47,6 +47,15 @@ Result<void> set_node_weight(Client& client, const std::string& nodes, unsigned 
     return {};
 }
 
+Result<void> drain_node(Client& client, const std::string& node, const std::string& reason) {
+    auto r = client.run(
+        {Tool::Scontrol, {"update", "NodeName=" + node, "State=DRAIN", "Reason=" + reason}, 15});
+    if (!r) {
+        return fail(r.error());
+    }
+    return {};
+}
+
 Result<void> resume_node(Client& client, const std::string& node) {
     auto r = client.run({Tool::Scontrol, {"update", "NodeName=" + node, "State=RESUME"}, 15});
     if (!r) {

@@ -31,10 +31,16 @@ struct CollRecord {
 /// At most this many records are read from one file, and objects of at most 64 KiB.
 inline constexpr std::size_t kMaxInspectorRecords = 4'000'000;
 
-/// The records of one Inspector file (JSON objects one after another). A malformed object is
-/// an error naming the file and its line.
-[[nodiscard]] Result<std::vector<CollRecord>> parse_inspector(std::string_view text,
-                                                              std::string_view source);
+struct InspectorFile {
+    std::vector<CollRecord> records;
+    /// Objects of other kinds (Inspector's per-dump statistics, point-to-point records): read
+    /// past, counted.
+    std::size_t other = 0;
+};
+
+/// The collective records of one Inspector file (JSON objects one after another). A malformed
+/// object, or a collective record without its fields, is an error naming the file and line.
+[[nodiscard]] Result<InspectorFile> parse_inspector(std::string_view text, std::string_view source);
 
 struct SlowRank {
     std::string host;

@@ -47,3 +47,19 @@ struct Location {
                               std::span<const Verdict> verdicts);
 
 }  // namespace switchyard::preflight
+
+namespace switchyard::preflight {
+
+/// Results of pairs, as probes of the model and their verdicts (one probe per client, server
+/// and rail, any number of results each). A result whose hosts or rail the model lacks is
+/// left out with a note; so is a pair whose two hosts are one.
+struct Measured {
+    std::vector<Probe> probes;
+    std::vector<Verdict> verdicts;
+    std::vector<std::string> notes;
+};
+[[nodiscard]] Measured measured(const Model& m,
+                                std::span<const PairResult> results,
+                                const Limits& limits);
+
+}  // namespace switchyard::preflight

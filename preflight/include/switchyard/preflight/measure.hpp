@@ -77,3 +77,31 @@ struct Verdict {
                             const Limits& limits);
 
 }  // namespace switchyard::preflight
+
+namespace switchyard::preflight {
+
+/// One pair's result as the probes' runner records it, one JSON object per line:
+/// {"client": "node007", "server": "node003", "rail": "mlx5_2", "latency_us": 11.2,
+///  "bandwidth_gbps": 190.5} or, for a probe that hung or failed, {..., "error": "why"}.
+/// "rail" is "nvlink" for a pair over NVLink.
+struct PairResult {
+    std::string client;
+    std::string server;
+    std::string rail;
+    double latency_us = -1;
+    double bandwidth_gbps = -1;
+    std::string error;  ///< "" when measured
+    std::uint32_t line = 0;
+};
+
+/// At most this many lines, each at most 4 KiB.
+inline constexpr std::size_t kMaxPairResults = 2'000'000;
+
+/// The results of a file of them; an error names source:line and what was expected.
+[[nodiscard]] Result<std::vector<PairResult>> parse_pair_results(std::string_view text,
+                                                                 std::string_view source);
+
+/// One result as a line of that file (no newline).
+[[nodiscard]] std::string pair_result_line(const PairResult& r);
+
+}  // namespace switchyard::preflight

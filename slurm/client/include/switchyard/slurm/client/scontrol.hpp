@@ -33,6 +33,11 @@ namespace switchyard::slurm {
 /// `scontrol update NodeName=NODES Weight=W`.
 [[nodiscard]] Result<void> set_node_weight(Client& client, const std::string& nodes, unsigned w);
 
+/// `scontrol update NodeName=NODE State=DRAIN Reason=REASON` (15 s).
+[[nodiscard]] Result<void> drain_node(Client& client,
+                                      const std::string& node,
+                                      const std::string& reason);
+
 /// `scontrol update NodeName=NODE State=RESUME` (15 s).
 [[nodiscard]] Result<void> resume_node(Client& client, const std::string& node);
 
