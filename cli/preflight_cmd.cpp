@@ -38,8 +38,23 @@ void setup_preflight(CLI::App& cmd, Runner& run) {
                  "drain the nodes at fault (owned reason, within health.breaker.max_nodes)");
     auto* j = cmd.add_flag("--json", *json, "JSON: faults with evidence, failures, actions");
     cmd.add_flag("--metrics", *metrics, "node_exporter textfile metrics")->excludes(j);
-    cmd.callback([&run, a, json, metrics] {
-        run = [a, json, metrics] {
+    auto agent = std::make_shared<bool>(false);
+    auto* ag = cmd.add_flag("--agent", *agent,
+                            "run this node's share of the rounds (--me), printing one result "
+                            "line per pair it is the client of");
+    cmd.add_option("--me", a->me, "this node (with --agent)")->needs(ag);
+    cmd.add_option("--start", a->start,
+                   "the rounds' common start, epoch seconds (with --agent; default now)")
+        ->needs(ag);
+    cmd.callback([&run, a, json, metrics, agent] {
+        run = [a, json, metrics, agent] {
+            if (*agent) {
+                const auto report = ops::run_preflight_agent(*a, deps());
+                if (!report.error.empty()) {
+                    std::cerr << "switchyard preflight: " << report.error << '\n';
+                }
+                return report.rc;
+            }
             const auto report = ops::run_preflight(*a, deps());
             ops::print_preflight(report, format_of(*json, *metrics), std::cout, std::cerr);
             return report.rc;

@@ -9,7 +9,7 @@
 namespace switchyard::preflight {
 namespace {
 
-constexpr std::size_t kMaxObject = 64 * 1024;
+constexpr std::size_t kMaxObject = std::size_t{64} * 1024;
 
 Error at(std::string_view source, std::uint32_t line, std::string message) {
     return Error::parse(SourceLoc{std::string(source), line, 0}, std::move(message));

@@ -114,11 +114,10 @@ Result<Table> perftest_table(std::string_view out, std::string_view source, std:
             return t;
         }
     }
-    return fail(Error::parse(SourceLoc{std::string(source), 0, 0},
-                             std::string(what) +
-                                 " printed no result table (a '#bytes' header "
-                                 "and a row of numbers); its last line: " +
-                                 excerpt(out)));
+    return fail(Error::parse(
+        SourceLoc{std::string(source), 0, 0},
+        "no result table of " + std::string(what) +
+            " (a '#bytes' header and a row of numbers); its last line: " + excerpt(out)));
 }
 
 Error bad_row(std::string_view source, std::uint32_t line, std::string_view what) {

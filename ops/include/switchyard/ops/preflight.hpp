@@ -28,6 +28,9 @@ struct PreflightRequest {
     std::vector<std::string> rails;  ///< only these rails ("" all)
     std::string job;                 ///< the job id, for the log and the reasons
     bool act = false;
+    // --agent: this node's share of the rounds.
+    std::string me;    ///< this node, one of the hosts
+    double start = 0;  ///< the rounds' common start (epoch seconds; 0: now)
 };
 
 /// What was done about a part at fault.
@@ -51,6 +54,12 @@ struct PreflightReport {
 };
 
 [[nodiscard]] PreflightReport run_preflight(const PreflightRequest& request, Deps& deps);
+
+/// --agent: this node (request.me) runs its share of every round in its window (the probes of
+/// the policy, absolute paths, a clean environment, killed at the window's end) and writes one
+/// result line (preflight/measure.hpp) per pair it was the client of to deps.out. The report is
+/// the plan's.
+[[nodiscard]] PreflightReport run_preflight_agent(const PreflightRequest& request, Deps& deps);
 
 /// The drain reason for a node at fault: "switchyard: preflight: mlx5_2: 11.2 us to 2 peers
 /// (limit 5)".
