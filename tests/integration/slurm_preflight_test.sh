@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The preflight on the real cluster of the `slurm16` fixture: the agents run as one srun step
+# (a task per node, each `switchyard preflight --agent --me $SLURMD_NODENAME`), the probes a real
+# process answering from a fault table (tests/support/fake-perftest: no RDMA here), srun gathers
+# their result lines, and `switchyard preflight --results - --act` locates and acts through
+# scontrol: a slow HCA drains its node with the owned reason; a leaf's uplinks drain nobody; a
+# hanging probe is killed in its window and drains nobody.
+# Usage: slurm_preflight_test.sh RUN FABRIC_DIR SWITCHYARD_BINARY SOURCE_DIR CASE
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib/assert.sh
+. "$here/lib/assert.sh"
+run=${1:?usage: slurm_preflight_test.sh RUN FABRIC_DIR SWITCHYARD_BINARY SOURCE_DIR CASE}
+fabric=${2:?}
+sy=${3:?}
+src=${4:?}
+case_name=${5:?}
+use_cluster "$run"
+map=$fabric/fabric.map
+work=$(mktemp -d /tmp/switchyard-preflight.XXXXXX)
+chmod 755 "$work"
+trap 'rm -rf "$work"' EXIT
+rail=$(awk '$1 == "hcas" {print $2; exit}' "$map")
+cat >"$work/policy.yaml" <<YAML
+version: 1
+preflight:
+  probe_timeout_s: 3
+  link_rate_gbps: 400
+  latency: [$src/tests/support/fake-perftest, lat, $work/table, "{hca}", "{host}", "{peer}"]
+  bandwidth: [$src/tests/support/fake-perftest, bw, $work/table, "{hca}", "{host}", "{peer}"]
+health:
+  breaker:
+    max_nodes: 2
+YAML
+chmod 644 "$work/policy.yaml"
+
+# agents TABLE-LINE — the agents of a 16-node step; their lines in $work/results.jsonl.
+agents() {
+  printf '%s\n' "$1" >"$work/table"
+  chmod 644 "$work/table"
+  local start=$(( $(date +%s) + 4 ))
+  run_capture srun -N16 --ntasks-per-node=1 --exclusive -w 'node[001-016]' bash -c \
+    "exec '$sy' preflight --agent --map '$map' --policy '$work/policy.yaml' \
+       --hosts \"\$SLURM_JOB_NODELIST\" --me \"\$SLURMD_NODENAME\" --start $start"
+  expect_rc 0 "the agents' step"
+  printf '%s\n' "$out" | grep '^{' >"$work/results.jsonl"
+}
+reason() { scontrol show node "$1" | grep -oE 'Reason=.*' | sed -E 's/^Reason=//; s/ \[.*$//'; }
+pairs=$("$sy" preflight --map "$map" --hosts 'node[001-016]' --json 2>/dev/null |
+        python3 -c 'import json,sys; print(len(json.load(sys.stdin)["pairs"]))')
+
+case $case_name in
+  node-drained)
+    agents "node007 $rail slow"
+    expect_eq "$(wc -l <"$work/results.jsonl")" "$pairs" "one result line per pair ($pairs)"
+    run_capture "$sy" preflight --map "$map" --policy "$work/policy.yaml" --hosts 'node[001-016]' \
+      --results "$work/results.jsonl" --act
+    expect_rc 1 "a part at fault"
+    expect_contains "$out" "fault: node007 $rail (port): 2 slow pair(s)" "node007's HCA is located"
+    expect_contains "$out" "drained node007: switchyard: preflight: $rail: 11.2 us to 2 peers (limit 5)" \
+      "and drained"
+    expect_eq "$(reason node007)" "switchyard: preflight: $rail: 11.2 us to 2 peers (limit 5)" \
+      "slurmctld holds node007 with the owned reason"
+    # A 16-node job cannot start now; a 15-node one runs without node007.
+    run_capture srun -N15 --exclusive hostname
+    expect_rc 0 "srun -N15"
+    expect_not_contains "$out" "node007" "the drained node runs nothing"
+    scontrol update NodeName=node007 State=RESUME
+    ;;
+  link-fault-no-drain)
+    # Every pair leaving node001's leaf is slow: the leaf's uplinks, nobody's node.
+    leaf=$(awk '$1 == "host" && $2 == "node001" {print $3}' "$map")
+    mates=$(awk -v l="$leaf" '$1 == "host" && $3 == l {print $2}' "$map" | paste -sd' ')
+    agents ""
+    python3 - "$work/results.jsonl" "$mates" >"$work/slowed.jsonl" <<'PY'
+import json, sys
+mates = set(sys.argv[2].split())
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if (r["client"] in mates) != (r["server"] in mates):
+        r["latency_us"], r["bandwidth_gbps"] = 11.2, 190.4
+    print(json.dumps(r))
+PY
+    run_capture "$sy" preflight --map "$map" --policy "$work/policy.yaml" --hosts 'node[001-016]' \
+      --results "$work/slowed.jsonl" --act
+    expect_rc 1 "a part at fault"
+    expect_contains "$out" "fault: $leaf uplinks (leaf-uplinks)" "the leaf's uplinks are located"
+    expect_contains "$out" "is at fault: no node drained" "and nobody is drained"
+    for n in $mates; do
+      expect_eq "$(reason "$n")" "" "$n is not held"
+    done
+    ;;
+  probe-hangs)
+    t0=$SECONDS
+    agents "node003 $rail hang"
+    rounds=$("$sy" preflight --map "$map" --hosts 'node[001-016]' --json 2>/dev/null |
+             python3 -c 'import json,sys; print(json.load(sys.stdin)["rounds"])')
+    expect_eq "$(( SECONDS - t0 <= rounds * 3 + 15 ))" 1 \
+      "the step ends within its rounds ($rounds x 3 s) and the start, not after the hang"
+    run_capture "$sy" preflight --map "$map" --policy "$work/policy.yaml" --hosts 'node[001-016]' \
+      --results "$work/results.jsonl" --act
+    expect_rc 0 "no part at fault"
+    expect_contains "$out" "probe failed (nobody drained)" "the hung probe is reported"
+    expect_eq "$(reason node003)" "" "node003 is not drained"
+    ;;
+  *) echo "unknown case $case_name"; exit 2 ;;
+esac
+finish
