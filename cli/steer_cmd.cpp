@@ -17,6 +17,13 @@ void steer_options(CLI::App& cmd, ops::SteerRequest& a) {
     cmd.add_option("--health", a.health,
                    "a directory of `switchyard health --json` outputs: passing checks near "
                    "their limit (growing link errors) count too");
+    cmd.add_option("--preflight", a.preflight,
+                   "a directory of `switchyard preflight --json` outputs: the hosts behind a "
+                   "cable or switch at fault count too (--preflight-weight)");
+    cmd.add_option("--preflight-weight", a.preflight_weight,
+                   "what a preflight's link fault counts for, against a place with no uplink left")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 1.0));
     cmd.add_option("--soft-weight", a.soft_weight,
                    "what a check at its limit counts for, against a place with no uplink left")
         ->capture_default_str()

@@ -82,6 +82,42 @@ std::vector<const preflight::Verdict*> failed_of(const preflight::Measured& ms) 
     return w;
 }
 
+/// The map's hosts behind a link fault: every host with a rail on the leaf (for the leaf or its
+/// uplinks), every member of an NVLink domain; none for a node's own fault or a part a group or
+/// plane shares.
+std::vector<std::string> hosts_behind(const fabric::FabricMap& map,
+                                      const preflight::Model& m,
+                                      const preflight::Blame& b) {
+    std::vector<std::string> out;
+    const auto& part = m.parts[b.part];
+    if (part.kind == preflight::PartKind::Domain) {
+        for (const auto& d : map.domains) {
+            if (d.name == part.name) {
+                out = d.members;
+            }
+        }
+        return out;
+    }
+    if (part.kind != preflight::PartKind::Leaf && part.kind != preflight::PartKind::Uplinks) {
+        return out;
+    }
+    std::uint32_t sw = preflight::kNone;
+    for (const auto& l : m.leaves) {
+        if (l.part == b.part || l.uplinks == b.part) {
+            sw = l.switch_index;
+        }
+    }
+    for (const auto& h : map.hosts) {
+        for (const auto& rail : map.rails_of(h)) {
+            if (rail.leaf == sw) {
+                out.push_back(h.name);
+                break;
+            }
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string preflight_reason(const preflight::Model& m,
@@ -172,6 +208,9 @@ PreflightReport run_preflight(const PreflightRequest& a, Deps& deps) {
     r.notes.insert(r.notes.end(), r.measured->notes.begin(), r.measured->notes.end());
     r.location = preflight::locate(r.model, r.measured->probes, r.measured->verdicts);
     const auto& loc = *r.location;
+    for (const auto& b : loc.faults) {
+        r.behind.push_back(hosts_behind(*map, r.model, b));
+    }
     r.rc = loc.faults.empty() ? kExitOk : kExitProblem;
 
     // Acting: a node at fault is drained with the owned reason, within the breaker's limit
@@ -300,6 +339,8 @@ void print_preflight(const PreflightReport& r,
                     {{"part", m.parts[x].name}, {"kind", preflight::to_string(m.parts[x].kind)}});
             }
             f["pairs_through"] = b.through;
+            const auto fi = static_cast<std::size_t>(&b - loc.faults.data());
+            f["behind"] = fi < r.behind.size() ? r.behind[fi] : std::vector<std::string>{};
             auto& ev = f["slow_pairs"] = nlohmann::ordered_json::array();
             for (auto i : b.slow) {
                 const auto& p = ms.probes[i];

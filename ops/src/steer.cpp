@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "switchyard/common/hostlist.hpp"
@@ -35,6 +36,48 @@ Result<void> add_health_signals(const SteerRequest& a,
         }
         if (map.find_host(v->node) != nullptr && !v->failed) {  // a failed one is drained
             placement::add_soft_signal(degraded, v->node, v->soft, a.soft_weight, v->soft_reason);
+        }
+    }
+    return {};
+}
+
+/// The preflight's link faults from a directory of `switchyard preflight --json` outputs: the
+/// hosts behind each (its "behind" list) count as degraded by `preflight_weight`.
+Result<void> add_preflight_signals(const SteerRequest& a,
+                                   const fabric::FabricMap& map,
+                                   std::map<std::string, placement::Degradation>& degraded) {
+    auto files = read_json_dir(a.preflight, "--preflight");
+    if (!files) {
+        return fail(files.error());
+    }
+    for (const auto& [path, text] : *files) {
+        const auto doc = nlohmann::json::parse(text, nullptr, false);
+        const auto faults = doc.is_object() ? doc.find("faults") : doc.end();
+        if (doc.is_discarded() || !doc.is_object() || faults == doc.end() || !faults->is_array()) {
+            return fail(Error::parse(SourceLoc{path, 0, 0},
+                                     "not a `switchyard preflight --json` output (expected an "
+                                     "object with a \"faults\" list)"));
+        }
+        for (const auto& f : *faults) {
+            const auto part = f.is_object() ? f.find("part") : f.end();
+            const auto node = f.is_object() ? f.find("node_fault") : f.end();
+            const auto behind = f.is_object() ? f.find("behind") : f.end();
+            if (!f.is_object() || part == f.end() || !part->is_string() || node == f.end() ||
+                !node->is_boolean() || (behind != f.end() && !behind->is_array())) {
+                return fail(Error::parse(SourceLoc{path, 0, 0},
+                                         "a fault without \"part\", \"node_fault\" and a "
+                                         "\"behind\" list"));
+            }
+            if (node->get<bool>() || behind == f.end()) {
+                continue;  // a node at fault is drained, not steered around
+            }
+            const auto why = part->get<std::string>() + " at fault";
+            for (const auto& h : *behind) {
+                if (h.is_string() && map.find_host(h.get<std::string>()) != nullptr) {
+                    placement::add_soft_signal(degraded, h.get<std::string>(), 1.0,
+                                               a.preflight_weight, why, "preflight");
+                }
+            }
         }
     }
     return {};
@@ -82,6 +125,11 @@ SteerReport run_steer(const SteerRequest& a, Deps& deps) {
     if (!a.health.empty()) {
         if (auto s = add_health_signals(a, *map, degraded); !s) {
             return problem(s.error().message());
+        }
+    }
+    if (!a.preflight.empty()) {
+        if (auto s = add_preflight_signals(a, *map, degraded); !s) {
+            return problem(s.error().to_string());
         }
     }
     if (!a.apply) {

@@ -113,14 +113,15 @@ void add_soft_signal(std::map<std::string, Degradation>& scores,
                      const std::string& node,
                      double soft,
                      double weight,
-                     const std::string& why) {
+                     const std::string& why,
+                     const std::string& source) {
     const double score = std::clamp(soft, 0.0, 1.0) * std::clamp(weight, 0.0, 1.0);
     if (score <= 0) {
         return;
     }
     auto& d = scores[node];
     if (score > d.score) {
-        d = {score, "health: " + why};
+        d = {score, source + ": " + why};
     }
 }
 

@@ -50,6 +50,10 @@ struct PreflightReport {
     std::optional<preflight::Measured> measured;
     std::optional<preflight::Location> location;
     std::vector<PreflightAction> actions;
+    /// Per fault of `location`: the map's hosts behind a cable or switch at fault (a leaf's, its
+    /// uplinks', an NVLink domain's), for `steer --preflight`; empty for a node's own fault and
+    /// for parts a whole group or plane shares.
+    std::vector<std::vector<std::string>> behind;
     std::vector<std::string> notes;
 };
 

@@ -18,7 +18,11 @@ namespace switchyard::ops {
 struct SteerRequest {
     std::string map;
     std::string state = "/var/lib/switchyard/steer.state";
-    std::string health;            ///< a directory of `switchyard health --json` outputs
+    std::string health;  ///< a directory of `switchyard health --json` outputs
+    /// A directory of `switchyard preflight --json` outputs: the hosts behind a cable or switch
+    /// at fault count as degraded by `preflight_weight`.
+    std::string preflight;
+    double preflight_weight = 0.5;
     double soft_weight = 0.5;      ///< a check at its limit counts as half an SU's uplinks gone
     double flap_window_s = 86400;  ///< a node drained and put back counts this long
     placement::SteerPolicy policy;

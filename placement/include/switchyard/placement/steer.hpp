@@ -30,13 +30,15 @@ struct Degradation {
 [[nodiscard]] std::map<std::string, Degradation> fabric_degradation(const fabric::FabricMap& map);
 
 /// Adds the health gate's part for `node`: the soft signal of its passing checks (0..1, how near
-/// one came to failing: CheckResult::soft) times `weight`, named by `why`; the worse of it and
-/// what `scores` already holds for the node stays.
+/// one came to failing: CheckResult::soft) times `weight`, named "<source>: <why>"; the worse of
+/// it and what `scores` already holds for the node stays. The preflight's link faults come the
+/// same way (source "preflight", soft 1 for every host behind the part at fault).
 void add_soft_signal(std::map<std::string, Degradation>& scores,
                      const std::string& node,
                      double soft,
                      double weight,
-                     const std::string& why);
+                     const std::string& why,
+                     const std::string& source = "health");
 
 /// Weights Switchyard may set: base for a healthy node, up to base + max_penalty for the worst.
 struct SteerPolicy {
