@@ -33,7 +33,9 @@ void setup_preflight(CLI::App& cmd, Runner& run) {
                    "the pairs' results, one JSON object a line ('-': standard input); without "
                    "it, the pairs and rounds to measure");
     cmd.add_option("--rail", a->rails, "measure only this rail (HCA name; repeatable)");
-    cmd.add_option("--job", a->job, "the job's id, for the log");
+    cmd.add_option("--job", a->job,
+                   "the job's id: with --act it is requeued after a drain (and after a link "
+                   "fault under preflight.on_link_fault: requeue)");
     cmd.add_flag("--act", a->act,
                  "drain the nodes at fault (owned reason, within health.breaker.max_nodes)");
     auto* j = cmd.add_flag("--json", *json, "JSON: faults with evidence, failures, actions");

@@ -5,7 +5,8 @@
 # process answering from a fault table (tests/support/fake-perftest: no RDMA here), srun gathers
 # their result lines, and `switchyard preflight --results - --act` locates and acts through
 # scontrol: a slow HCA drains its node with the owned reason; a leaf's uplinks drain nobody; a
-# hanging probe is killed in its window and drains nobody.
+# hanging probe is killed in its window and drains nobody; a batch job that measures its own
+# nodes first is requeued away from the node it drained, and completes.
 # Usage: slurm_preflight_test.sh RUN FABRIC_DIR SWITCHYARD_BINARY SOURCE_DIR CASE
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -103,6 +104,45 @@ PY
     expect_rc 0 "no part at fault"
     expect_contains "$out" "probe failed (nobody drained)" "the hung probe is reported"
     expect_eq "$(reason node003)" "" "node003 is not drained"
+    ;;
+  requeued-elsewhere)
+    # A batch job measures its own nodes first; the third is slow: it is drained, the job is
+    # requeued and runs on eight nodes without it.
+    cat >"$work/job.sh" <<JOB
+#!/bin/bash
+if [ "\${SLURM_RESTART_COUNT:-0}" = 0 ]; then
+  bad=\$(scontrol show hostnames "\$SLURM_JOB_NODELIST" | sed -n 3p)
+  echo "\$bad $rail slow" > $work/table
+  echo "\$bad" > $work/bad
+  start=\$(( \$(date +%s) + 4 ))
+  srun --ntasks-per-node=1 bash -c "exec '$sy' preflight --agent --map '$map' \\
+    --policy '$work/policy.yaml' --hosts '\$SLURM_JOB_NODELIST' --me \\\$SLURMD_NODENAME \\
+    --start \$start" > $work/pairs.jsonl
+  '$sy' preflight --map '$map' --policy '$work/policy.yaml' --hosts "\$SLURM_JOB_NODELIST" \\
+    --results $work/pairs.jsonl --act --job "\$SLURM_JOB_ID" > $work/preflight.out 2>&1
+  sleep 120
+fi
+echo "ran on \$SLURM_JOB_NODELIST after \${SLURM_RESTART_COUNT:-0} requeue(s)" > $work/done
+JOB
+    run_capture sbatch --parsable -N8 --exclusive --requeue -o "$work/job.out" "$work/job.sh"
+    expect_rc 0 "sbatch -N8 --requeue"
+    job=$out
+    # A requeued job waits out a begin time Slurm sets (about two minutes); the test does not.
+    if wait_for 60 bash -c "grep -q 'requeued job' '$work/preflight.out' 2>/dev/null &&
+                             squeue -h -j $job -o %T | grep -q PENDING"; then
+      scontrol update JobId="$job" StartTime=now
+    fi
+    wait_for 170 test -s "$work/done" || fail_check "the job did not complete within 170 s: $(squeue -h -j "$job" -o '%T %r' 2>&1)"
+    bad=$(cat "$work/bad" 2>/dev/null)
+    expect_contains "$(cat "$work/preflight.out" 2>/dev/null)" "drained $bad: switchyard: preflight:" \
+      "the slow node ($bad) is drained by the job's own preflight"
+    expect_contains "$(cat "$work/preflight.out" 2>/dev/null)" "requeued job $job" "and the job requeued"
+    done_line=$(cat "$work/done" 2>/dev/null)
+    expect_contains "$done_line" "after 1 requeue(s)" "the job ran again"
+    expect_not_contains "$(scontrol show hostnames "$(awk '{print $3}' <<<"$done_line")")" "$bad" \
+      "on nodes without $bad"
+    expect_contains "$(reason "$bad")" "switchyard: preflight: $rail:" "$bad is held with the owned reason"
+    scontrol update NodeName="$bad" State=RESUME
     ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -231,25 +232,29 @@ TEST_CASE(
         "preflight: mlx5_0: 11.2 us to 2 peers (limit 5)";
     f.slurm.answer(sinfo, "node007|1|idle|none\n");
     f.slurm.answer(drain, "");
+    f.slurm.answer("scontrol requeue 4711", "");
     PreflightRequest req;
     req.map = map;
     req.policy = golden + "preflight-node-fault/policy.yaml";
     req.hosts = "node[001-016]";
     req.results = golden + "preflight-node-fault/pairs.jsonl";
     req.act = true;
+    req.job = "4711";
     auto r = run_preflight(req, f.deps);
     INFO(r.error);
-    REQUIRE(r.actions.size() == 1);
+    REQUIRE(r.actions.size() == 2);
     CHECK(r.actions[0].what == "drained");
     CHECK(r.actions[0].node == "node007");
-    CHECK(f.slurm.calls() == std::vector<std::string>{sinfo, drain});
+    // The job goes back to the queue; it cannot land on the drained node again.
+    CHECK(r.actions[1].what == "requeued");
+    CHECK(f.slurm.calls() == std::vector<std::string>{sinfo, drain, "scontrol requeue 4711"});
     CHECK(r.rc == kExitProblem);
 
     // Held for a reason Switchyard does not own: left alone.
     Fixture held;
     held.slurm.answer(sinfo, "node007|1|drained|cable swap by ops\n");
     r = run_preflight(req, held.deps);
-    REQUIRE(r.actions.size() == 1);
+    REQUIRE(r.actions.size() == 1);  // nothing drained: not requeued
     CHECK(r.actions[0].what == "held elsewhere");
     CHECK(held.slurm.calls() == std::vector<std::string>{sinfo});
 
@@ -263,4 +268,28 @@ TEST_CASE(
     CHECK(r.actions[0].node.empty());
     CHECK(r.actions[0].what == "warned");
     CHECK(link.slurm.calls().empty());
+
+    // Under on_link_fault: requeue, the job is requeued held, kept off the hosts behind the
+    // part, and released.
+    Fixture away;
+    const auto policy = away.dir / "policy.yaml";
+    {
+        std::ofstream(policy) << "version: 1\npreflight:\n  link_rate_gbps: 400\n"
+                                 "  on_link_fault: requeue\n";
+    }
+    for (const char* c :
+         {"scontrol requeuehold 4711", "scontrol update JobId=4711 ExcNodeList=node[005-008]",
+          "scontrol release 4711"}) {
+        away.slurm.answer(c, "");
+    }
+    req.policy = policy.string();
+    r = run_preflight(req, away.deps);
+    REQUIRE(r.actions.size() == 2);
+    CHECK(r.actions[0].what == "requeue");
+    CHECK(r.actions[1].what == "requeued");
+    CHECK(r.actions[1].reason == "node[005-008]");
+    CHECK(away.slurm.calls() ==
+          std::vector<std::string>{"scontrol requeuehold 4711",
+                                   "scontrol update JobId=4711 ExcNodeList=node[005-008]",
+                                   "scontrol release 4711"});
 }

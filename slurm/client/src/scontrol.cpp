@@ -56,6 +56,30 @@ Result<void> drain_node(Client& client, const std::string& node, const std::stri
     return {};
 }
 
+namespace {
+
+Result<void> scontrol_15s(Client& client, std::vector<std::string> args) {
+    auto r = client.run({Tool::Scontrol, std::move(args), 15});
+    if (!r) {
+        return fail(r.error());
+    }
+    return {};
+}
+
+}  // namespace
+
+Result<void> requeue_job(Client& client, const std::string& job, bool hold) {
+    return scontrol_15s(client, {hold ? "requeuehold" : "requeue", job});
+}
+
+Result<void> exclude_nodes(Client& client, const std::string& job, const std::string& nodes) {
+    return scontrol_15s(client, {"update", "JobId=" + job, "ExcNodeList=" + nodes});
+}
+
+Result<void> release_job(Client& client, const std::string& job) {
+    return scontrol_15s(client, {"release", job});
+}
+
 Result<void> resume_node(Client& client, const std::string& node) {
     auto r = client.run({Tool::Scontrol, {"update", "NodeName=" + node, "State=RESUME"}, 15});
     if (!r) {

@@ -38,6 +38,17 @@ namespace switchyard::slurm {
                                       const std::string& node,
                                       const std::string& reason);
 
+/// `scontrol requeue JOB`, or with `hold` `scontrol requeuehold JOB` (15 s).
+[[nodiscard]] Result<void> requeue_job(Client& client, const std::string& job, bool hold);
+
+/// `scontrol update JobId=JOB ExcNodeList=NODES` (a pending job; 15 s).
+[[nodiscard]] Result<void> exclude_nodes(Client& client,
+                                         const std::string& job,
+                                         const std::string& nodes);
+
+/// `scontrol release JOB` (15 s).
+[[nodiscard]] Result<void> release_job(Client& client, const std::string& job);
+
 /// `scontrol update NodeName=NODE State=RESUME` (15 s).
 [[nodiscard]] Result<void> resume_node(Client& client, const std::string& node);
 
