@@ -52,6 +52,9 @@ void setup_preflight(CLI::App& cmd, Runner& run) {
         run = [a, json, metrics, agent] {
             if (*agent) {
                 const auto report = ops::run_preflight_agent(*a, deps());
+                for (const auto& n : report.notes) {
+                    std::cerr << "switchyard preflight: " << n << '\n';
+                }
                 if (!report.error.empty()) {
                     std::cerr << "switchyard preflight: " << report.error << '\n';
                 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <mutex>
 #include <ostream>
 #include <thread>
@@ -104,7 +105,22 @@ PreflightReport run_preflight_agent(const PreflightRequest& a, Deps& deps) {
     const auto& pol = r.policy;
     const auto rounds = std::max<std::uint32_t>(1, r.schedule.rounds);
     const double window = std::max(1.0, std::min(pol.probe_timeout_s, pol.deadline_s / rounds));
-    const double start = a.start > 0 ? a.start : epoch_now();
+    const double now = epoch_now();
+    const double start = a.start > 0 ? a.start : now;
+    if (start > now + 600 || start < now - pol.deadline_s) {
+        r.rc = kExitUsage;
+        r.error = "--start: expected a time within 10 minutes from now (epoch seconds), not " +
+                  std::to_string(static_cast<long long>(start));
+        return r;
+    }
+    // The deadline holds: rounds that would end after it are not run (said once).
+    const auto runnable = static_cast<std::uint32_t>(std::floor(pol.deadline_s / window));
+    if (runnable < r.schedule.rounds) {
+        r.notes.push_back(std::to_string(r.schedule.rounds - runnable) + " of " +
+                          std::to_string(r.schedule.rounds) + " rounds of " +
+                          std::to_string(static_cast<int>(window)) +
+                          " s do not fit in preflight.deadline_s; their pairs are not measured");
+    }
     for (const auto& p : r.model.planes) {
         if (p.nvlink) {
             r.notes.push_back(
@@ -114,7 +130,7 @@ PreflightReport run_preflight_agent(const PreflightRequest& a, Deps& deps) {
         }
     }
     std::mutex out_mutex;
-    for (std::uint32_t round = 0; round < r.schedule.rounds; ++round) {
+    for (std::uint32_t round = 0; round < std::min(r.schedule.rounds, runnable); ++round) {
         const double begin = start + round * window;
         const double end = begin + window;
         if (epoch_now() >= end) {
@@ -139,40 +155,52 @@ PreflightReport run_preflight_agent(const PreflightRequest& a, Deps& deps) {
             const std::string hca = plane.name;
             const std::string peer = r.model.hosts[client ? sa.host : ca.host];
             sides.emplace_back([&, client, hca, peer, end] {
-                const auto& host = a.me;
-                const double half = (end - epoch_now()) / 2;
-                if (!client) {
-                    (void)run_process(words(pol.latency, hca, host, nullptr), half,
-                                      &clean_environment(), preflight::kMaxProbeOutput);
-                    (void)run_process(words(pol.bandwidth, hca, host, nullptr),
-                                      std::max(0.1, end - epoch_now()), &clean_environment(),
-                                      preflight::kMaxProbeOutput);
-                    return;
-                }
-                preflight::PairResult res;
-                res.client = host;
-                res.server = peer;
-                res.rail = hca;
-                std::this_thread::sleep_for(std::chrono::duration<double>(kServerHeadStart));
-                auto lat = run_probe(words(pol.latency, hca, host, &peer),
-                                     std::max(0.1, half - kServerHeadStart), "ib_write_lat",
-                                     preflight::parse_ib_write_lat);
-                if (lat) {
-                    res.latency_us = lat->typical_us;
-                    std::this_thread::sleep_for(std::chrono::duration<double>(kServerHeadStart));
-                    auto bw = run_probe(words(pol.bandwidth, hca, host, &peer),
-                                        std::max(0.1, end - epoch_now()), "ib_write_bw",
-                                        preflight::parse_ib_write_bw);
-                    if (bw) {
-                        res.bandwidth_gbps = bw->avg_gbps;
-                    } else {
-                        res.error = bw.error().to_string();
+                // Nothing may leave a thread: a failure is the pair's, never the agent's.
+                try {
+                    const auto& host = a.me;
+                    const double half = (end - epoch_now()) / 2;
+                    if (!client) {
+                        (void)run_process(words(pol.latency, hca, host, nullptr), half,
+                                          &clean_environment(), preflight::kMaxProbeOutput);
+                        (void)run_process(words(pol.bandwidth, hca, host, nullptr),
+                                          std::max(0.1, end - epoch_now()), &clean_environment(),
+                                          preflight::kMaxProbeOutput);
+                        return;
                     }
-                } else {
-                    res.error = lat.error().to_string();
+                    preflight::PairResult res;
+                    res.client = host;
+                    res.server = peer;
+                    res.rail = hca;
+                    std::this_thread::sleep_for(std::chrono::duration<double>(kServerHeadStart));
+                    auto lat = run_probe(words(pol.latency, hca, host, &peer),
+                                         std::max(0.1, half - kServerHeadStart), "ib_write_lat",
+                                         preflight::parse_ib_write_lat);
+                    if (lat) {
+                        res.latency_us = lat->typical_us;
+                        std::this_thread::sleep_for(
+                            std::chrono::duration<double>(kServerHeadStart));
+                        auto bw = run_probe(words(pol.bandwidth, hca, host, &peer),
+                                            std::max(0.1, end - epoch_now()), "ib_write_bw",
+                                            preflight::parse_ib_write_bw);
+                        if (bw) {
+                            res.bandwidth_gbps = bw->avg_gbps;
+                        } else {
+                            res.error = bw.error().to_string();
+                        }
+                    } else {
+                        res.error = lat.error().to_string();
+                    }
+                    const std::lock_guard<std::mutex> lock(out_mutex);
+                    deps.out << preflight::pair_result_line(res) << '\n' << std::flush;
+                } catch (const std::exception& e) {
+                    const std::lock_guard<std::mutex> lock(out_mutex);
+                    deps.err << "switchyard preflight: " << peer << " on " << hca << ": "
+                             << e.what() << '\n';
+                } catch (...) {
+                    const std::lock_guard<std::mutex> lock(out_mutex);
+                    deps.err << "switchyard preflight: " << peer << " on " << hca
+                             << ": unknown error\n";
                 }
-                const std::lock_guard<std::mutex> lock(out_mutex);
-                deps.out << preflight::pair_result_line(res) << '\n' << std::flush;
             });
         }
         for (auto& t : sides) {
