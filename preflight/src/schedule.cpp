@@ -296,8 +296,9 @@ void plan_plane(const Model& m,
     }
     // A host still short of two pairs (its last stubs met partners it already had) gets one:
     // with another short host; if the two are partners already, each takes one end of a pair
-    // of two other hosts in its place (the count stays N); else with any host of another leaf.
-    // A host in one pair cannot be told from its partner.
+    // of two other hosts in its place (the count stays N); else with any host of another leaf
+    // while the plane has fewer than N pairs. A host in one pair cannot be told from its
+    // partner.
     std::vector<std::uint32_t> degree(end - begin, 0);
     for (std::size_t i = first_probe; i < out.size(); ++i) {
         ++degree[out[i].a - begin];
@@ -332,10 +333,30 @@ void plan_plane(const Model& m,
                 break;
             }
         }
-        for (std::uint32_t b = begin; b < end && is_short(a); ++b) {
+        // Only while the plane has fewer pairs than hosts: N pairs for N hosts is the bound.
+        for (std::uint32_t b = begin;
+             b < end && is_short(a) && out.size() - first_probe < end - begin; ++b) {
             if (m.attachments[b].leaf != m.attachments[a].leaf && add(a, b)) {
                 ++degree[a - begin];
                 ++degree[b - begin];
+            }
+        }
+    }
+    // Last, a host still short takes a pair from a host with three: (x, y) becomes (a, y).
+    for (std::uint32_t a = begin; a < end; ++a) {
+        for (std::size_t i = first_probe; i < out.size() && is_short(a); ++i) {
+            for (const bool flip : {false, true}) {
+                const auto x = flip ? out[i].b : out[i].a;
+                const auto y = flip ? out[i].a : out[i].b;
+                if (x == a || y == a || degree[x - begin] < 3 || adjacent(a, y)) {
+                    continue;
+                }
+                edges.erase(edge_key(x, y));
+                out[i] = Probe{a, y, 0};
+                edges.insert(edge_key(a, y));
+                --degree[x - begin];
+                ++degree[a - begin];
+                break;
             }
         }
     }

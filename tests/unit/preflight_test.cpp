@@ -278,6 +278,30 @@ TEST_CASE(
     }
 }
 
+TEST_CASE("preflight: a job spread thin over the leaves still has at most R*N pairs",
+          "[preflight]") {
+    // 128 nodes scattered over a 1,024-host Dragonfly+ with 4 rails: leaves with one, two or
+    // three of the job's nodes, odd hosts whose last pairs meet partners they already have.
+    const auto map = switchyard::testing::build_sim_map(SimSpec{4, 8, 32, 4, 16, 2, false, false});
+    std::vector<std::string> hosts;
+    for (std::uint32_t h = 0; h < 128; ++h) {
+        hosts.push_back(map.hosts[(h * 7919U) % map.hosts.size()].name);
+    }
+    const auto m = model_of(map, hosts);
+    const auto s = plan_pairs(m);
+    CHECK(s.probes.size() <= 4 * 128);
+    std::map<std::uint32_t, int> degree;
+    for (const auto& p : s.probes) {
+        ++degree[p.a];
+        ++degree[p.b];
+    }
+    std::size_t short_of_two = 0;
+    for (std::uint32_t a = 0; a < m.attachments.size(); ++a) {
+        short_of_two += degree[a] < 2 ? 1U : 0U;
+    }
+    CHECK(short_of_two == 0);
+}
+
 TEST_CASE("preflight: a slow HCA is its node's fault, and drained", "[preflight]") {
     const auto map = switchyard::testing::build_sim_map(SimSpec{1, 4, 4, 4, 4, 1, false, false});
     const auto m = model_of(map);
