@@ -103,8 +103,8 @@ private:
         if (auto pf =
                 section(root, "preflight",
                         {"mode", "partitions", "deadline_s", "probe_timeout_s", "max_latency_us",
-                         "min_bandwidth_share", "link_rate_gbps", "on_link_fault", "again",
-                         "latency", "bandwidth", "all_reduce", "all_reduce_limits"})) {
+                         "min_bandwidth_share", "link_rate_gbps", "on_link_fault", "latency",
+                         "bandwidth", "all_reduce", "all_reduce_limits"})) {
             read_preflight_section(source_, problems_, *pf, p.preflight);
         }
         // One definition of a compute HCA: the checks of compute ports use nccl.compute_hca

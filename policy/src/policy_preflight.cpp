@@ -89,9 +89,6 @@ public:
                         "expected warn or requeue, got '" + scalar(v) + "'");
             }
         }
-        if (auto v = n["again"]) {
-            out.again = boolean(v, "preflight.again").value_or(out.again);
-        }
         for (const auto& [key, field] :
              {std::pair<const char*, std::vector<std::string>*>{"latency", &out.latency},
               {"bandwidth", &out.bandwidth},

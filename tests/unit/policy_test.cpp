@@ -125,7 +125,6 @@ preflight:
   min_bandwidth_share: 0.85
   link_rate_gbps: 400
   on_link_fault: requeue
-  again: false
   latency: [/opt/perftest/bin/ib_write_lat, -d, "{hca}", "{peer}"]
   all_reduce_limits:
     - {bytes: 536870912, gpus: 64, max_time_us: 10000}
@@ -141,7 +140,6 @@ preflight:
     CHECK(p.limits.max_latency_us == Approx(4.5));
     CHECK(p.limits.link_rate_gbps == 400);
     CHECK(p.on_link_fault == preflight::OnLinkFault::Requeue);
-    CHECK_FALSE(p.again);
     CHECK(p.latency.front() == "/opt/perftest/bin/ib_write_lat");
     REQUIRE(p.all_reduce_limits.size() == 1);
     CHECK(p.all_reduce_limits[0].gpus == 64);

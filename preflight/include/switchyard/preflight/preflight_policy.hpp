@@ -38,7 +38,9 @@ struct AllReduceLimit {
 };
 
 struct PreflightPolicy {
-    Mode mode = Mode::Off;  ///< for jobs that do not ask (--preflight) and no partition names
+    /// For jobs that do not ask, and per partition: read by the --preflight job option, which
+    /// is not built yet (nothing uses them today).
+    Mode mode = Mode::Off;
     std::vector<std::pair<std::string, Mode>> partitions;  ///< per-partition defaults
     double deadline_s = 60;                                ///< the whole preflight, rounds and all
     double probe_timeout_s = 10;  ///< one probe (a hang is the probe's fault)
@@ -50,12 +52,10 @@ struct PreflightPolicy {
         "/usr/bin/ib_write_lat", "-d", "{hca}", "-F", "-n", "1000", "{peer}"};
     std::vector<std::string> bandwidth{"/usr/bin/ib_write_bw", "-d", "{hca}", "-F",
                                        "--report_gbits",       "-D", "1",     "{peer}"};
+    /// `full`'s job-wide all-reduce and its limits: not run yet (the reader exists).
     std::vector<std::string> all_reduce{
         "/usr/bin/all_reduce_perf", "-b", "512M", "-e", "512M", "-g", "1"};
     std::vector<AllReduceLimit> all_reduce_limits;
-    /// Slow pairs are measured once more before anything is blamed (a slow moment is not a
-    /// fault).
-    bool again = true;
 
     /// The mode for a job in `partition` that asked for `asked` (nullopt: nothing asked).
     [[nodiscard]] Mode mode_for(std::string_view partition, std::optional<Mode> asked) const;
