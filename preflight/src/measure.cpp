@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "switchyard/preflight/measure.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -218,7 +219,7 @@ Result<std::vector<AllReduceRow>> parse_all_reduce_perf(std::string_view out,
             continue;
         }
         AllReduceRow r;
-        if (w.size() <= busbw_col || !count(w[0], r.bytes)) {
+        if (w.size() <= std::max(time_col, busbw_col) || !count(w[0], r.bytes)) {
             continue;  // nccl-tests' own lines between rows (warnings, device list)
         }
         if (!number(w[time_col], r.time_us) || !number(w[busbw_col], r.busbw_gbs)) {
