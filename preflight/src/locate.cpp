@@ -19,15 +19,44 @@ namespace {
 
 enum class State : std::uint8_t { Unmeasured, Good, Slow, Failed };
 
+/// Among parts the pairs cannot tell apart, the kind to name first: a host's port or cable, then
+/// cables above the leaf, then switches, then what a whole plane shares. Cables and optics fail
+/// more often than switches.
+int likelier(PartKind k) {
+    switch (k) {
+        case PartKind::Port:
+            return 0;
+        case PartKind::NvlinkPort:
+            return 1;
+        case PartKind::Uplink:
+            return 2;
+        case PartKind::Global:
+            return 3;
+        case PartKind::Uplinks:
+            return 4;
+        case PartKind::Globals:
+            return 5;
+        case PartKind::Leaf:
+            return 6;
+        case PartKind::Spine:
+            return 7;
+        case PartKind::Spines:
+            return 8;
+        case PartKind::Domain:
+            return 9;
+        case PartKind::Rail:
+            return 10;
+    }
+    return 11;
+}
+
 }  // namespace
 
 Location locate(const Model& m, std::span<const Probe> probes, std::span<const Verdict> verdicts) {
     Location loc;
     const auto n = probes.size();
     std::vector<State> state(n, State::Unmeasured);
-    std::vector<std::uint32_t> first(n, kNone);  // a verdict per probe, for evidence order
-    for (std::uint32_t i = 0; i < verdicts.size(); ++i) {
-        const auto& v = verdicts[i];
+    for (const auto& v : verdicts) {
         if (v.probe >= n) {
             continue;
         }
@@ -46,9 +75,6 @@ Location locate(const Model& m, std::span<const Probe> probes, std::span<const V
                     s = State::Failed;
                 }
                 break;
-        }
-        if (first[v.probe] == kNone) {
-            first[v.probe] = i;
         }
     }
 
@@ -141,8 +167,8 @@ Location locate(const Model& m, std::span<const Probe> probes, std::span<const V
             if (through[a] != through[b]) {
                 return through[a] < through[b];
             }
-            if (m.parts[a].kind != m.parts[b].kind) {
-                return m.parts[a].kind < m.parts[b].kind;
+            if (likelier(m.parts[a].kind) != likelier(m.parts[b].kind)) {
+                return likelier(m.parts[a].kind) < likelier(m.parts[b].kind);
             }
             return a < b;
         };

@@ -268,7 +268,10 @@ Result<Model> build_model(const fabric::FabricMap& map,
 void path_of(const Model& m, const Probe& p, std::vector<std::uint32_t>& out) {
     out.clear();
     if (m.exact_path) {
+        // Both directions may cross the same cable or spine: each part once.
         m.exact_path(m, p, out);
+        std::sort(out.begin(), out.end());
+        out.erase(std::unique(out.begin(), out.end()), out.end());
         return;
     }
     const auto& a = m.attachments[p.a];

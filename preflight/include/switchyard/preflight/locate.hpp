@@ -8,7 +8,8 @@
 // Then, greedily, the part on the most unexplained slow pairs is blamed; on a tie the one whose
 // slow pairs are the likelier share of its traffic (a set of 16 uplinks with one bad member
 // slows about 1 in 16 of its pairs; a port or leaf at fault slows all of its pairs), then the
-// most specific one (fewest pairs through it). The others tied with it are its alternatives.
+// most specific one (fewest pairs through it), then a cable before a switch (cables and optics
+// fail more often). The others tied with it are its alternatives.
 #pragma once
 
 #include <cstdint>

@@ -128,8 +128,8 @@ struct ModelOptions {
                                         std::span<const std::string> hosts,
                                         const ModelOptions& options = {});
 
-/// The parts probe `p` crosses: exact_path when set, else the map's view (ports, leaves, and
-/// for a pair across leaves the uplink and spine sets, across groups the global set; the rail).
+/// The parts probe `p` crosses, each once: exact_path when set, else the map's view (ports, leaves,
+/// and for a pair across leaves the uplink and spine sets, across groups the global set; the rail).
 void path_of(const Model& m, const Probe& p, std::vector<std::uint32_t>& out);
 
 }  // namespace switchyard::preflight
