@@ -60,8 +60,15 @@ void setup_preflight(CLI::App& cmd, Runner& run) {
                 }
                 return report.rc;
             }
-            const auto report = ops::run_preflight(*a, deps());
+            auto report = ops::run_preflight(*a, deps());
             ops::print_preflight(report, format_of(*json, *metrics), std::cout, std::cerr);
+            std::cout << std::flush;
+            if (ops::requeue_after(*a, report, deps())) {
+                std::cout << report.actions.back().message << '\n';
+                if (report.actions.back().what != "requeued") {
+                    return ops::kExitProblem;
+                }
+            }
             return report.rc;
         };
     });

@@ -92,6 +92,13 @@ void requeue(const PreflightRequest& a,
     }
     PreflightAction act;
     act.what = "requeued";
+    // Said before it is done: the requeue ends this job, and with it this process when it runs
+    // inside the job.
+    deps.out << "switchyard preflight: requeuing job " << a.job
+             << (avoid.empty() ? std::string(" (its node at fault is drained)")
+                               : " away from " + compress_hostlist(avoid))
+             << '\n'
+             << std::flush;
     Result<void> done;
     if (avoid.empty()) {
         done = slurm::requeue_job(deps.slurm, a.job, false);
@@ -269,10 +276,16 @@ PreflightReport run_preflight(const PreflightRequest& a, Deps& deps) {
         }
         r.actions.push_back(std::move(act));
     }
-    if (a.act && !a.job.empty()) {
-        requeue(a, loc, deps, r);
-    }
     return r;
+}
+
+bool requeue_after(const PreflightRequest& a, PreflightReport& r, Deps& deps) {
+    if (!a.act || a.job.empty() || !r.location) {
+        return false;
+    }
+    const auto before = r.actions.size();
+    requeue(a, *r.location, deps, r);
+    return r.actions.size() != before;
 }
 
 LocateReport run_locate(const LocateRequest& a, Deps& /*deps*/) {

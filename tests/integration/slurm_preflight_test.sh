@@ -48,6 +48,13 @@ agents() {
   printf '%s\n' "$out" | grep '^{' >"$work/results.jsonl"
 }
 reason() { scontrol show node "$1" | grep -oE 'Reason=.*' | sed -E 's/^Reason=//; s/ \[.*$//'; }
+# back_in_service NODE — resume a node this test drained and wait until it is idle and
+# responding (the next test of this cluster finds it as it was).
+back_in_service() {
+  scontrol update NodeName="$1" State=RESUME
+  wait_for 60 bash -c "[ \"\$(sinfo -h -n $1 -o %T)\" = idle ]" ||
+    fail_check "$1 is not idle again: $(sinfo -h -n "$1" -o '%T %E')"
+}
 pairs=$("$sy" preflight --map "$map" --hosts 'node[001-016]' --json 2>/dev/null |
         python3 -c 'import json,sys; print(len(json.load(sys.stdin)["pairs"]))')
 
@@ -67,7 +74,7 @@ case $case_name in
     run_capture srun -N15 --exclusive hostname
     expect_rc 0 "srun -N15"
     expect_not_contains "$out" "node007" "the drained node runs nothing"
-    scontrol update NodeName=node007 State=RESUME
+    back_in_service node007
     ;;
   link-fault-no-drain)
     # Every pair leaving node001's leaf is slow: the leaf's uplinks, nobody's node.
@@ -128,7 +135,7 @@ JOB
     expect_rc 0 "sbatch -N8 --requeue"
     job=$out
     # A requeued job waits out a begin time Slurm sets (about two minutes); the test does not.
-    if wait_for 60 bash -c "grep -q 'requeued job' '$work/preflight.out' 2>/dev/null &&
+    if wait_for 60 bash -c "grep -q 'requeuing job' '$work/preflight.out' 2>/dev/null &&
                              squeue -h -j $job -o %T | grep -q PENDING"; then
       scontrol update JobId="$job" StartTime=now
     fi
@@ -136,13 +143,13 @@ JOB
     bad=$(cat "$work/bad" 2>/dev/null)
     expect_contains "$(cat "$work/preflight.out" 2>/dev/null)" "drained $bad: switchyard: preflight:" \
       "the slow node ($bad) is drained by the job's own preflight"
-    expect_contains "$(cat "$work/preflight.out" 2>/dev/null)" "requeued job $job" "and the job requeued"
+    expect_contains "$(cat "$work/preflight.out" 2>/dev/null)" "requeuing job $job" "and the job requeued"
     done_line=$(cat "$work/done" 2>/dev/null)
     expect_contains "$done_line" "after 1 requeue(s)" "the job ran again"
     expect_not_contains "$(scontrol show hostnames "$(awk '{print $3}' <<<"$done_line")")" "$bad" \
       "on nodes without $bad"
     expect_contains "$(reason "$bad")" "switchyard: preflight: $rail:" "$bad is held with the owned reason"
-    scontrol update NodeName="$bad" State=RESUME
+    back_in_service "$bad"
     ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac

@@ -242,6 +242,9 @@ TEST_CASE(
     req.job = "4711";
     auto r = run_preflight(req, f.deps);
     INFO(r.error);
+    REQUIRE(r.actions.size() == 1);  // the report first; the requeue after it is printed
+    CHECK(requeue_after(req, r, f.deps));
+    CHECK_THAT(f.out.str(), Catch::Contains("requeuing job 4711 (its node at fault is drained)"));
     REQUIRE(r.actions.size() == 2);
     CHECK(r.actions[0].what == "drained");
     CHECK(r.actions[0].node == "node007");
@@ -254,7 +257,8 @@ TEST_CASE(
     Fixture held;
     held.slurm.answer(sinfo, "node007|1|drained|cable swap by ops\n");
     r = run_preflight(req, held.deps);
-    REQUIRE(r.actions.size() == 1);  // nothing drained: not requeued
+    CHECK_FALSE(requeue_after(req, r, held.deps));  // nothing drained: not requeued
+    REQUIRE(r.actions.size() == 1);
     CHECK(r.actions[0].what == "held elsewhere");
     CHECK(held.slurm.calls() == std::vector<std::string>{sinfo});
 
@@ -262,6 +266,7 @@ TEST_CASE(
     Fixture link;
     req.results = golden + "preflight-uplinks/pairs.jsonl";
     r = run_preflight(req, link.deps);
+    CHECK_FALSE(requeue_after(req, r, link.deps));  // warn: the job goes on
     REQUIRE(r.location.has_value());
     REQUIRE(r.location->faults.size() == 1);
     REQUIRE(r.actions.size() == 1);
@@ -284,6 +289,7 @@ TEST_CASE(
     }
     req.policy = policy.string();
     r = run_preflight(req, away.deps);
+    CHECK(requeue_after(req, r, away.deps));
     REQUIRE(r.actions.size() == 2);
     CHECK(r.actions[0].what == "requeue");
     CHECK(r.actions[1].what == "requeued");

@@ -59,6 +59,13 @@ struct PreflightReport {
 
 [[nodiscard]] PreflightReport run_preflight(const PreflightRequest& request, Deps& deps);
 
+/// --act --job, after the report is printed: the job goes back to the queue when a node of it
+/// was drained, and under on_link_fault: requeue when a cable or switch is at fault, kept off
+/// the hosts behind it (requeuehold, ExcNodeList, release). Says "requeuing job ..." on
+/// deps.out first (the requeue may end the caller: a job's own step). Adds the action; true
+/// when there was one.
+bool requeue_after(const PreflightRequest& request, PreflightReport& report, Deps& deps);
+
 /// --agent: this node (request.me) runs its share of every round in its window (the probes of
 /// the policy, absolute paths, a clean environment, killed at the window's end) and writes one
 /// result line (preflight/measure.hpp) per pair it was the client of to deps.out. The report is
