@@ -64,7 +64,7 @@ void setup_preflight(CLI::App& cmd, Runner& run) {
             ops::print_preflight(report, format_of(*json, *metrics), std::cout, std::cerr);
             std::cout << std::flush;
             if (ops::requeue_after(*a, report, deps())) {
-                std::cout << report.actions.back().message << '\n';
+                std::cerr << report.actions.back().message << '\n';
                 if (report.actions.back().what != "requeued") {
                     return ops::kExitProblem;
                 }

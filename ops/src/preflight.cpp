@@ -94,7 +94,7 @@ void requeue(const PreflightRequest& a,
     act.what = "requeued";
     // Said before it is done: the requeue ends this job, and with it this process when it runs
     // inside the job.
-    deps.out << "switchyard preflight: requeuing job " << a.job
+    deps.err << "switchyard preflight: requeuing job " << a.job
              << (avoid.empty() ? std::string(" (its node at fault is drained)")
                                : " away from " + compress_hostlist(avoid))
              << '\n'

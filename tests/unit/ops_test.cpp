@@ -244,7 +244,7 @@ TEST_CASE(
     INFO(r.error);
     REQUIRE(r.actions.size() == 1);  // the report first; the requeue after it is printed
     CHECK(requeue_after(req, r, f.deps));
-    CHECK_THAT(f.out.str(), Catch::Contains("requeuing job 4711 (its node at fault is drained)"));
+    CHECK_THAT(f.err.str(), Catch::Contains("requeuing job 4711 (its node at fault is drained)"));
     REQUIRE(r.actions.size() == 2);
     CHECK(r.actions[0].what == "drained");
     CHECK(r.actions[0].node == "node007");

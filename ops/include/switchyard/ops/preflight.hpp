@@ -62,8 +62,8 @@ struct PreflightReport {
 /// --act --job, after the report is printed: the job goes back to the queue when a node of it
 /// was drained, and under on_link_fault: requeue when a cable or switch is at fault, kept off
 /// the hosts behind it (requeuehold, ExcNodeList, release). Says "requeuing job ..." on
-/// deps.out first (the requeue may end the caller: a job's own step). Adds the action; true
-/// when there was one.
+/// deps.err first (the requeue may end the caller: a job's own step; standard output stays the
+/// report's, JSON included). Adds the action; true when there was one.
 bool requeue_after(const PreflightRequest& request, PreflightReport& report, Deps& deps);
 
 /// --agent: this node (request.me) runs its share of every round in its window (the probes of
