@@ -22,6 +22,25 @@ std::string_view trim(std::string_view s) {
     return s.substr(b, e - b);
 }
 
+std::vector<std::string_view> split_words(std::string_view s, std::size_t max) {
+    std::vector<std::string_view> out;
+    std::size_t i = 0;
+    auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+    while (i < s.size() && out.size() < max) {
+        while (i < s.size() && blank(s[i])) {
+            ++i;
+        }
+        const std::size_t start = i;
+        while (i < s.size() && !blank(s[i])) {
+            ++i;
+        }
+        if (i > start) {
+            out.push_back(s.substr(start, i - start));
+        }
+    }
+    return out;
+}
+
 std::vector<std::string_view> split(std::string_view s, char sep) {
     std::vector<std::string_view> out;
     std::size_t start = 0;

@@ -9,6 +9,7 @@
 #include "preflight_text.hpp"
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/common/input.hpp"
+#include "switchyard/common/strings.hpp"
 #include "switchyard/health/drain.hpp"
 #include "switchyard/ops/exit_codes.hpp"
 #include "switchyard/ops/inputs.hpp"
@@ -154,7 +155,7 @@ std::string preflight_reason(const preflight::Model& m,
     std::string r = "switchyard: preflight: " + rail + ": ";
     const auto n = std::to_string(peers.size()) + (peers.size() == 1 ? " peer" : " peers");
     if (lat > limits.max_latency_us) {
-        r += num(lat, 1) + " us to " + n + " (limit " + num(limits.max_latency_us, -1) + ")";
+        r += num(lat, 1) + " us to " + n + " (limit " + short_number(limits.max_latency_us) + ")";
     } else if (bw >= 0) {
         r += num(bw, 0) + " Gb/s to " + n + " (limit " +
              num(limits.link_rate_gbps * limits.min_bandwidth_share, 0) + ")";

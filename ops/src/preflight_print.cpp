@@ -13,11 +13,7 @@ namespace preflight_text {
 
 std::string num(double v, int decimals) {
     char b[64];
-    if (decimals < 0) {
-        std::snprintf(b, sizeof b, "%g", v);
-    } else {
-        std::snprintf(b, sizeof b, "%.*f", decimals, v);
-    }
+    std::snprintf(b, sizeof b, "%.*f", decimals, v);
     return b;
 }
 

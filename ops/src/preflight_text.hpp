@@ -9,7 +9,7 @@
 
 namespace switchyard::ops::preflight_text {
 
-/// `v` with `decimals` places, or as %g with a negative `decimals`.
+/// `v` with `decimals` places (%g: common/strings.hpp's short_number).
 [[nodiscard]] std::string num(double v, int decimals);
 
 /// "client -> server on rail[: detail]".

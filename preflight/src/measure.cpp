@@ -8,25 +8,14 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "switchyard/common/strings.hpp"
+
 namespace switchyard::preflight {
 namespace {
 
+/// A line's words (a result row has a dozen; more are not read).
 std::vector<std::string_view> words(std::string_view line) {
-    std::vector<std::string_view> out;
-    std::size_t i = 0;
-    while (i < line.size() && out.size() < 64) {
-        while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) {
-            ++i;
-        }
-        const std::size_t start = i;
-        while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') {
-            ++i;
-        }
-        if (i > start) {
-            out.push_back(line.substr(start, i - start));
-        }
-    }
-    return out;
+    return split_words(line, 64);
 }
 
 bool number(std::string_view w, double& v) {

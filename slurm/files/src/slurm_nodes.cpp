@@ -35,21 +35,7 @@ std::vector<std::string_view> words_of(std::string_view line) {
             break;
         }
     }
-    std::vector<std::string_view> out;
-    std::size_t i = 0;
-    while (i < line.size()) {
-        while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) {
-            ++i;
-        }
-        const std::size_t start = i;
-        while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') {
-            ++i;
-        }
-        if (i > start) {
-            out.push_back(line.substr(start, i - start));
-        }
-    }
-    return out;
+    return split_words(line);
 }
 
 /// A word of a NodeName line: its key and value ("" for a word without '=').

@@ -17,6 +17,10 @@ namespace switchyard {
 /// Splits on `sep`, keeping empty fields ("a,,b" → {"a","","b"}).
 [[nodiscard]] std::vector<std::string_view> split(std::string_view s, char sep);
 
+/// The words of `s` between runs of blanks (space, tab, CR), at most `max` of them.
+[[nodiscard]] std::vector<std::string_view> split_words(std::string_view s,
+                                                        std::size_t max = SIZE_MAX);
+
 /// Parses an unsigned decimal without sign, blanks or trailing text; nullopt on any deviation or
 /// overflow. "007" is 7.
 [[nodiscard]] std::optional<std::uint64_t> parse_uint(std::string_view s);
