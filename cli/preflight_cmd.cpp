@@ -44,12 +44,39 @@ void setup_preflight(CLI::App& cmd, Runner& run) {
     auto* ag = cmd.add_flag("--agent", *agent,
                             "run this node's share of the rounds (--me), printing one result "
                             "line per pair it is the client of");
-    cmd.add_option("--me", a->me, "this node (with --agent)")->needs(ag);
+    cmd.add_option("--me", a->me, "this node (with --agent or --prolog)");
     cmd.add_option("--start", a->start,
                    "the rounds' common start, epoch seconds (with --agent; default now)")
         ->needs(ag);
-    cmd.callback([&run, a, json, metrics, agent] {
-        run = [a, json, metrics, agent] {
+    auto prolog = std::make_shared<bool>(false);
+    auto* pr = cmd.add_flag("--prolog", *prolog,
+                            "the --preflight job option, run by the gate's prolog on each node "
+                            "(--me, --job, --policy): the first node gathers, locates and acts; "
+                            "exit 5 when this node was drained")
+                   ->excludes(ag);
+    cmd.add_option("--mode", a->mode, "with --prolog: quick or full")
+        ->check(CLI::IsMember({"quick", "full"}))
+        ->needs(pr);
+    cmd.callback([&run, a, json, metrics, agent, prolog] {
+        run = [a, json, metrics, agent, prolog] {
+            if (*prolog) {
+                const auto report = ops::run_preflight_prolog(*a, deps());
+                if (report.measured) {
+                    ops::print_preflight(report, ops::PreflightFormat::Text, std::cout, std::cerr);
+                } else {
+                    for (const auto& n : report.notes) {
+                        std::cerr << "switchyard preflight: " << n << '\n';
+                    }
+                }
+                if (!report.error.empty()) {
+                    std::cerr << "switchyard preflight: " << report.error << '\n';
+                    return report.rc;
+                }
+                std::cout << "switchyard preflight: job " << a->job << " on " << a->me << ": "
+                          << (report.rc == ops::kExitNodeAtFault ? "at fault: " : "")
+                          << report.verdict << '\n';
+                return report.rc;
+            }
             if (*agent) {
                 const auto report = ops::run_preflight_agent(*a, deps());
                 for (const auto& n : report.notes) {

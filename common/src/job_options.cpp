@@ -100,6 +100,16 @@ Result<NcclEnvChoice> parse_nccl_env(std::string_view value) {
     return NcclEnvChoice{NcclEnvChoice::Kind::Profile, std::string(value)};
 }
 
+Result<std::string> parse_preflight(std::string_view value) {
+    if (value.empty() || value == "quick") {
+        return std::string("quick");
+    }
+    if (value == "full" || value == "off") {
+        return std::string(value);
+    }
+    return bad_value("preflight", "quick, full or off", value);
+}
+
 Result<void> apply_option(JobOptions& opts, OptionId id, std::string_view value) {
     switch (id) {
         case OptionId::PipelineStages: {
@@ -143,6 +153,14 @@ Result<void> apply_option(JobOptions& opts, OptionId id, std::string_view value)
                 return fail(r.error());
             }
             opts.nvl_group = *r;
+            return {};
+        }
+        case OptionId::Preflight: {
+            auto r = parse_preflight(value);
+            if (!r) {
+                return fail(r.error());
+            }
+            opts.preflight = std::move(*r);
             return {};
         }
     }

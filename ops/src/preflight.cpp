@@ -200,16 +200,19 @@ PreflightReport run_preflight(const PreflightRequest& a, Deps& deps) {
     }
     r.model = std::move(*model);
     r.notes = r.model.notes;
-    if (a.results.empty()) {
+    if (a.results.empty() && !a.results_text) {
         r.schedule = preflight::plan_pairs(r.model);
         r.notes.insert(r.notes.end(), r.schedule.notes.begin(), r.schedule.notes.end());
         return r;
     }
-    auto text = read_input(a.results, ReadRules{std::size_t{256} << 20, false, true});
+    Result<std::string> text =
+        a.results_text ? Result<std::string>(*a.results_text)
+                       : read_input(a.results, ReadRules{std::size_t{256} << 20, false, true});
     if (!text) {
         return stop(kExitProblem, "--results: " + text.error().message());
     }
-    auto results = preflight::parse_pair_results(*text, a.results);
+    auto results =
+        preflight::parse_pair_results(*text, a.results_text ? "the job's nodes" : a.results);
     if (!results) {
         return stop(kExitProblem, results.error().to_string());
     }
@@ -255,7 +258,7 @@ PreflightReport run_preflight(const PreflightRequest& a, Deps& deps) {
                 current = it->second.reason;
             }
         } else {
-            r.notes.push_back("switchyard preflight: " + states.error().message());
+            r.notes.push_back(states.error().message());
         }
         if (!current.empty() && !health::owned_reason(current)) {
             act.what = "held elsewhere";

@@ -112,6 +112,14 @@ std::string SlurmSpankApi::job_partition() {
     return p != nullptr ? p : "";
 }
 
+std::optional<std::string> SlurmSpankApi::prolog_env(std::string_view name) {
+    const char* v = ::getenv(std::string(name).c_str());  // slurmd's environment for the prolog
+    if (v == nullptr) {
+        return std::nullopt;
+    }
+    return std::string(v);
+}
+
 std::uint32_t SlurmSpankApi::local_task_count() {
     std::uint32_t n = 0;
     return spank_get_item(sp_, S_JOB_LOCAL_TASK_COUNT, &n) == ESPANK_SUCCESS ? n : 0;

@@ -17,6 +17,7 @@ public:
     [[nodiscard]] std::optional<std::string> getenv(std::string_view name) override;
     [[nodiscard]] std::string node_name() override;
     [[nodiscard]] std::string job_partition() override;
+    [[nodiscard]] std::optional<std::string> prolog_env(std::string_view name) override;
     [[nodiscard]] std::uint32_t local_task_count() override;
     [[nodiscard]] std::vector<int> task_cpus() override;
     [[nodiscard]] std::uint32_t job_id() override;

@@ -10,6 +10,7 @@
 #include "plan_hooks.hpp"
 #include "plugin_args.hpp"
 #include "plugin_state.hpp"
+#include "preflight_gate.hpp"
 #include "step_cache.hpp"
 #include "step_record.hpp"
 #include "switchyard/common/hostlist.hpp"
@@ -389,22 +390,27 @@ int job_prolog(SpankApi& api, Logger& log, const PluginWords& words, NodeControl
         return 0;
     }
     const auto node = api.node_name();
-    if (!pol->health.enabled) {
-        if (!node.empty() && !pol->node_cache.empty()) {  // the steps' node facts, refreshed
-            std::vector<std::string> notes;
-            policy::refresh_node_cache(*pol, node, &notes);
-            for (const auto& n : notes) {
-                log.warning(Component::Plugin, n);
-            }
-        }
-        return 0;
-    }
     if (node.empty()) {
         log.error(Component::Health, "health gate skipped: SLURMD_NODENAME is not set");
         return 0;
     }
-    return run_health_gate(*pol, node, api.job_partition(), control, log,
-                           static_cast<double>(std::time(nullptr)));
+    if (pol->health.enabled) {
+        const int rc = run_health_gate(*pol, node, api.job_partition(), control, log,
+                                       static_cast<double>(std::time(nullptr)));
+        if (rc != 0) {
+            return rc;  // the job is requeued already: nothing to measure
+        }
+    } else if (!pol->node_cache.empty()) {  // the steps' node facts, refreshed
+        std::vector<std::string> notes;
+        policy::refresh_node_cache(*pol, node, &notes);
+        for (const auto& n : notes) {
+            log.warning(Component::Plugin, n);
+        }
+    }
+    std::error_code ec;
+    const bool have_config = args->config_given || std::filesystem::exists(args->config, ec);
+    return run_preflight_gate(preflight_launch(*pol, have_config ? args->config : "", node, api),
+                              node, log);
 }
 
 int exit(SpankApi& /*api*/, Logger& /*log*/, const PluginWords& /*words*/) {
@@ -428,7 +434,7 @@ int option(int val, const char* optarg, int remote, Logger& log, const PluginWor
         return -1;
     }
     const auto& spec = option_spec(*id);
-    if (spec.has_arg && optarg == nullptr) {
+    if (spec.has_arg && !spec.arg_optional && optarg == nullptr) {
         log.error(Component::Plugin, "--" + std::string(spec.name) + ": a value is required");
         return -1;
     }

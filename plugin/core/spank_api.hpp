@@ -41,6 +41,9 @@ public:
     /// The job's partition(s) in the job prolog: SLURM_JOB_PARTITION of the prolog process
     /// (spank_getenv answers in remote context only); "" when unknown.
     [[nodiscard]] virtual std::string job_partition() = 0;
+    /// A variable of the prolog process's own environment, which slurmd sets for the job
+    /// (SLURM_NODELIST, SLURM_CONF, the options as SPANK__SLURM_SPANK_OPTION_<plugin>_<name>).
+    [[nodiscard]] virtual std::optional<std::string> prolog_env(std::string_view name) = 0;
     /// Tasks of this step on this node (S_JOB_LOCAL_TASK_COUNT); 0 when unknown.
     [[nodiscard]] virtual std::uint32_t local_task_count() = 0;
     /// The job id (S_JOB_ID) and this node's index in the step (S_JOB_NODEID); 0 when unknown.

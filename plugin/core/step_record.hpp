@@ -26,6 +26,9 @@ public:
     [[nodiscard]] std::optional<std::string> getenv(std::string_view name) override;
     [[nodiscard]] std::string node_name() override;
     [[nodiscard]] std::string job_partition() override { return refuse(inner_.job_partition()); }
+    [[nodiscard]] std::optional<std::string> prolog_env(std::string_view name) override {
+        return refuse(inner_.prolog_env(name));
+    }
     [[nodiscard]] std::uint32_t local_task_count() override;
     [[nodiscard]] std::uint32_t job_id() override { return refuse(inner_.job_id()); }
     [[nodiscard]] std::uint32_t node_index() override { return refuse(inner_.node_index()); }

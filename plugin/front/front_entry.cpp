@@ -49,7 +49,7 @@ void fill_options() {
         g_options[i] = {const_cast<char*>(spec.name.data()),
                         spec.has_arg ? const_cast<char*>(spec.arginfo.data()) : nullptr,
                         const_cast<char*>(spec.usage.data()),
-                        spec.has_arg ? 1 : 0,
+                        spec.arg_optional ? 2 : (spec.has_arg ? 1 : 0),
                         static_cast<int>(spec.id),
                         forward_option};
         ++i;

@@ -104,7 +104,8 @@ private:
                 section(root, "preflight",
                         {"mode", "partitions", "deadline_s", "probe_timeout_s", "max_latency_us",
                          "min_bandwidth_share", "link_rate_gbps", "on_link_fault", "latency",
-                         "bandwidth", "all_reduce", "all_reduce_limits"})) {
+                         "bandwidth", "all_reduce", "all_reduce_limits", "command", "port", "ports",
+                         "join_s", "reports"})) {
             read_preflight_section(source_, problems_, *pf, p.preflight);
         }
         // One definition of a compute HCA: the checks of compute ports use nccl.compute_hca

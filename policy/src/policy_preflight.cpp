@@ -100,6 +100,42 @@ public:
                 }
             }
         }
+        if (auto v = n["command"]) {
+            const auto c = text(v, "preflight.command", "the switchyard command's absolute path");
+            if (!c.starts_with('/')) {
+                problem(
+                    v, "preflight.command",
+                    "expected an absolute path (the prolog runs it without PATH), got '" + c + "'");
+            } else {
+                out.command = c;
+            }
+        }
+        if (auto v = n["port"]) {
+            // Under 1024: only root can listen there, so no user can pose as the first node.
+            out.port =
+                static_cast<std::uint16_t>(number(v, "preflight.port", 1, 1023).value_or(out.port));
+        }
+        if (auto v = n["ports"]) {
+            out.ports = static_cast<std::uint16_t>(
+                number(v, "preflight.ports", 1, 1023).value_or(out.ports));
+        }
+        if (out.port + out.ports > 1024) {
+            problem(n, "preflight.ports",
+                    "port + ports must stay under 1024 (root's ports), got " +
+                        std::to_string(out.port) + " + " + std::to_string(out.ports));
+            out.ports = static_cast<std::uint16_t>(1024 - out.port);
+        }
+        if (auto v = n["join_s"]) {
+            out.join_s = positive(v, "preflight.join_s", 600).value_or(out.join_s);
+        }
+        if (auto v = n["reports"]) {
+            out.reports = scalar(v);
+            if (!out.reports.empty() && !out.reports.starts_with('/')) {
+                problem(v, "preflight.reports",
+                        "expected an absolute directory or \"\", got '" + out.reports + "'");
+                out.reports.clear();
+            }
+        }
         if (auto v = n["all_reduce_limits"];
             v && list_of(v, "preflight.all_reduce_limits", "{bytes, gpus, max_time_us}")) {
             for (std::size_t i = 0; i < v.size(); ++i) {

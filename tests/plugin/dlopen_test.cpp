@@ -80,7 +80,7 @@ TEST_CASE("dlopen: init registers the options with working callbacks", "[dlopen]
     g_host = Host{};
     Plugin p;
     REQUIRE(call(p, "slurm_spank_init", {"config=/etc/slurm/switchyard.yaml"}) == 0);
-    REQUIRE(g_host.registered.size() == 6);
+    REQUIRE(g_host.registered.size() == 7);
     auto* nvl = g_host.registered[5];
     CHECK(std::string(nvl->name) == "nvl-group");
     CHECK(nvl->cb(nvl->val, "18", 0) == 0);
@@ -94,6 +94,15 @@ TEST_CASE("dlopen: init registers the options with working callbacks", "[dlopen]
     CHECK(g_host.errors.back() ==
           "switchyard: --pipeline-stages: expected a whole number of stages from 1 to 1024, got "
           "'abc'");
+    // --preflight's value is optional (SPANK has_arg 2): alone it is quick.
+    auto* preflight = g_host.registered[6];
+    CHECK(std::string(preflight->name) == "preflight");
+    CHECK(preflight->has_arg == 2);
+    CHECK(preflight->cb(preflight->val, nullptr, 0) == 0);
+    CHECK(preflight->cb(preflight->val, "full", 0) == 0);
+    CHECK(preflight->cb(preflight->val, "always", 0) == -1);
+    CHECK(g_host.errors.back() ==
+          "switchyard: --preflight: expected quick, full or off, got 'always'");
 }
 
 TEST_CASE("dlopen: a throw inside a hook becomes -1 and a log line", "[dlopen][guard]") {
@@ -137,7 +146,7 @@ TEST_CASE("dlopen: unknown plugstack key fails the step's init, a client's optio
     // A client without switchyard options reads nothing more; with one, the words are checked.
     REQUIRE(call(p, "slurm_spank_init", {"colour=blue"}) == 0);
     CHECK(g_host.errors.empty());
-    REQUIRE(g_host.registered.size() == 6);
+    REQUIRE(g_host.registered.size() == 7);
     auto* stages = g_host.registered[0];
     CHECK(stages->cb(stages->val, "4", 0) == -1);
     REQUIRE(g_host.errors.size() == 1);

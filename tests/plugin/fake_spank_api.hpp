@@ -51,6 +51,14 @@ public:
     }
     [[nodiscard]] std::string node_name() override { return node; }
     [[nodiscard]] std::string job_partition() override { return partition; }
+    std::map<std::string, std::string> prolog;  ///< the prolog process's environment
+    [[nodiscard]] std::optional<std::string> prolog_env(std::string_view name) override {
+        const auto it = prolog.find(std::string(name));
+        if (it == prolog.end()) {
+            return std::nullopt;
+        }
+        return it->second;
+    }
     [[nodiscard]] std::uint32_t local_task_count() override { return tasks; }
     [[nodiscard]] std::vector<int> task_cpus() override { return cpus; }
     [[nodiscard]] std::uint32_t job_id() override { return job; }

@@ -8,7 +8,7 @@
 
 using namespace switchyard;
 
-TEST_CASE("job_options: the six options of the design, with unique names and vals",
+TEST_CASE("job_options: the seven options of the design, with unique names and vals",
           "[job_options]") {
     std::set<std::string_view> names;
     std::set<int> vals;
@@ -20,10 +20,30 @@ TEST_CASE("job_options: the six options of the design, with unique names and val
         CHECK(s.has_arg == !s.arginfo.empty());
     }
     CHECK(names == std::set<std::string_view>{"pipeline-stages", "stage-scope", "rank-order",
-                                              "nccl-env", "topo-report", "nvl-group"});
-    CHECK(vals.size() == 6);
+                                              "nccl-env", "topo-report", "nvl-group", "preflight"});
+    CHECK(vals.size() == 7);
     CHECK_FALSE(option_from_val(0));
     CHECK_FALSE(option_from_val(99));
+}
+
+TEST_CASE("job_options: --preflight alone is quick, then full or off, nothing else",
+          "[job_options]") {
+    CHECK(*parse_preflight("") == "quick");
+    CHECK(*parse_preflight("quick") == "quick");
+    CHECK(*parse_preflight("full") == "full");
+    CHECK(*parse_preflight("off") == "off");
+    CHECK(option_spec(OptionId::Preflight).arg_optional);
+    for (const auto* bad : {"Quick", "yes", "1", " full", "quick,full"}) {
+        auto r = parse_preflight(bad);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message() ==
+              std::string("--preflight: expected quick, full or off, got '") + bad + "'");
+    }
+    JobOptions o;
+    REQUIRE(apply_option(o, OptionId::Preflight, ""));
+    CHECK(o.preflight == "quick");
+    CHECK_FALSE(apply_option(o, OptionId::Preflight, "always"));
+    CHECK(o.preflight == "quick");
 }
 
 TEST_CASE("job_options: an NVLink group is 1..4096 nodes", "[job_options]") {

@@ -80,6 +80,26 @@ Result<void> release_job(Client& client, const std::string& job) {
     return scontrol_15s(client, {"release", job});
 }
 
+Result<std::string> node_address(Client& client, const std::string& node) {
+    auto r = client.run({Tool::Scontrol, {"show", "node", "-o", node}, 15});
+    if (!r) {
+        return fail(r.error());
+    }
+    // One line of Key=Value words; NodeAddr's value has no blank.
+    for (std::size_t at = r->find("NodeAddr="); at != std::string::npos;
+         at = r->find("NodeAddr=", at + 1)) {
+        if (at == 0 || (*r)[at - 1] == ' ') {
+            const auto begin = at + 9;
+            const auto end = r->find_first_of(" \n", begin);
+            auto addr = r->substr(begin, end == std::string::npos ? end : end - begin);
+            if (!addr.empty()) {
+                return addr;
+            }
+        }
+    }
+    return fail(Error::io("scontrol show node " + node + ": no NodeAddr in its answer"));
+}
+
 Result<void> resume_node(Client& client, const std::string& node) {
     auto r = client.run({Tool::Scontrol, {"update", "NodeName=" + node, "State=RESUME"}, 15});
     if (!r) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The six per-job options users give to srun/sbatch/salloc, their table and their validation.
+// The seven per-job options users give to srun/sbatch/salloc, their table and their validation.
 #pragma once
 
 #include <array>
@@ -47,6 +47,8 @@ struct JobOptions {
     std::optional<NcclEnvChoice> nccl_env;
     bool topo_report = false;
     std::optional<unsigned> nvl_group;  ///< nodes per NVLink group (tensor/expert parallel)
+    /// --preflight: "quick", "full" or "off" (the gate's prolog measures the job's nodes).
+    std::optional<std::string> preflight;
 };
 
 /// Identifies an option in the table; the values are the SPANK `val` numbers (stable).
@@ -57,6 +59,7 @@ enum class OptionId : int {
     NcclEnv = 4,
     TopoReport = 5,
     NvlGroup = 6,
+    Preflight = 7,
 };
 
 /// One user-facing option as registered with SPANK and shown by `srun --help`.
@@ -66,10 +69,11 @@ struct OptionSpec {
     std::string_view arginfo;  ///< empty for flags
     std::string_view usage;
     bool has_arg;
+    bool arg_optional = false;  ///< `--name` alone is allowed (SPANK has_arg 2)
 };
 
 /// The options, in --help order.
-inline constexpr std::array<OptionSpec, 6> kJobOptions{{
+inline constexpr std::array<OptionSpec, 7> kJobOptions{{
     {OptionId::PipelineStages, "pipeline-stages", "N",
      "Switchyard: split the nodes into N pipeline-parallel stages placed by fabric topology", true},
     {OptionId::StageScope, "stage-scope", "leaf|group|any",
@@ -83,6 +87,9 @@ inline constexpr std::array<OptionSpec, 6> kJobOptions{{
      "Switchyard: print the stage plan (nodes, SUs, groups, cost) once per step", false},
     {OptionId::NvlGroup, "nvl-group", "N",
      "Switchyard: keep each group of N nodes (tensor/expert parallel) inside one NVLink domain",
+     true},
+    {OptionId::Preflight, "preflight", "quick|full|off",
+     "Switchyard: measure the paths between the job's nodes before it starts (default quick)", true,
      true},
 }};
 
@@ -99,6 +106,8 @@ inline constexpr std::array<OptionSpec, 6> kJobOptions{{
 /// Parses a --nvl-group value: a decimal 1..kMaxNvlGroup.
 [[nodiscard]] Result<unsigned> parse_nvl_group(std::string_view value);
 
+/// Parses a --preflight value: quick (also the empty value of a bare --preflight), full or off.
+[[nodiscard]] Result<std::string> parse_preflight(std::string_view value);
 /// Parses a --stage-scope value; an unknown word yields an error listing leaf, group, any.
 [[nodiscard]] Result<StageScope> parse_stage_scope(std::string_view value);
 

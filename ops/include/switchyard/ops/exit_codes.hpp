@@ -15,5 +15,9 @@ inline constexpr int kExitChanged = 3;
 inline constexpr int kExitMisplaced = 3;
 /// `install`: the guard refused the capture; the installed files stay.
 inline constexpr int kExitRefused = 4;
+/// `preflight --prolog`: this node is at fault and drained; its prolog fails (the job is
+/// requeued). Any other code lets the prolog pass: a preflight that could not run is no node's
+/// fault.
+inline constexpr int kExitNodeAtFault = 5;
 
 }  // namespace switchyard::ops

@@ -29,8 +29,11 @@ struct PreflightRequest {
     std::string job;                 ///< the job id, for the log and the reasons
     bool act = false;
     // --agent: this node's share of the rounds.
-    std::string me;    ///< this node, one of the hosts
-    double start = 0;  ///< the rounds' common start (epoch seconds; 0: now)
+    std::string me;              ///< this node, one of the hosts
+    double start = 0;            ///< the rounds' common start (epoch seconds; 0: now)
+    std::string mode = "quick";  ///< --prolog: quick or full
+    /// The results themselves (the first node's gathering), instead of the file `results`.
+    std::optional<std::string> results_text;
 };
 
 /// What was done about a part at fault.
@@ -55,6 +58,9 @@ struct PreflightReport {
     /// for parts a whole group or plane shares.
     std::vector<std::vector<std::string>> behind;
     std::vector<std::string> notes;
+    /// --prolog: what this node's prolog does ("" when not run that way): "ok", or the reason
+    /// it fails (kExitNodeAtFault: this node was drained, the job goes back to the queue).
+    std::string verdict;
 };
 
 [[nodiscard]] PreflightReport run_preflight(const PreflightRequest& request, Deps& deps);
@@ -78,6 +84,16 @@ bool requeue_after(const PreflightRequest& request, PreflightReport& report, Dep
                                            const preflight::Blame& b,
                                            const preflight::Measured& measured,
                                            const preflight::Limits& limits);
+
+/// --prolog (the gate's prolog, on every node of a job that asked for --preflight): the job's
+/// first node listens on the policy's port (under 1024) for the others' hello, gives everyone
+/// the rounds' start, runs its own agent, gathers every node's result lines, locates and acts as
+/// --act --job does, writes its reports, and answers each node "ok" or the reason it was
+/// drained; the other nodes connect from a port under 1024, run their agent from that start and
+/// send their lines. Nothing hangs: every wait has its deadline (preflight.join_s, deadline_s);
+/// a node that hears nothing goes on (rc 0, a note says why). rc kExitNodeAtFault when this
+/// node was drained.
+[[nodiscard]] PreflightReport run_preflight_prolog(const PreflightRequest& request, Deps& deps);
 
 enum class PreflightFormat { Text, Json, Metrics };
 void print_preflight(const PreflightReport& report,

@@ -38,8 +38,8 @@ struct AllReduceLimit {
 };
 
 struct PreflightPolicy {
-    /// For jobs that do not ask, and per partition: read by the --preflight job option, which
-    /// is not built yet (nothing uses them today).
+    /// For jobs that do not ask, and per partition: the gate's prolog measures a job whose
+    /// --preflight, else partition, else this mode is not off.
     Mode mode = Mode::Off;
     std::vector<std::pair<std::string, Mode>> partitions;  ///< per-partition defaults
     double deadline_s = 60;                                ///< the whole preflight, rounds and all
@@ -56,6 +56,21 @@ struct PreflightPolicy {
     std::vector<std::string> all_reduce{
         "/usr/bin/all_reduce_perf", "-b", "512M", "-e", "512M", "-g", "1"};
     std::vector<AllReduceLimit> all_reduce_limits;
+
+    // The --preflight job option: the gate's prolog on every node of the job runs `command
+    // preflight --prolog` (absolute path, clean environment, prolog_budget_s()); the job's first
+    // node gathers the others' results over TCP on port + job id % ports, a port under 1024 on
+    // both ends (only root binds one), locates and acts, and answers each node its verdict.
+    std::string command = "/usr/local/bin/switchyard";
+    std::uint16_t port = 960;
+    std::uint16_t ports = 16;
+    double join_s = 15;  ///< how long the first node waits for the others to say hello
+    /// The first node's reports: job-<id>.json (for `steer --preflight`) and preflight.prom (a
+    /// node_exporter textfile), in a root-owned 0700 directory; "" writes none.
+    std::string reports = "/var/lib/switchyard/preflight";
+
+    /// The prolog's whole run: the join, the rounds, the gathering and the acting.
+    [[nodiscard]] double prolog_budget_s() const { return join_s + deadline_s + 45; }
 
     /// The mode for a job in `partition` that asked for `asked` (nullopt: nothing asked).
     [[nodiscard]] Mode mode_for(std::string_view partition, std::optional<Mode> asked) const;

@@ -49,6 +49,9 @@ namespace switchyard::slurm {
 /// `scontrol release JOB` (15 s).
 [[nodiscard]] Result<void> release_job(Client& client, const std::string& job);
 
+/// The address slurmctld has for `node` (`scontrol show node -o NODE`, its NodeAddr; 15 s).
+[[nodiscard]] Result<std::string> node_address(Client& client, const std::string& node);
+
 /// `scontrol update NodeName=NODE State=RESUME` (15 s).
 [[nodiscard]] Result<void> resume_node(Client& client, const std::string& node);
 
