@@ -101,7 +101,10 @@ Result<NcclEnvChoice> parse_nccl_env(std::string_view value) {
 }
 
 Result<std::string> parse_preflight(std::string_view value) {
-    if (value.empty() || value == "quick") {
+    // A bare --preflight reaches slurmstepd and the prolog as "(null)": Slurm formats the
+    // missing optional value with %s into SPANK__SLURM_SPANK_OPTION_<plugin>_<name> (measured
+    // on 22.05).
+    if (value.empty() || value == "quick" || value == "(null)") {
         return std::string("quick");
     }
     if (value == "full" || value == "off") {

@@ -104,6 +104,13 @@ void requeue(const PreflightRequest& a,
     if (avoid.empty()) {
         done = slurm::requeue_job(deps.slurm, a.job, false);
     } else {
+        act.reason = compress_hostlist(avoid);
+        // The job's own exclusions stay: ExcNodeList is replaced whole.
+        if (auto had = slurm::excluded_nodes(deps.slurm, a.job); had && !had->empty()) {
+            if (auto names = expand_hostlist(*had)) {
+                avoid.insert(avoid.end(), names->begin(), names->end());
+            }
+        }
         const auto list = compress_hostlist(avoid);
         done = slurm::requeue_job(deps.slurm, a.job, true);
         if (done) {
@@ -113,7 +120,6 @@ void requeue(const PreflightRequest& a,
                 done = rel;
             }
         }
-        act.reason = list;
     }
     if (!done) {
         act.what = "requeue failed";

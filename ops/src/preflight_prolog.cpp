@@ -35,7 +35,7 @@ namespace switchyard::ops {
 namespace {
 
 constexpr std::size_t kMaxMemberLines = 200000;  ///< far more than any node's pairs
-constexpr std::size_t kKeptReports = 64;         ///< job-<id>.json files kept in reports
+constexpr std::size_t kKeptReports = 64;         ///< job-<id>-<start>.json files kept
 
 /// One other node's connection to the first node.
 struct Member {
@@ -102,7 +102,8 @@ double rounds_span(const PreflightReport& plan) {
 }
 
 /// Replaces `dir`/`name` (a root-owned 0700 directory), keeping the newest kKeptReports job
-/// reports. \return why not, or "".
+/// reports (job-<id>-<start>.json: a requeued job's next run keeps the first's). \return why
+/// not, or "".
 std::string write_report(const std::string& dir, const std::string& name, const std::string& text) {
     if (auto d = ensure_private_dir(dir); !d) {
         return d.error().message();
@@ -144,6 +145,7 @@ PreflightReport gather(const PreflightRequest& a,
     const std::set<std::string> expected(hosts.begin() + 1, hosts.end());
     std::vector<Member> members;
     std::set<std::string> joined;
+    std::size_t refused = 0;
     const double join_end = wire::now() + pol.join_s;
     double start = 0;
     double rounds_end = 0;
@@ -200,9 +202,11 @@ PreflightReport gather(const PreflightRequest& a,
                 break;
             }
             if (!reserved || members.size() >= 4 * expected.size() + 16) {
-                r.notes.push_back("a connection from " + peer +
-                                  (reserved ? " is one too many" : " (not a port under 1024)") +
-                                  ": refused");
+                if (++refused <= 3) {  // a flood of them is counted, not kept
+                    r.notes.push_back("a connection from " + peer +
+                                      (reserved ? " is one too many" : " (not a port under 1024)") +
+                                      ": refused");
+                }
                 continue;
             }
             members.push_back(Member{std::move(s), {}, peer, "", false, 0, ""});
@@ -247,6 +251,9 @@ PreflightReport gather(const PreflightRequest& a,
         agent.join();  // its rounds end by their own deadline
     }
     r.notes.insert(r.notes.end(), own_notes.begin(), own_notes.end());
+    if (refused > 3) {
+        r.notes.push_back(std::to_string(refused) + " connections refused in all");
+    }
     std::set<std::string> missing = expected;
     std::string text = own;
     for (const auto& m : members) {
@@ -274,9 +281,6 @@ PreflightReport gather(const PreflightRequest& a,
             faults[act.node] = act.what == "drained" ? act.reason : act.message;
         }
     }
-    if (faults.empty()) {
-        (void)requeue_after(full, report, deps);
-    }
     const double answer_end = wire::now() + 5;
     for (auto& m : members) {
         if (m.name.empty() || m.reader.closed) {
@@ -288,6 +292,10 @@ PreflightReport gather(const PreflightRequest& a,
                                                : "verdict fault " + printable(f->second) + "\n",
                              answer_end);
     }
+    // Everyone told first: a link fault under requeue ends the job's allocation.
+    if (faults.empty()) {
+        (void)requeue_after(full, report, deps);
+    }
     if (const auto f = faults.find(a.me); f != faults.end()) {
         report.verdict = f->second;
         report.rc = kExitNodeAtFault;
@@ -295,9 +303,11 @@ PreflightReport gather(const PreflightRequest& a,
         report.rc = kExitOk;
     }
     if (!pol.reports.empty()) {
-        for (const auto& [name, format] : {std::pair<std::string, PreflightFormat>{
-                                               "job-" + a.job + ".json", PreflightFormat::Json},
-                                           {"preflight.prom", PreflightFormat::Metrics}}) {
+        for (const auto& [name, format] :
+             {std::pair<std::string, PreflightFormat>{
+                  "job-" + a.job + "-" + std::to_string(static_cast<long long>(start)) + ".json",
+                  PreflightFormat::Json},
+              {"preflight.prom", PreflightFormat::Metrics}}) {
             std::ostringstream out;
             std::ostringstream err;
             print_preflight(report, format, out, err);

@@ -107,7 +107,7 @@ TEST_CASE(
     }
 }
 
-TEST_CASE("preflight gate: exit 5 fails the prolog; any other end lets the job go on",
+TEST_CASE("preflight gate: exit 5 fails the prolog, any other end lets the job go on",
           "[preflight]") {
     PreflightLaunch l;
     l.env = clean_environment();

@@ -30,6 +30,7 @@ TEST_CASE("job_options: --preflight alone is quick, then full or off, nothing el
           "[job_options]") {
     CHECK(*parse_preflight("") == "quick");
     CHECK(*parse_preflight("quick") == "quick");
+    CHECK(*parse_preflight("(null)") == "quick");  // a bare --preflight, as slurmd passes it on
     CHECK(*parse_preflight("full") == "full");
     CHECK(*parse_preflight("off") == "off");
     CHECK(option_spec(OptionId::Preflight).arg_optional);

@@ -283,10 +283,14 @@ TEST_CASE(
                                  "  on_link_fault: requeue\n";
     }
     for (const char* c :
-         {"scontrol requeuehold 4711", "scontrol update JobId=4711 ExcNodeList=node[005-008]",
+         {"scontrol requeuehold 4711", "scontrol update JobId=4711 ExcNodeList=node[005-008,012]",
           "scontrol release 4711"}) {
         away.slurm.answer(c, "");
     }
+    // The user's own --exclude stays.
+    away.slurm.answer("scontrol show job -o 4711",
+                      "JobId=4711 JobName=train ReqNodeList=(null) ExcNodeList=node012 "
+                      "NodeList=node[001-008]\n");
     req.policy = policy.string();
     r = run_preflight(req, away.deps);
     CHECK(requeue_after(req, r, away.deps));
@@ -295,7 +299,7 @@ TEST_CASE(
     CHECK(r.actions[1].what == "requeued");
     CHECK(r.actions[1].reason == "node[005-008]");
     CHECK(away.slurm.calls() ==
-          std::vector<std::string>{"scontrol requeuehold 4711",
-                                   "scontrol update JobId=4711 ExcNodeList=node[005-008]",
+          std::vector<std::string>{"scontrol show job -o 4711", "scontrol requeuehold 4711",
+                                   "scontrol update JobId=4711 ExcNodeList=node[005-008,012]",
                                    "scontrol release 4711"});
 }

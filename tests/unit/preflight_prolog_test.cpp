@@ -171,7 +171,13 @@ TEST_CASE("preflight --prolog: the first node gathers, drains the node at fault 
         CHECK(c.node(n).report.verdict == "ok");
     }
     // The reports: the job's JSON for steer --preflight, the metrics for node_exporter.
-    std::ifstream json(c.dir / "reports/job-42.json");
+    std::filesystem::path report;
+    for (const auto& e : std::filesystem::directory_iterator(c.dir / "reports")) {
+        if (e.path().filename().string().starts_with("job-42-")) {
+            report = e.path();  // job-<id>-<start>.json: a requeued run keeps the first's
+        }
+    }
+    std::ifstream json(report);
     std::stringstream j;
     j << json.rdbuf();
     CHECK_THAT(j.str(), Catch::Contains("\"node007 mlx5_0\""));

@@ -134,6 +134,21 @@ struct EnvScope {
 
 }  // namespace
 
+TEST_CASE("client: a node's address and a job's exclusions, from scontrol show -o", "[client]") {
+    FakeClient fake;
+    fake.answer("scontrol show node -o node001",
+                "NodeName=node001 Arch=x86_64 CoresPerSocket=4 NodeAddr=10.1.0.7 "
+                "NodeHostName=node001 Reason=a NodeAddr=x [root@t]\n");
+    CHECK(*node_address(fake, "node001") == "10.1.0.7");
+    fake.answer("scontrol show node -o node002", "NodeName=node002 State=IDLE\n");
+    CHECK(node_address(fake, "node002").error().message() ==
+          "scontrol show node node002: no NodeAddr in its answer");
+    fake.answer("scontrol show job -o 7", "JobId=7 ReqNodeList=(null) ExcNodeList=(null)\n");
+    CHECK(*excluded_nodes(fake, "7") == "");
+    fake.answer("scontrol show job -o 8", "JobId=8 ExcNodeList=node[005,012] NodeList=n\n");
+    CHECK(*excluded_nodes(fake, "8") == "node[005,012]");
+}
+
 TEST_CASE("client: the real one runs by absolute path in a clean environment", "[client]") {
     // The script prints its $0 and its environment: the absolute path found in PATH, and only
     // PATH, LANG, LC_ALL and SLURM_CONF (never the caller's SQUEUE_FORMAT).

@@ -80,24 +80,42 @@ Result<void> release_job(Client& client, const std::string& job) {
     return scontrol_15s(client, {"release", job});
 }
 
+namespace {
+
+/// The value of `key`= in one `scontrol show ... -o` line ("" when absent); values have no blank.
+std::string field_of(const std::string& line, std::string_view key) {
+    const std::string k = std::string(key) + "=";
+    for (std::size_t at = line.find(k); at != std::string::npos; at = line.find(k, at + 1)) {
+        if (at == 0 || line[at - 1] == ' ') {
+            const auto begin = at + k.size();
+            const auto end = line.find_first_of(" \n", begin);
+            return line.substr(begin, end == std::string::npos ? end : end - begin);
+        }
+    }
+    return "";
+}
+
+}  // namespace
+
 Result<std::string> node_address(Client& client, const std::string& node) {
     auto r = client.run({Tool::Scontrol, {"show", "node", "-o", node}, 15});
     if (!r) {
         return fail(r.error());
     }
-    // One line of Key=Value words; NodeAddr's value has no blank.
-    for (std::size_t at = r->find("NodeAddr="); at != std::string::npos;
-         at = r->find("NodeAddr=", at + 1)) {
-        if (at == 0 || (*r)[at - 1] == ' ') {
-            const auto begin = at + 9;
-            const auto end = r->find_first_of(" \n", begin);
-            auto addr = r->substr(begin, end == std::string::npos ? end : end - begin);
-            if (!addr.empty()) {
-                return addr;
-            }
-        }
+    auto addr = field_of(*r, "NodeAddr");
+    if (addr.empty()) {
+        return fail(Error::io("scontrol show node " + node + ": no NodeAddr in its answer"));
     }
-    return fail(Error::io("scontrol show node " + node + ": no NodeAddr in its answer"));
+    return addr;
+}
+
+Result<std::string> excluded_nodes(Client& client, const std::string& job) {
+    auto r = client.run({Tool::Scontrol, {"show", "job", "-o", job}, 15});
+    if (!r) {
+        return fail(r.error());
+    }
+    auto list = field_of(*r, "ExcNodeList");
+    return list == "(null)" ? std::string() : list;
 }
 
 Result<void> resume_node(Client& client, const std::string& node) {

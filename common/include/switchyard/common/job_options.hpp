@@ -106,7 +106,8 @@ inline constexpr std::array<OptionSpec, 7> kJobOptions{{
 /// Parses a --nvl-group value: a decimal 1..kMaxNvlGroup.
 [[nodiscard]] Result<unsigned> parse_nvl_group(std::string_view value);
 
-/// Parses a --preflight value: quick (also the empty value of a bare --preflight), full or off.
+/// Parses a --preflight value: quick (also a bare --preflight: "" or, as Slurm hands it on,
+/// "(null)"), full or off.
 [[nodiscard]] Result<std::string> parse_preflight(std::string_view value);
 /// Parses a --stage-scope value; an unknown word yields an error listing leaf, group, any.
 [[nodiscard]] Result<StageScope> parse_stage_scope(std::string_view value);

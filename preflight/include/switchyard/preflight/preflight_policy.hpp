@@ -65,8 +65,8 @@ struct PreflightPolicy {
     std::uint16_t port = 960;
     std::uint16_t ports = 16;
     double join_s = 15;  ///< how long the first node waits for the others to say hello
-    /// The first node's reports: job-<id>.json (for `steer --preflight`) and preflight.prom (a
-    /// node_exporter textfile), in a root-owned 0700 directory; "" writes none.
+    /// The first node's reports: job-<id>-<start>.json (for `steer --preflight`) and preflight.prom
+    /// (a node_exporter textfile), in a root-owned 0700 directory; "" writes none.
     std::string reports = "/var/lib/switchyard/preflight";
 
     /// The prolog's whole run: the join, the rounds, the gathering and the acting.

@@ -52,6 +52,9 @@ namespace switchyard::slurm {
 /// The address slurmctld has for `node` (`scontrol show node -o NODE`, its NodeAddr; 15 s).
 [[nodiscard]] Result<std::string> node_address(Client& client, const std::string& node);
 
+/// The nodes `job` is kept off (`scontrol show job -o JOB`, its ExcNodeList; "" for none; 15 s).
+[[nodiscard]] Result<std::string> excluded_nodes(Client& client, const std::string& job);
+
 /// `scontrol update NodeName=NODE State=RESUME` (15 s).
 [[nodiscard]] Result<void> resume_node(Client& client, const std::string& node);
 
