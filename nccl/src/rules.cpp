@@ -42,6 +42,7 @@ public:
         ib_timeout();
         nvls();
         mnnvl();
+        inspector();
         set("NCCL_DEBUG", "WARN", "R13 debug",
             "warnings always visible; the debug profile raises it");
         obsolete(user_env);
@@ -365,6 +366,46 @@ private:
                     ? "the job holds " + std::to_string(*job_.gpus_allocated) + " of this node's " +
                           std::to_string(node_.gpus.size()) + " GPUs: the node is shared"
                     : "more than one rank per GPU");
+        }
+    }
+
+    /// R18: NCCL Inspector for the partitions that opted in (nccl.inspector).
+    void inspector() {
+        const auto& in = policy_.inspector;
+        if (in.partitions.empty() || in.plugin.empty()) {
+            return;
+        }
+        std::string which;
+        for (auto p : split(job_.partition, ',')) {
+            if (std::find(in.partitions.begin(), in.partitions.end(), trim(p)) !=
+                in.partitions.end()) {
+                which = std::string(trim(p));
+                break;
+            }
+        }
+        if (which.empty()) {
+            unset("NCCL_PROFILER_PLUGIN", "Inspector is on for " + join(in.partitions, ", ") +
+                                              " only, not partition '" + job_.partition + "'");
+            return;
+        }
+        const auto why = "partition " + which +
+                         " opted in to NCCL Inspector (nccl.inspector): per-rank collective "
+                         "timings for `switchyard locate`";
+        set("NCCL_PROFILER_PLUGIN", in.plugin, "R18 inspector", why);
+        set("NCCL_INSPECTOR_ENABLE", "1", "R18 inspector", why);
+        if (!in.dump_dir.empty()) {
+            std::string dir;
+            for (std::size_t i = 0; i < in.dump_dir.size(); ++i) {
+                if (in.dump_dir[i] == '%' && i + 1 < in.dump_dir.size() &&
+                    (in.dump_dir[i + 1] == 'j' || in.dump_dir[i + 1] == 'n')) {
+                    dir += in.dump_dir[i + 1] == 'j' ? (job_.job_id.empty() ? "nojob" : job_.job_id)
+                                                     : job_.this_host;
+                    ++i;
+                } else {
+                    dir += in.dump_dir[i];
+                }
+            }
+            set("NCCL_INSPECTOR_DUMP_DIR", dir, "R18 inspector", why);
         }
     }
 

@@ -54,6 +54,8 @@ NcclEnvReport run_nccl_env(const NcclEnvRequest& a, Deps& /*deps*/) {
     }
     job.exclusive = !a.shared;
     job.tasks_per_node = a.tasks_per_node;
+    job.partition = a.partition;
+    job.job_id = a.job;
     // The step's inputs as the plugin loads them (the whole map here, the node read in full).
     const auto in = policy::load_step_input(
         pol, {job.this_host, job.hosts, !a.map.empty() ? a.map : pol.fabric_map, /*step=*/false,

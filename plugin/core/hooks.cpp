@@ -48,7 +48,7 @@ Result<JobOptions> resolve_options(SpankApi& api, const PluginArgs& args) {
     return opts;
 }
 
-nccl::JobFacts job_facts(SpankApi& api) {
+nccl::JobFacts job_facts(SpankApi& api, const nccl::NcclPolicy& nccl) {
     nccl::JobFacts job;
     job.this_host = api.node_name();
     for (const char* var : {"SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST"}) {
@@ -63,6 +63,16 @@ nccl::JobFacts job_facts(SpankApi& api) {
         job.hosts = {job.this_host};
     }
     job.tasks_per_node = std::max<std::uint32_t>(1, api.local_task_count());
+    // Only where NCCL Inspector may be on: the job's id makes the step its own (the step cache
+    // is not used for it), and every other step stays cacheable.
+    if (!nccl.inspector.partitions.empty()) {
+        if (auto part = api.getenv("SLURM_JOB_PARTITION"); part && part->size() < 4096) {
+            job.partition = *part;
+        }
+        if (api.job_id() != 0) {
+            job.job_id = std::to_string(api.job_id());
+        }
+    }
     // "0,1,2,3": the GPUs Slurm gave the job on this node (bounded: it is the job's environment).
     if (const auto gpus = api.getenv("SLURM_JOB_GPUS");
         gpus && !gpus->empty() && gpus->size() < 4096) {
@@ -158,7 +168,7 @@ Result<void> step_setup(SpankApi& api,
     if (!pol) {
         return fail(pol.error());
     }
-    const auto job = job_facts(api);
+    const auto job = job_facts(api, pol->nccl);
     auto in = policy::load_step_input(
         *pol, {job.this_host, job.hosts, pol->fabric_map, /*step=*/true, /*node=*/nccl, "", ""});
     for (const auto& n : in.map_notes) {  // the admin's matter, not the job's: slurmd's log only

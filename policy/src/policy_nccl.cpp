@@ -86,6 +86,40 @@ public:
         if (auto v = n["profiles"]) {
             read_profiles(v, out.profiles);
         }
+        if (auto v = n["inspector"]) {
+            read_inspector(v, out.inspector);
+        }
+    }
+
+    void read_inspector(const YAML::Node& n, nccl::InspectorPolicy& out) {
+        const std::string key = "nccl.inspector";
+        if (!n.IsMap()) {
+            problem(n, key, "expected a mapping with partitions, plugin, dump_dir");
+            return;
+        }
+        keys(n, key + ".", {"partitions", "plugin", "dump_dir"});
+        if (auto v = n["partitions"]; v && list_of(v, key + ".partitions", "partition names")) {
+            for (std::size_t i = 0; i < v.size(); ++i) {
+                out.partitions.push_back(
+                    text(v[i], key + ".partitions[" + std::to_string(i) + "]", "a partition"));
+            }
+        }
+        for (const auto& [name, field] :
+             {std::pair<const char*, std::string*>{"plugin", &out.plugin},
+              {"dump_dir", &out.dump_dir}}) {
+            if (auto v = n[name]) {
+                *field = scalar(v);
+                if (!field->starts_with('/')) {
+                    problem(v, key + "." + name, "expected an absolute path, got '" + *field + "'");
+                    field->clear();
+                }
+            }
+        }
+        if (!out.partitions.empty() && out.plugin.empty()) {
+            problem(n, key + ".plugin",
+                    "expected the Inspector library's absolute path (NCCL_PROFILER_PLUGIN) when "
+                    "partitions opt in");
+        }
     }
 
     void read_profiles(const YAML::Node& list, std::vector<nccl::NcclProfile>& out) {

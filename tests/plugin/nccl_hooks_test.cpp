@@ -343,3 +343,32 @@ TEST_CASE("step cache: a port's rate, LID and physical state change no variable"
     CHECK(after.env == before.env);
     CHECK(entry_lines(second, "set") == entry_lines(first, "set"));
 }
+
+TEST_CASE("nccl hooks: NCCL Inspector in the jobs of a partition that opted in, uncached",
+          "[nccl-hooks][step-cache]") {
+    NcclFixture fx;
+    {
+        std::ofstream(fx.policy_path, std::ios::app)
+            << "  inspector:\n    partitions: [train]\n"
+               "    plugin: /usr/lib/nccl/libnccl-profiler-inspector.so\n"
+               "    dump_dir: /shared/inspector/%j\n";
+    }
+    FakeSpankApi train;
+    train.env["SLURM_JOB_PARTITION"] = "train";
+    train.job = 4711;
+    const auto entry = step_entry(train, fx.config_word);
+    CHECK(train.env["NCCL_INSPECTOR_ENABLE"] == "1");
+    CHECK(train.env["NCCL_PROFILER_PLUGIN"] == "/usr/lib/nccl/libnccl-profiler-inspector.so");
+    CHECK(train.env["NCCL_INSPECTOR_DUMP_DIR"] == "/shared/inspector/4711");
+    CHECK(entry.empty());  // a directory per job: the next step must not reuse this one's
+    FakeSpankApi debug;
+    debug.env["SLURM_JOB_PARTITION"] = "debug";
+    (void)step_entry(debug, fx.config_word);
+    CHECK(debug.env.count("NCCL_INSPECTOR_ENABLE") == 0);
+    // A user's own value is kept.
+    FakeSpankApi mine;
+    mine.env["SLURM_JOB_PARTITION"] = "train";
+    mine.env["NCCL_INSPECTOR_DUMP_DIR"] = "/home/me/insp";
+    (void)step_entry(mine, fx.config_word);
+    CHECK(mine.env["NCCL_INSPECTOR_DUMP_DIR"] == "/home/me/insp");
+}

@@ -529,3 +529,42 @@ TEST_CASE("nccl_rules: R17 multi-node NVLink", "[nccl_rules][nvlink]") {
                             [](const EnvChoice& c) { return c.name == "NCCL_NVLS_ENABLE"; }) == 1);
     }
 }
+
+TEST_CASE("nccl_rules: R18 NCCL Inspector only for the partitions that opted in", "[nccl_rules]") {
+    NcclPolicy pol;
+    const auto node = make_node(8, {port(4), port(4)});
+    auto j = job();
+    j.this_host = "node003";
+    j.job_id = "4711";
+    j.partition = "train";
+    // Nothing configured: nothing said.
+    auto d = decide_node_env(pol, node, nullptr, j, {}, {});
+    CHECK_FALSE(value(d, "NCCL_PROFILER_PLUGIN"));
+    pol.inspector.partitions = {"train", "eval"};
+    pol.inspector.plugin = "/usr/lib/nccl/libnccl-profiler-inspector.so";
+    pol.inspector.dump_dir = "/shared/inspector/%j/%n";
+    d = decide_node_env(pol, node, nullptr, j, {}, {});
+    CHECK(value(d, "NCCL_PROFILER_PLUGIN") == "/usr/lib/nccl/libnccl-profiler-inspector.so");
+    CHECK(value(d, "NCCL_INSPECTOR_ENABLE") == "1");
+    CHECK(value(d, "NCCL_INSPECTOR_DUMP_DIR") == "/shared/inspector/4711/node003");
+    CHECK_THAT(why(d, "NCCL_INSPECTOR_ENABLE"), Catch::Contains("partition train opted in"));
+    // A job of several partitions: any one that opted in.
+    j.partition = "debug,eval";
+    d = decide_node_env(pol, node, nullptr, j, {}, {});
+    CHECK(value(d, "NCCL_INSPECTOR_ENABLE") == "1");
+    // Another partition: not set, and said why.
+    j.partition = "debug";
+    d = decide_node_env(pol, node, nullptr, j, {}, {});
+    CHECK_FALSE(value(d, "NCCL_PROFILER_PLUGIN"));
+    CHECK_FALSE(value(d, "NCCL_INSPECTOR_ENABLE"));
+    bool said = false;
+    for (const auto& u : d.unset) {
+        said = said || u == "NCCL_PROFILER_PLUGIN: not set: Inspector is on for train, eval only, "
+                            "not partition 'debug'";
+    }
+    CHECK(said);
+    // --nccl-env=off: nothing.
+    j.partition = "train";
+    d = decide_node_env(pol, node, nullptr, j, NcclEnvChoice{NcclEnvChoice::Kind::Off, ""}, {});
+    CHECK_FALSE(value(d, "NCCL_INSPECTOR_ENABLE"));
+}

@@ -143,6 +143,11 @@ preflight:
     CHECK(p.latency.front() == "/opt/perftest/bin/ib_write_lat");
     REQUIRE(p.all_reduce_limits.size() == 1);
     CHECK(p.all_reduce_limits[0].gpus == 64);
+    CHECK(d.port == 960);
+    CHECK(d.ports == 16);
+    CHECK(d.command == "/usr/local/bin/switchyard");
+    CHECK(d.reports == "/var/lib/switchyard/preflight");
+    CHECK(d.prolog_budget_s() == 15 + 60 + 45);
 
     for (const auto& [yaml, want] :
          {std::pair{"preflight:\n  mode: always\n",
@@ -155,7 +160,23 @@ preflight:
                     "preflight.min_bandwidth_share: expected a number above 0 and at most 1"},
           std::pair{"preflight:\n  all_reduce_limits: [{bytes: 1}]\n",
                     "expected bytes, gpus and max_time_us, all three"},
-          std::pair{"preflight:\n  rounds: 3\n", "preflight.rounds: unknown key"}}) {
+          std::pair{"preflight:\n  rounds: 3\n", "preflight.rounds: unknown key"},
+          std::pair{"preflight:\n  port: 2000\n",
+                    "preflight.port: expected a whole number from 1 to 1023"},
+          std::pair{"preflight:\n  port: 1020\n",
+                    "preflight.ports: port + ports must stay under 1024 (root's ports), got "
+                    "1020 + 16"},
+          std::pair{"preflight:\n  command: switchyard\n",
+                    "preflight.command: expected an absolute path (the prolog runs it without "
+                    "PATH), got 'switchyard'"},
+          std::pair{"preflight:\n  reports: var/preflight\n",
+                    "preflight.reports: expected an absolute directory"},
+          std::pair{"nccl:\n  inspector: {partitions: [train]}\n",
+                    "nccl.inspector.plugin: expected the Inspector library's absolute path"},
+          std::pair{"nccl:\n  inspector: {plugin: libinspector.so}\n",
+                    "nccl.inspector.plugin: expected an absolute path, got 'libinspector.so'"},
+          std::pair{"nccl:\n  inspector: {partition: train}\n",
+                    "nccl.inspector.partition: unknown key"}}) {
         INFO(yaml);
         auto r = load_policy(std::string("version: 1\n") + yaml, "p.yaml");
         CHECK_FALSE(r.policy);

@@ -46,6 +46,15 @@ struct NcclProfile {
     std::vector<std::pair<std::string, std::string>> set;  ///< in file order
 };
 
+/// NCCL Inspector (NVIDIA/nccl `ext-profiler/inspector`), turned on for the jobs of some
+/// partitions only: it is opt-in, its overhead on small messages is several percent. Its
+/// per-rank output is what `switchyard locate --inspector` reads.
+struct InspectorPolicy {
+    std::vector<std::string> partitions;  ///< jobs in these partitions get it; empty: nobody
+    std::string plugin;    ///< NCCL_PROFILER_PLUGIN: the Inspector library (absolute path)
+    std::string dump_dir;  ///< NCCL_INSPECTOR_DUMP_DIR; %j the job id, %n this node
+};
+
 struct NcclPolicy {
     bool enabled = true;
     NcclVersion min_version{2, 21,
@@ -61,6 +70,7 @@ struct NcclPolicy {
     /// turned off on a node without it. Empty: not checked.
     std::string imex_channel = "/dev/nvidia-caps-imex-channels/channel0";
     std::vector<NcclProfile> profiles;
+    InspectorPolicy inspector;
 
     [[nodiscard]] const NcclProfile* find_profile(std::string_view name) const;
     /// "debug, h100-workaround" — the profiles users may name, for messages.

@@ -30,6 +30,8 @@ struct JobFacts {
     std::string imex_channel_path;  ///< the path looked at (nccl.imex_channel with %n expanded)
     /// --nvl-group: nodes per NVLink group (tensor/expert parallel) the job asked for.
     std::optional<unsigned> nvl_group;
+    std::string partition;  ///< the job's partition(s), a comma list (SLURM_JOB_PARTITION)
+    std::string job_id;     ///< "" when unknown
 };
 
 /// One variable to set, with why.

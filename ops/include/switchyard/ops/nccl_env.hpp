@@ -22,6 +22,8 @@ struct NcclEnvRequest {
     std::string choice = "auto";
     unsigned tasks_per_node = 1;
     unsigned nvl_group = 0;
+    std::string partition;  ///< the job's partition (nccl.inspector)
+    std::string job;        ///< the job's id (%j of nccl.inspector.dump_dir)
     bool shared = false;
     bool explain = false;
     bool json = false;
