@@ -17,7 +17,9 @@ ops::Deps& deps() {
 
 const std::vector<Subcommand>& subcommands() {
     static const std::vector<Subcommand> table{
-        {"discover", "read ibnetdiscover output; write the fabric map and Slurm topology files",
+        {"discover",
+         "read the fabric (ibnetdiscover or LLDP output) and node facts; write the fabric map "
+         "and Slurm topology files",
          setup_discover},
         {"fabric", "show the fabric map: scalable units, groups, rails, hosts", setup_fabric},
         {"node", "show this node: GPUs, NICs, NUMA, GPU-NIC paths, RDMA port state", setup_node},
