@@ -421,7 +421,8 @@ PreflightReport run_preflight_prolog(const PreflightRequest& a, Deps& deps) {
     if (a.policy.empty() || a.me.empty() || a.job.empty() || a.hosts.empty()) {
         return stop(kExitUsage, "--prolog needs --policy, --job, --hosts and --me");
     }
-    if (a.job.size() > 20 || a.job.find_first_not_of("0123456789") != std::string::npos) {
+    const auto job_id = parse_uint(a.job);  // Slurm's job ids are 32-bit
+    if (!job_id || *job_id > 0xffffffffULL) {
         return stop(kExitUsage,
                     "--job: expected a job id (digits), got '" + printable(a.job) + "'");
     }
@@ -441,8 +442,8 @@ PreflightReport run_preflight_prolog(const PreflightRequest& a, Deps& deps) {
     plan_request.results_text.reset();
     auto plan = run_preflight(plan_request, deps);
     const auto& pol = plan.policy;
-    const auto port = static_cast<std::uint16_t>(
-        pol.port + std::stoull(a.job) % std::max<std::uint16_t>(1, pol.ports));
+    const auto port =
+        static_cast<std::uint16_t>(pol.port + *job_id % std::max<std::uint16_t>(1, pol.ports));
     if (!plan.error.empty()) {
         // Every node finds the same problem: nobody waits for anybody.
         r.verdict = "ok";

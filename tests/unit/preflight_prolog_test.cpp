@@ -235,6 +235,9 @@ TEST_CASE("preflight --prolog: bad requests stop before anyone waits", "[preflig
     a.job = "42;rm";
     r = run_preflight_prolog(a, n.deps);
     CHECK(r.error == "--job: expected a job id (digits), got '42;rm'");
+    a.job = "99999999999999999999";  // past 64 bits: refused, not thrown
+    r = run_preflight_prolog(a, n.deps);
+    CHECK(r.error == "--job: expected a job id (digits), got '99999999999999999999'");
     // A host the map does not know: every node finds it, nobody waits, the job goes on.
     a.job = "42";
     a.hosts = "node[001-002],gpu999";
