@@ -39,7 +39,7 @@ preflight:
   port: 962
   ports: 1
   join_s: 5
-  probe_timeout_s: 3
+  probe_timeout_s: 2
   deadline_s: 60
   link_rate_gbps: 400
   on_link_fault: $on_link_fault
@@ -51,6 +51,15 @@ YAML
 table() { printf '%s\n' "$1" >"$work/table"; chmod 644 "$work/table"; }
 reason() { scontrol show node "$1" | grep -oE 'Reason=.*' | sed -E 's/^Reason=//; s/ \[.*$//'; }
 state() { scontrol show job "$1" | grep -oE 'JobState=[A-Z_]+' | cut -d= -f2; }
+# run_job SECONDS SBATCH-ARGS... — submits and waits for the job's end, polling every 0.1 s
+# (sbatch --wait polls every few seconds); $out is its state then.
+run_job() {
+  local t=$1 id; shift
+  id=$(sbatch --parsable "$@") || { out="sbatch failed"; return 1; }
+  jid=$id
+  wait_for "$t" bash -c "case \$(scontrol show job $id | grep -oE 'JobState=[A-Z_]+') in JobState=COMPLETED|JobState=FAILED|JobState=CANCELLED|JobState=TIMEOUT) exit 0;; esac; exit 1"
+  out=$(state "$id")
+}
 back_in_service() {
   scontrol update NodeName="$1" State=RESUME
   wait_for 60 bash -c "[ \"\$(sinfo -h -n $1 -o %T)\" = idle ]" ||
@@ -98,9 +107,8 @@ case $case_name in
   probe-hangs)
     table "node003 $rail hang"
     t0=$SECONDS
-    run_capture sbatch --wait -N4 -w 'node[001-004]' --exclusive --preflight -o "$work/job.out" \
-      --wrap 'echo ran'
-    expect_rc 0 "the job ran"
+    run_job 90 -N4 -w 'node[001-004]' --exclusive --preflight -o "$work/job.out" --wrap 'echo ran'
+    expect_eq "$out" COMPLETED "the job ran"
     expect_eq "$(( SECONDS - t0 < 90 ))" 1 "within the preflight's deadline ($(( SECONDS - t0 )) s)"
     expect_eq "$(cat "$work/job.out")" "ran" "its script ran once"
     for n in node001 node002 node003 node004; do
@@ -119,9 +127,8 @@ case $case_name in
       # The job on two leaves, node001's and node003's (node005, the gate's, left out).
       list=$(awk -v l="$leaf" -v o="$other" '$1 == "host" && ($3 == l || $3 == o) && $2 != "node005" {print $2}' "$map" | paste -sd,)
       count=$(tr , '\n' <<<"$list" | wc -l)
-      run_capture sbatch --wait -N"$count" -w "$list" --exclusive --preflight -o "$work/job.out" \
-        --wrap 'echo ran'
-      expect_rc 0 "the job ran (on_link_fault: warn)"
+      run_job 90 -N"$count" -w "$list" --exclusive --preflight -o "$work/job.out" --wrap 'echo ran'
+      expect_eq "$out" COMPLETED "the job ran (on_link_fault: warn)"
       expect_eq "$(cat "$work/job.out")" "ran" "its script ran once, on the same nodes"
     else
       # The other group busy and node005 left out: a 6-node job must take 3 or more of the
