@@ -287,10 +287,14 @@ PreflightReport gather(const PreflightRequest& a,
             continue;
         }
         const auto f = faults.find(m.name);
-        (void)wire::send_all(m.sock,
-                             f == faults.end() ? std::string("verdict ok\n")
-                                               : "verdict fault " + printable(f->second) + "\n",
-                             answer_end);
+        if (auto sent =
+                wire::send_all(m.sock,
+                               f == faults.end() ? std::string("verdict ok\n")
+                                                 : "verdict fault " + printable(f->second) + "\n",
+                               answer_end);
+            !sent) {
+            report.notes.push_back(m.name + " was not told its verdict: " + sent.error().message());
+        }
     }
     // Everyone told first: a link fault under requeue ends the job's allocation.
     if (faults.empty()) {

@@ -55,6 +55,30 @@ bool wait_for(int fd, short events, double deadline) {
     }
 }
 
+/// `address` (numeric; nullptr: any address) and `port` as a socket address of its family;
+/// its length, 0 when `address` is no address of that family.
+socklen_t socket_address(bool v6, const char* address, std::uint16_t port, sockaddr_storage& out) {
+    out = {};
+    if (v6) {
+        auto* a = reinterpret_cast<sockaddr_in6*>(&out);
+        a->sin6_family = AF_INET6;
+        a->sin6_port = htons(port);
+        a->sin6_addr = in6addr_any;
+        if (address != nullptr && inet_pton(AF_INET6, address, &a->sin6_addr) != 1) {
+            return 0;
+        }
+        return sizeof *a;
+    }
+    auto* a = reinterpret_cast<sockaddr_in*>(&out);
+    a->sin_family = AF_INET;
+    a->sin_port = htons(port);
+    a->sin_addr.s_addr = htonl(INADDR_ANY);
+    if (address != nullptr && inet_pton(AF_INET, address, &a->sin_addr) != 1) {
+        return 0;
+    }
+    return sizeof *a;
+}
+
 std::string address_text(const sockaddr_storage& ss, std::uint16_t* port) {
     char host[INET6_ADDRSTRLEN] = {};
     if (ss.ss_family == AF_INET) {
@@ -103,11 +127,9 @@ Result<Socket> listen_on(std::uint16_t port) {
     if (s.open()) {  // both families on one socket
         (void)setsockopt(s.fd(), IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
         (void)setsockopt(s.fd(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        sockaddr_in6 a{};
-        a.sin6_family = AF_INET6;
-        a.sin6_addr = in6addr_any;
-        a.sin6_port = htons(port);
-        if (bind(s.fd(), reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) {
+        sockaddr_storage a{};
+        const socklen_t len = socket_address(true, nullptr, port, a);
+        if (bind(s.fd(), reinterpret_cast<const sockaddr*>(&a), len) != 0) {
             if (errno == EADDRINUSE || errno == EACCES) {
                 return fail(
                     Error::io(where + ": " + errno_text() +
@@ -122,11 +144,9 @@ Result<Socket> listen_on(std::uint16_t port) {
             return fail(Error::io(where + ": socket: " + errno_text()));
         }
         (void)setsockopt(s.fd(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_addr.s_addr = htonl(INADDR_ANY);
-        a.sin_port = htons(port);
-        if (bind(s.fd(), reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) {
+        sockaddr_storage a{};
+        const socklen_t len = socket_address(false, nullptr, port, a);
+        if (bind(s.fd(), reinterpret_cast<const sockaddr*>(&a), len) != 0) {
             return fail(Error::io(where + ": " + errno_text()));
         }
     }
@@ -176,25 +196,11 @@ Result<std::vector<std::string>> resolve(const std::string& host) {
 }
 
 Result<Socket> connect_reserved(const std::string& address, std::uint16_t port, double deadline) {
-    sockaddr_storage to{};
-    socklen_t to_len = 0;
     const bool v6 = address.find(':') != std::string::npos;
-    if (v6) {
-        auto* a = reinterpret_cast<sockaddr_in6*>(&to);
-        a->sin6_family = AF_INET6;
-        a->sin6_port = htons(port);
-        if (inet_pton(AF_INET6, address.c_str(), &a->sin6_addr) != 1) {
-            return fail(Error::io("preflight: '" + address + "' is not an address"));
-        }
-        to_len = sizeof *a;
-    } else {
-        auto* a = reinterpret_cast<sockaddr_in*>(&to);
-        a->sin_family = AF_INET;
-        a->sin_port = htons(port);
-        if (inet_pton(AF_INET, address.c_str(), &a->sin_addr) != 1) {
-            return fail(Error::io("preflight: '" + address + "' is not an address"));
-        }
-        to_len = sizeof *a;
+    sockaddr_storage to{};
+    const socklen_t to_len = socket_address(v6, address.c_str(), port, to);
+    if (to_len == 0) {
+        return fail(Error::io("preflight: '" + address + "' is not an address"));
     }
     const auto where = "preflight: " + address + " port " + std::to_string(port);
     Socket s(socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -211,20 +217,7 @@ Result<Socket> connect_reserved(const std::string& address, std::uint16_t port, 
     for (unsigned i = 0; i < span && !bound; ++i) {
         const auto p = static_cast<std::uint16_t>(kFirstReserved + (first + i) % span);
         sockaddr_storage local{};
-        socklen_t local_len = 0;
-        if (v6) {
-            auto* l = reinterpret_cast<sockaddr_in6*>(&local);
-            l->sin6_family = AF_INET6;
-            l->sin6_addr = in6addr_any;
-            l->sin6_port = htons(p);
-            local_len = sizeof *l;
-        } else {
-            auto* l = reinterpret_cast<sockaddr_in*>(&local);
-            l->sin_family = AF_INET;
-            l->sin_addr.s_addr = htonl(INADDR_ANY);
-            l->sin_port = htons(p);
-            local_len = sizeof *l;
-        }
+        const socklen_t local_len = socket_address(v6, nullptr, p, local);
         if (bind(s.fd(), reinterpret_cast<const sockaddr*>(&local), local_len) == 0) {
             bound = true;
         } else if (errno != EADDRINUSE) {

@@ -32,6 +32,10 @@ std::string_view to_string(OnLinkFault o) {
     return o == OnLinkFault::Warn ? "warn" : "requeue";
 }
 
+std::string installed_command() {
+    return SWITCHYARD_INSTALL_BINDIR "/switchyard";
+}
+
 Mode PreflightPolicy::mode_for(std::string_view partition, std::optional<Mode> asked) const {
     if (asked) {
         return *asked;

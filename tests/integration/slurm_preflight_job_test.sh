@@ -51,6 +51,18 @@ YAML
 table() { printf '%s\n' "$1" >"$work/table"; chmod 644 "$work/table"; }
 reason() { scontrol show node "$1" | grep -oE 'Reason=.*' | sed -E 's/^Reason=//; s/ \[.*$//'; }
 state() { scontrol show job "$1" | grep -oE 'JobState=[A-Z_]+' | cut -d= -f2; }
+job_is() { [ "$(state "$1")" = "$2" ]; }
+job_brief() {
+  scontrol show job "$1" | grep -oE 'JobState=[^ ]+|Reason=[^ ]+|Restarts=[0-9]+|ExcNodeList=[^ ]+' | paste -sd' '
+}
+# requeued_then_done JOB — the job goes back to the queue once; once the blocker is gone it
+# completes.
+requeued_then_done() {
+  wait_for 90 bash -c "scontrol show job $1 | grep -q 'Restarts=1'" ||
+    fail_check "the job was not requeued: $(job_brief "$1")"
+  scancel "$blocker"
+  wait_for 150 job_is "$1" COMPLETED || fail_check "the job did not complete: $(job_brief "$1")"
+}
 # run_job SECONDS SBATCH-ARGS... — submits and waits for the job's end, polling every 0.1 s
 # (sbatch --wait polls every few seconds); $out is its state then.
 run_job() {
@@ -75,18 +87,14 @@ case $case_name in
     # takes node007, whose HCA the table makes slow.
     table "node007 $rail slow"
     blocker=$(sbatch --parsable -w node016 --exclusive -o /dev/null --wrap 'sleep 300')
-    wait_for 30 bash -c "[ \"\$(scontrol show job $blocker | grep -oE 'JobState=[A-Z]+')\" = JobState=RUNNING ]"
+    wait_for 30 job_is "$blocker" RUNNING
     jid=$(sbatch --parsable -N14 --exclusive -x node005 --preflight -o "$work/job.out" \
           --wrap 'srun bash -c "echo \$SLURMD_NODENAME" | sort | paste -sd" "')
     wait_for 90 bash -c "[ \"\$(scontrol show node node007 | grep -c 'Reason=switchyard: preflight')\" = 1 ]" ||
       fail_check "node007 was not drained by the preflight: $(reason node007)"
     expect_eq "$(reason node007)" "switchyard: preflight: $rail: 11.2 us to 2 peers (limit 5)" \
       "node007 is drained with the owned reason"
-    wait_for 90 bash -c "scontrol show job $jid | grep -q 'Restarts=1'" ||
-      fail_check "the job was not requeued: $(scontrol show job "$jid" | grep -oE 'JobState=[^ ]+|Reason=[^ ]+|Restarts=[0-9]+' | paste -sd' ')"
-    scancel "$blocker"
-    wait_for 150 bash -c "[ \"\$(scontrol show job $jid | grep -oE 'JobState=[A-Z]+')\" = JobState=COMPLETED ]" ||
-      fail_check "the job did not complete: $(scontrol show job "$jid" | grep -oE 'JobState=[^ ]+|Reason=[^ ]+' | paste -sd' ')"
+    requeued_then_done "$jid"
     out=$(scontrol show job "$jid")
     expect_contains "$out" "Restarts=1" "requeued once"
     nodes=$(grep -oE ' NodeList=[^ ]+' <<<"$out" | cut -d= -f2)
@@ -136,14 +144,10 @@ case $case_name in
       busy=$(awk -v l="$leaf" -v o="$other" '$1 == "host" && $3 != l && $3 != o {print $2}' "$map" | paste -sd,)
       blocker=$(sbatch --parsable -w "$busy" -N"$(tr , '\n' <<<"$busy" | wc -l)" --exclusive \
                 -o /dev/null --wrap 'sleep 300')
-      wait_for 30 bash -c "[ \"\$(scontrol show job $blocker | grep -oE 'JobState=[A-Z]+')\" = JobState=RUNNING ]"
+      wait_for 30 job_is "$blocker" RUNNING
       jid=$(sbatch --parsable -N6 --exclusive -x node005 --preflight -o "$work/job.out" \
             --wrap 'srun bash -c "echo \$SLURMD_NODENAME" | sort | paste -sd" "')
-      wait_for 90 bash -c "scontrol show job $jid | grep -q 'Restarts=1'" ||
-        fail_check "the job was not requeued away: $(scontrol show job "$jid" | grep -oE 'JobState=[^ ]+|Reason=[^ ]+|ExcNodeList=[^ ]+' | paste -sd' ')"
-      scancel "$blocker"
-      wait_for 150 bash -c "[ \"\$(scontrol show job $jid | grep -oE 'JobState=[A-Z]+')\" = JobState=COMPLETED ]" ||
-        fail_check "the job did not complete: $(scontrol show job "$jid" | grep -oE 'JobState=[^ ]+|Reason=[^ ]+|ExcNodeList=[^ ]+' | paste -sd' ')"
+      requeued_then_done "$jid"
       out=$(scontrol show job "$jid")
       nodes=$(grep -oE ' NodeList=[^ ]+' <<<"$out" | cut -d= -f2)
       for n in $mates; do

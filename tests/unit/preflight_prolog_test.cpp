@@ -28,7 +28,9 @@ using namespace switchyard::ops;
 
 namespace {
 
-constexpr std::uint16_t kPort = 977;  // the policy's port; job 42 % 1 port
+// The policy's port (job 42 % 1 port): one per test case, which ctest may run side by side.
+constexpr std::uint16_t kGatherPort = 977;
+constexpr std::uint16_t kStrangersPort = 978;
 
 const std::string kDrain =
     "scontrol update NodeName=node007 State=DRAIN Reason=switchyard: preflight: mlx5_0: "
@@ -48,14 +50,14 @@ struct Node {
 struct Cluster {
     std::filesystem::path dir;
     std::vector<std::unique_ptr<Node>> nodes;
-    Cluster() {
+    explicit Cluster(std::uint16_t port = kGatherPort) {
         char tmpl[] = "/tmp/switchyard-prolog-test.XXXXXX";
         REQUIRE(::mkdtemp(tmpl) != nullptr);
         dir = tmpl;
         const std::string src = SWITCHYARD_SOURCE_DIR;
         std::ofstream(dir / "table") << "node007 mlx5_0 slow\n";
         std::ofstream(dir / "policy.yaml")
-            << "version: 1\npreflight:\n  probe_timeout_s: 1\n  join_s: 3\n  port: " << kPort
+            << "version: 1\npreflight:\n  probe_timeout_s: 1\n  join_s: 3\n  port: " << port
             << "\n  ports: 1\n  link_rate_gbps: 400\n  reports: " << (dir / "reports").string()
             << "\n  latency: [" << src << "/tests/support/fake-perftest, lat, "
             << (dir / "table").string() << ", \"{hca}\", \"{host}\", \"{peer}\"]\n"
@@ -115,12 +117,12 @@ std::string notes_of(const PreflightReport& r) {
 }
 
 /// Connects to the first node from an ordinary port (as any user could) and says hello.
-bool impostor(const std::string& hello) {
+bool impostor(const std::string& hello, std::uint16_t port) {
     for (int i = 0; i < 100; ++i) {
         const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         sockaddr_in a{};
         a.sin_family = AF_INET;
-        a.sin_port = htons(kPort);
+        a.sin_port = htons(port);
         a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         if (connect(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0) {
             (void)!write(fd, hello.data(), hello.size());
@@ -191,11 +193,11 @@ TEST_CASE(
     "node's fault",
     "[preflight][prolog]") {
     REQUIRE(geteuid() == 0);
-    Cluster c;
+    Cluster c(kStrangersPort);
     std::filesystem::remove(c.dir / "table");
     std::ofstream(c.dir / "table") << "\n";
     bool posed = false;
-    std::thread fake([&] { posed = impostor("hello 42 node008\n"); });
+    std::thread fake([&] { posed = impostor("hello 42 node008\n", kStrangersPort); });
     const auto t0 = std::chrono::steady_clock::now();
     c.run({"node001", "node002", "node003", "node004", "node005", "node006", "node007"});
     fake.join();

@@ -37,6 +37,10 @@ struct AllReduceLimit {
     double max_time_us = 0;
 };
 
+/// Where this build installs the switchyard command (CMAKE_INSTALL_FULL_BINDIR): the default of
+/// `preflight.command`, /usr/local/bin/switchyard from source, /usr/bin/switchyard in the package.
+[[nodiscard]] std::string installed_command();
+
 struct PreflightPolicy {
     /// For jobs that do not ask, and per partition: the gate's prolog measures a job whose
     /// --preflight, else partition, else this mode is not off.
@@ -61,7 +65,7 @@ struct PreflightPolicy {
     // preflight --prolog` (absolute path, clean environment, prolog_budget_s()); the job's first
     // node gathers the others' results over TCP on port + job id % ports, a port under 1024 on
     // both ends (only root binds one), locates and acts, and answers each node its verdict.
-    std::string command = "/usr/local/bin/switchyard";
+    std::string command = installed_command();
     std::uint16_t port = 960;
     std::uint16_t ports = 16;
     double join_s = 15;  ///< how long the first node waits for the others to say hello
