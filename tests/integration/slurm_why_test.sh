@@ -42,10 +42,14 @@ sentence() { sed -n 's/^.* cannot start now: /cannot start now: /p' <<<"$1" | he
 
 case $case_name in
   advice)
-    # The advice counts idle nodes only: a node still completing an earlier test's job (or
-    # allocated to one) would change what it says. Such nodes are waited for, up to 60 s, and
+    # The advice counts idle nodes only: a node still completing an earlier test's job,
+    # allocated to one, planned for one (23.02 and later), or not responding yet would change
+    # what it says between the advice and `why`. Such nodes are waited for, up to 60 s, and
     # named if they stay; drained or down nodes an earlier test left are not this test's.
-    busy_nodes() { sinfo -h -N -t alloc,mix,comp -o '%N(%t)' | sort -u | paste -sd' '; }
+    busy_nodes() {
+      sinfo -h -N -o '%N %t' | awk '$2 ~ /^(alloc|mix|comp|plnd)/ || $2 == "idle*" {print $1 "(" $2 ")"}' |
+        sort -u | paste -sd' '
+    }
     no_busy_nodes() { [ -z "$(busy_nodes)" ]; }
     wait_for 60 no_busy_nodes || fail_check "nodes busy before the advice case: $(busy_nodes)"
     # What the line says is checked with a bound of 10 s (other tests load the two cores CI
