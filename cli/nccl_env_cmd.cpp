@@ -29,7 +29,8 @@ void setup_nccl_env(CLI::App& cmd, Runner& run) {
     cmd.add_option("--tasks-per-node", a->tasks_per_node, "ranks on this node")
         ->check(CLI::Range(1U, 4096U));
     cmd.add_option("--partition", a->partition, "the job's partition (nccl.inspector)");
-    cmd.add_option("--job", a->job, "the job's id (%j in nccl.inspector.dump_dir)");
+    cmd.add_option("--job", a->job,
+                   "the job's id (nccl.inspector.dump_dir's %j; NCCL_RAS_ADDR on a shared node)");
     cmd.add_flag("--shared", a->shared, "the node is shared with other jobs");
     cmd.add_flag("--explain", a->explain, "each variable's rule and facts, and what stays unset");
     cmd.add_flag("--json", a->json, "JSON: set [{name, value, rule, why}], unset, warnings");

@@ -45,9 +45,11 @@ ProcessRun SystemProbe::run(const std::vector<std::string>& argv, double timeout
 
 NvmlFacts SystemProbe::nvml(const std::string& library, bool nvlinks, double timeout_s) {
     // One query serves every check of a run: a GPU's facts do not change in between, and NVML's
-    // initialisation is the slow part (hundreds of ms on a node of 8 GPUs).
-    if (nvml_ && nvml_library_ == library && (nvml_nvlinks_ || !nvlinks) &&
-        nvml_->state == NvmlFacts::State::Read) {
+    // initialisation is the slow part (hundreds of ms on a node of 8 GPUs). A library that did
+    // not answer, or could not be loaded or initialised, is not asked again in the run either:
+    // a hung driver would cost each check its whole timeout and leave one more thread behind.
+    if (nvml_ && nvml_library_ == library &&
+        (nvml_->state != NvmlFacts::State::Read || nvml_nvlinks_ || !nvlinks)) {
         return *nvml_;
     }
     nvml_ = node::read_nvml(library, nvlinks, timeout_s);

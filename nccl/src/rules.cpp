@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "rules_job.hpp"
 #include "rules_mnnvl.hpp"
 #include "switchyard/common/strings.hpp"
 #include "switchyard/nccl/params.hpp"
@@ -41,6 +42,7 @@ public:
         qps();
         ib_timeout();
         nvls();
+        ras_addr();
         mnnvl();
         inspector();
         set("NCCL_DEBUG", "WARN", "R13 debug",
@@ -225,16 +227,63 @@ private:
             }
             return;
         }
+        std::string rails_why;
+        const auto rails = compute_rails(rails_why);
         std::string value = "=";
-        for (const auto& p : compute_) {
-            value += (value.size() > 1 ? "," : "") + p.id();
+        for (std::size_t i = 0; i < compute_.size(); ++i) {
+            value += (value.size() > 1 ? "," : "") + compute_[i].id() +
+                     (rails.empty() ? std::string() : ":" + std::to_string(rails[i]));
         }
         std::string why = std::to_string(compute_.size()) + " ACTIVE compute port(s), " + decided;
         if (!left_out.empty()) {
             std::vector<std::string> copy(left_out.begin(), left_out.end());
             why += "; left out: " + join(copy, ", ");
         }
-        set("NCCL_IB_HCA", value, "R1 compute ports", why);
+        set("NCCL_IB_HCA", value, "R1 compute ports", why + rails_why);
+    }
+
+    /// ConnectX-9 (PCI 15b3:1025; mlx5's sysfs hca_type is "MT" and the device id in decimal).
+    static bool connectx9(const Nic& nic) { return nic.hca_type == "MT4133"; }
+
+    /// R1's rail fields (NCCL >= 2.30 reads `dev:port:rail`): each compute port's rail, the
+    /// index of its HCA's name among the map's rail names, the same on every host. Only on a
+    /// rail-optimized SU whose rails the map lists for every compute port; none where NCCL
+    /// >= 2.32 finds the rails (and planes) of ConnectX-9 itself. Empty: no rail fields;
+    /// `why` then says why when it matters.
+    std::vector<std::size_t> compute_rails(std::string& why) const {
+        if (policy_.min_version < NcclVersion{2, 30, 0} || map_ == nullptr) {
+            return {};
+        }
+        const auto* host = map_->find_host(job_.this_host);
+        if (host == nullptr || map_->sus[host->su].leaves.size() < 2 ||
+            (policy_.rail_optimized && !*policy_.rail_optimized)) {
+            return {};  // not rail-optimized: NCCL pairs NICs by its own search
+        }
+        if (policy_.min_version >= NcclVersion{2, 32, 0} &&
+            std::any_of(compute_.begin(), compute_.end(),
+                        [](const Port& p) { return connectx9(*p.nic); })) {
+            why =
+                "; no rail fields: NCCL 2.32 and later find ConnectX-9 rails and planes "
+                "themselves";
+            return {};
+        }
+        std::set<std::string> mine;
+        for (const auto& r : map_->rails_of(*host)) {
+            mine.insert(map_->hcas[r.hca]);
+        }
+        std::vector<std::size_t> out;
+        for (const auto& p : compute_) {
+            const auto it = std::find(map_->hcas.begin(), map_->hcas.end(), p.nic->name);
+            if (it == map_->hcas.end() || !mine.contains(p.nic->name)) {
+                why = "; no rail fields: the fabric map has no rail " + p.nic->name + " for " +
+                      job_.this_host;
+                return {};
+            }
+            out.push_back(static_cast<std::size_t>(it - map_->hcas.begin()));
+        }
+        why = "; rails from the fabric map (rail-optimized SU " + map_->sus[host->su].name +
+              "; NCCL 2.30 and later pair NICs of the same rail across nodes)";
+        return out;
     }
 
     void socket_ifname() {
@@ -330,8 +379,15 @@ private:
         }
     }
 
-    /// R6: old NCCL, or a job across Dragonfly+ groups or very large.
+    /// R6: old NCCL only, for a job across Dragonfly+ groups or very large, or a release whose
+    /// default is under 20. NCCL 2.23 and later default to 20 (about 4 s before a retry), which
+    /// serves such jobs: nothing is set for them.
     void ib_timeout() {
+        if (policy_.min_version >= NcclVersion{2, 23, 0}) {
+            unset("NCCL_IB_TIMEOUT", "NCCL defaults to 20 since 2.23 (nccl.min_version " +
+                                         to_string(policy_.min_version) + ")");
+            return;
+        }
         std::set<std::uint32_t> groups;
         if (map_ != nullptr) {
             for (const auto& h : job_.hosts) {
@@ -369,45 +425,9 @@ private:
         }
     }
 
-    /// R18: NCCL Inspector for the partitions that opted in (nccl.inspector).
-    void inspector() {
-        const auto& in = policy_.inspector;
-        if (in.partitions.empty() || in.plugin.empty()) {
-            return;
-        }
-        std::string which;
-        for (auto p : split(job_.partition, ',')) {
-            if (std::find(in.partitions.begin(), in.partitions.end(), trim(p)) !=
-                in.partitions.end()) {
-                which = std::string(trim(p));
-                break;
-            }
-        }
-        if (which.empty()) {
-            unset("NCCL_PROFILER_PLUGIN", "Inspector is on for " + join(in.partitions, ", ") +
-                                              " only, not partition '" + job_.partition + "'");
-            return;
-        }
-        const auto why = "partition " + which +
-                         " opted in to NCCL Inspector (nccl.inspector): per-rank collective "
-                         "timings for `switchyard locate`";
-        set("NCCL_PROFILER_PLUGIN", in.plugin, "R18 inspector", why);
-        set("NCCL_INSPECTOR_ENABLE", "1", "R18 inspector", why);
-        if (!in.dump_dir.empty()) {
-            std::string dir;
-            for (std::size_t i = 0; i < in.dump_dir.size(); ++i) {
-                if (in.dump_dir[i] == '%' && i + 1 < in.dump_dir.size() &&
-                    (in.dump_dir[i + 1] == 'j' || in.dump_dir[i + 1] == 'n')) {
-                    dir += in.dump_dir[i + 1] == 'j' ? (job_.job_id.empty() ? "nojob" : job_.job_id)
-                                                     : job_.this_host;
-                    ++i;
-                } else {
-                    dir += in.dump_dir[i];
-                }
-            }
-            set("NCCL_INSPECTOR_DUMP_DIR", dir, "R18 inspector", why);
-        }
-    }
+    /// R18 and R19 (rules_job.cpp).
+    void inspector() { decide_inspector(policy_, job_, d_); }
+    void ras_addr() { decide_ras_addr(policy_, node_, job_, d_); }
 
     /// R17 (rules_mnnvl.cpp).
     void mnnvl() { decide_mnnvl(policy_, map_, job_, d_); }

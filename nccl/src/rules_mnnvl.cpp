@@ -79,6 +79,14 @@ void decide_mnnvl(const NcclPolicy& policy,
             "): MNNVL would fail at start (CUDA error 800)");
         return;
     }
+    if (!job.nvlink_problem.empty()) {
+        // NVIDIA/nccl#2186: MNNVL setup crashes from 44 ranks up on GPUs whose fabric health
+        // mask is not clean; NCCL_MNNVL_ENABLE=0 is the only workaround. Inside or across
+        // domains alike: NCCL's automatic mode would still try.
+        off("this node's NVLink fabric did not pass the prolog's check (" + job.nvlink_problem +
+            "): multi-node NVLink setup can crash on such a node (NVIDIA/nccl#2186)");
+        return;
+    }
     if (policy.min_version < NcclVersion{2, 21, 0}) {
         unset("NCCL_MNNVL_ENABLE", "NCCL before 2.21 has no NCCL_MNNVL_ENABLE (nccl.min_version " +
                                        to_string(policy.min_version) + ")");
@@ -101,7 +109,9 @@ void decide_mnnvl(const NcclPolicy& policy,
     set("NCCL_MNNVL_ENABLE", "1", "R17 MNNVL",
         "all " + std::to_string(job.hosts.size()) + " nodes of the step are in healthy " + where +
             imex + ": NVLink across nodes, and NCCL fails rather than fall back");
-    set("NCCL_CUMEM_ENABLE", "1", "R17 MNNVL", "multi-node NVLink shares memory through cuMem");
+    // NCCL_CUMEM_ENABLE: multi-node NVLink shares memory through cuMem, which NCCL 2.19 and
+    // later turn on by themselves where the system has it (env.rst); MNNVL needs 2.21.
+    unset("NCCL_CUMEM_ENABLE", "NCCL 2.19 and later use cuMem by themselves where CUDA has it");
     if (job.nvl_group && *job.nvl_group < mates.size()) {
         if (policy.min_version < NcclVersion{2, 23, 0}) {
             unset("NCCL_MNNVL_CLIQUE_ID",

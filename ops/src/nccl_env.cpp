@@ -71,6 +71,7 @@ NcclEnvReport run_nccl_env(const NcclEnvRequest& a, Deps& /*deps*/) {
     }
     job.imex_channel = in.imex.present;
     job.imex_channel_path = in.imex.path;
+    job.nvlink_problem = in.nvlink_problem.value_or("");
     r.host = job.this_host;
     r.shape = in.node->shape;
     r.decision =

@@ -105,6 +105,11 @@ int run_health_gate(const policy::Policy& pol,
         log.info(Component::Health, node_name + ": check set '" + set + "'");
     }
     const auto report = health::run_health_checks(checks, probe, h.budget_s);
+    notes.clear();  // R17 in the job's steps reads what the nvlink check found
+    policy::record_nvlink_state(pol, node_name, report.checks, &notes);
+    for (const auto& n : notes) {
+        log.warning(Component::Health, n);
+    }
     for (const auto& c : report.checks) {
         if (c.status != health::HealthStatus::Pass) {
             log.info(Component::Health, node_name + ": " + c.name + " " +

@@ -124,9 +124,17 @@ Result<void> export_nccl(SpankApi& api,
         }
     }
     auto facts = job;
+    if (facts.job_id.empty() && nccl::wants_job_id(pol.nccl, *node, facts)) {
+        // R19 on a shared node: the job's own RAS port. Reading the id makes the step its own
+        // (not cached); steps on exclusive nodes stay cacheable, so it is read only here.
+        if (const auto id = api.job_id(); id != 0) {
+            facts.job_id = std::to_string(id);
+        }
+    }
     facts.nvl_group = opts.nvl_group;
     facts.imex_channel = in.imex.present;
     facts.imex_channel_path = in.imex.path;
+    facts.nvlink_problem = in.nvlink_problem.value_or("");
     const auto d = nccl::decide_node_env(pol.nccl, *node, map, facts, choice, user_env);
     plugin_state().read_gids = d.read_gids;
     std::vector<std::string> names;

@@ -8,6 +8,7 @@
 #include "switchyard/fabric/fabric_index.hpp"
 #include "switchyard/nccl/rules.hpp"
 #include "switchyard/node/node_readers.hpp"
+#include "switchyard/policy/loaders.hpp"
 
 namespace switchyard::spank {
 namespace {
@@ -115,6 +116,9 @@ std::string file_input_lines(const std::string& config,
         add(sc::stat_line, pol.fabric_map + std::string(fabric::kFabricIndexSuffix));
         if (!pol.nccl.imex_channel.empty()) {  // R17 reads it when the map has NVLink domains
             add(sc::stat_line, node::expand_node_path(pol.nccl.imex_channel, node_name).string());
+        }
+        if (const auto nvlink = policy::nvlink_state_path(pol, node_name); !nvlink.empty()) {
+            add(sc::stat_line, nvlink);  // so does it the prolog's nvlink state
         }
     }
     if (node != nullptr) {

@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <optional>
 
 #include "switchyard/common/file.hpp"
 #include "switchyard/common/state_file.hpp"
@@ -194,6 +196,80 @@ Result<node::NodeTopology> load_node(const Policy& policy, const NodeSources& s)
         node::attach_rdma_sysfs(*node, root, detail);
     }
     return node;
+}
+
+namespace {
+constexpr std::string_view kNvlinkHeader = "switchyard-nvlink 1 ";
+constexpr std::size_t kNvlinkDetail = 400;  ///< what a failed check said, at most
+}  // namespace
+
+std::string nvlink_state_path(const Policy& policy, const std::string& node_name) {
+    if (policy.node_cache.empty()) {
+        return {};
+    }
+    return node::expand_node_path(policy.node_cache, node_name).string() + ".nvlink";
+}
+
+void record_nvlink_state(const Policy& policy,
+                         const std::string& node_name,
+                         const std::vector<health::CheckResult>& checks,
+                         std::vector<std::string>* notes) {
+    const auto path = nvlink_state_path(policy, node_name);
+    const auto check = std::find_if(checks.begin(), checks.end(), [](const health::CheckResult& c) {
+        return c.name == "nvlink";
+    });
+    if (path.empty() || check == checks.end()) {
+        return;
+    }
+    const auto dir = parent_directory(path);
+    struct stat st {};
+    if (lstat(dir.c_str(), &st) != 0 && errno == ENOENT) {
+        return;  // no cache on this node
+    }
+    if (auto d = check_owned_dir(dir, geteuid()); !d) {
+        add_note(notes, "NVLink state not written: " + d.error().message());
+        return;
+    }
+    std::string text(kNvlinkHeader);
+    if (check->status == health::HealthStatus::Pass) {
+        text += "clean";
+    } else {
+        auto detail = check->detail.substr(0, kNvlinkDetail);
+        std::replace_if(
+            detail.begin(), detail.end(),
+            [](char c) { return static_cast<unsigned char>(c) < ' ' || c == 0x7f; }, ' ');
+        text += "unclean " + detail;
+    }
+    text += '\n';
+    if (auto old = read_owned_file(path); old && *old == text) {
+        return;
+    }
+    if (auto w = replace_file(path, text, 0644); !w) {
+        add_note(notes, "NVLink state not written: " + w.error().message());
+    }
+}
+
+std::optional<std::string> read_nvlink_state(const std::string& path) {
+    if (path.empty()) {
+        return std::nullopt;
+    }
+    // Root's (the real uid's: a step's user_init runs with the user's effective uid), in a
+    // directory of root's alone.
+    auto text = read_file_owned_by(path, getuid());
+    if (!text || text->empty() || text->size() > kNvlinkHeader.size() + kNvlinkDetail + 16 ||
+        !check_owned_dir(parent_directory(path), getuid()) || !text->starts_with(kNvlinkHeader) ||
+        text->back() != '\n') {
+        return std::nullopt;
+    }
+    const auto body = std::string_view(*text).substr(kNvlinkHeader.size(),
+                                                     text->size() - kNvlinkHeader.size() - 1);
+    if (body == "clean") {
+        return std::string();
+    }
+    if (body.starts_with("unclean ") && body.size() > 8) {
+        return std::string(body.substr(8));
+    }
+    return std::nullopt;
 }
 
 health::HealthChecks node_checks(const Policy& policy,

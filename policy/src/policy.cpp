@@ -87,7 +87,7 @@ private:
                 section(root, "nccl",
                         {"enabled", "min_version", "compute_hca", "socket_ifname", "rail_optimized",
                          "large_job_nodes", "roce_qps_per_connection", "ib_addr_family",
-                         "ib_addr_range", "imex_channel", "profiles", "inspector"})) {
+                         "ib_addr_range", "imex_channel", "profiles", "inspector", "ras_ports"})) {
             read_nccl_section(source_, problems_, *nccl, p.nccl);
         }
         if (auto pl = section(root, "placement",

@@ -83,12 +83,37 @@ public:
                             out.imex_channel + "'");
             }
         }
+        if (auto v = n["ras_ports"]) {
+            read_ras_ports(v, out);
+        }
         if (auto v = n["profiles"]) {
             read_profiles(v, out.profiles);
         }
         if (auto v = n["inspector"]) {
             read_inspector(v, out.inspector);
         }
+    }
+
+    /// "28100-28999": the ports R19 gives jobs on shared nodes; '' turns R19 off.
+    void read_ras_ports(const YAML::Node& v, nccl::NcclPolicy& out) {
+        const auto text = scalar(v);
+        if (text.empty()) {
+            out.ras_port_first = out.ras_port_last = 0;
+            return;
+        }
+        const auto dash = text.find('-');
+        const auto first = parse_uint(std::string_view(text).substr(0, dash));
+        const auto last =
+            dash == std::string::npos ? first : parse_uint(std::string_view(text).substr(dash + 1));
+        if (!first || !last || *first < 1024 || *last > 65535 || *last < *first) {
+            problem(v, "nccl.ras_ports",
+                    "expected a port range such as 28100-28999 (1024-65535, first <= last), or "
+                    "'' to not set NCCL_RAS_ADDR, got '" +
+                        text + "'");
+            return;
+        }
+        out.ras_port_first = static_cast<unsigned>(*first);
+        out.ras_port_last = static_cast<unsigned>(*last);
     }
 
     void read_inspector(const YAML::Node& n, nccl::InspectorPolicy& out) {

@@ -46,6 +46,9 @@ StepInput load_step_input(const Policy& policy, const StepInputRequest& request)
         }
     }
     in.imex = probe_imex(policy, in.map ? &*in.map : nullptr, request.this_host);
+    if (in.map && !in.map->domains.empty()) {
+        in.nvlink_problem = read_nvlink_state(nvlink_state_path(policy, request.this_host));
+    }
     return in;
 }
 

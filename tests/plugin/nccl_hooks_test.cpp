@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The plugin's NCCL part against FakeSpankApi, a policy file and a fake sysfs tree.
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -8,9 +9,11 @@
 #include "catch.hpp"
 #include "fake_spank_api.hpp"
 #include "fake_sysfs.hpp"
+#include "health_gate.hpp"
 #include "hooks.hpp"
 #include "plugin_state.hpp"
 #include "step_cache.hpp"
+#include "switchyard/policy/loaders.hpp"
 
 using namespace switchyard;
 using namespace switchyard::spank;
@@ -148,7 +151,7 @@ TEST_CASE("nccl hooks: task_init sets NCCL_IGNORE_CPU_AFFINITY when the task is 
     release_plugin_state();
 }
 
-TEST_CASE("nccl hooks: a job holding some of a node's GPUs gets NVLS off (the node is shared)",
+TEST_CASE("nccl hooks: a job holding some of a node's GPUs: NVLS off, its own RAS port",
           "[nccl-hooks]") {
     // The plugin never marked a job as sharing its node, so R10 fired only from the CLI.
     NcclFixture fx;
@@ -162,17 +165,27 @@ TEST_CASE("nccl hooks: a job holding some of a node's GPUs gets NVLS off (the no
         FakeSpankApi api;
         CapturingLogger log;
         api.env["SLURM_JOB_GPUS"] = "0,1";
+        api.job = 1234;
+        REQUIRE(hooks::init(api, log, {fx.config_word}) == 0);
         REQUIRE(hooks::user_init(api, log, {fx.config_word}) == 0);
         REQUIRE(api.env.count("NCCL_NVLS_ENABLE") == 1);
         CHECK(api.env.at("NCCL_NVLS_ENABLE") == "0");
+        // R19: the job's own RAS port (28100 + 1234 % 900); the step, its own, is not cached.
+        REQUIRE(api.env.count("NCCL_RAS_ADDR") == 1);
+        CHECK(api.env.at("NCCL_RAS_ADDR") == "localhost:28434");
+        CHECK(plugin_state().cache_entry.empty());
         release_plugin_state();
     }
     {
         FakeSpankApi api;  // all four GPUs: the node is the job's
         CapturingLogger log;
         api.env["SLURM_JOB_GPUS"] = "0,1,2,3";
+        api.job = 1234;
+        REQUIRE(hooks::init(api, log, {fx.config_word}) == 0);
         REQUIRE(hooks::user_init(api, log, {fx.config_word}) == 0);
         CHECK(api.env.count("NCCL_NVLS_ENABLE") == 0);
+        CHECK(api.env.count("NCCL_RAS_ADDR") == 0);
+        CHECK_FALSE(plugin_state().cache_entry.empty());  // the job's id was not read
         release_plugin_state();
     }
 }
@@ -371,4 +384,54 @@ TEST_CASE("nccl hooks: NCCL Inspector in the jobs of a partition that opted in, 
     mine.env["NCCL_INSPECTOR_DUMP_DIR"] = "/home/me/insp";
     (void)step_entry(mine, fx.config_word);
     CHECK(mine.env["NCCL_INSPECTOR_DUMP_DIR"] == "/home/me/insp");
+}
+
+TEST_CASE("nccl hooks: MNNVL off on a node whose prolog found its NVLink fabric unclean",
+          "[nccl-hooks][nvlink]") {
+    // A rack whose trays all report a degraded fabric health mask (NVIDIA/nccl#2186's 0xaa):
+    // the breaker keeps the gate from draining them, the jobs run, and MNNVL must be off there.
+    NcclFixture fx;
+    fx.fs.pci("nodes/node001/sys/devices/pci0000:10/0000:10:01.0/0000:11:00.0", "0x10de", "0x2941",
+              "0x030200", 0);
+    const auto cache = fx.fs.shared_dir("cache");
+    std::ofstream(fx.policy_path) << "version: 1\nnode:\n  sysfs_root: " << fx.fs.root().string()
+                                  << "\n  cache: " << (cache / "%n.node").string()
+                                  << "\nfabric:\n  map: " << SWITCHYARD_SOURCE_DIR
+                                  << "/tests/golden/discover/nvl-dfp16/fabric.map.expected\n"
+                                  << "nccl:\n  min_version: \"2.27\"\n  imex_channel: ''\n";
+    // 0x0: clean, the step in one healthy domain; 0x1: bandwidth degraded.
+    const auto [mask, expected] =
+        GENERATE(table<std::string, std::string>({{"0x0", "1"}, {"0x1", "0"}}));
+    INFO("health mask " << mask);
+    const auto nvml = (fx.fs.root() / "nvml.conf").string();
+    std::ofstream(nvml) << "gpu uuid=GPU-1 fabric=completed "
+                           "cluster=a1b2c3d1-5a1e-4c0d-9b2f-6e7d8c9b0a1f clique=32766 health="
+                        << mask << "\n";
+    setenv("SWITCHYARD_FAKE_NVML", nvml.c_str(), 1);
+    auto pol = policy::load_policy_file(fx.policy_path);
+    REQUIRE(pol);
+    pol->health.enabled = true;
+    pol->health.checks.nvlink = health::NvlinkCheck{FAKE_NVML, 5, ""};
+    pol->health.breaker.state = (fx.fs.root() / "breaker").string();
+    class Control final : public NodeControl {  // slurmctld shows many recent drains
+    public:
+        Result<unsigned> partition_size(const std::string&) override { return 16U; }
+        Result<unsigned> recent_owned_drains(double, double) override { return 100U; }
+        Result<std::string> reason(const std::string&) override { return std::string(); }
+        Result<void> drain(const std::string&, const std::string&) override { return {}; }
+    } control;
+    CapturingLogger log;
+    REQUIRE(run_health_gate(*pol, "node001", "", control, log, 1000) == 0);
+    unsetenv("SWITCHYARD_FAKE_NVML");
+    FakeSpankApi api;
+    api.env["SLURM_STEP_NODELIST"] = "node[001-002]";
+    REQUIRE(hooks::init(api, log, {fx.config_word}) == 0);
+    REQUIRE(hooks::user_init(api, log, {fx.config_word}) == 0);
+    REQUIRE(api.env.count("NCCL_MNNVL_ENABLE") == 1);
+    CHECK(api.env.at("NCCL_MNNVL_ENABLE") == expected);
+    CHECK(api.env.count("NCCL_NVLS_ENABLE") == (expected == "0" ? 1U : 0U));
+    // The state file is an input of the step cache: the prolog's next word is seen.
+    CHECK_THAT(plugin_state().cache_entry,
+               Catch::Contains("\nstat " + (cache / "node001.node.nvlink").string() + " "));
+    release_plugin_state();
 }

@@ -334,3 +334,48 @@ TEST_CASE("fabric checks: run in the gate's order, with the map's domain and nod
           "(NVreg_CreateImexChannel0=1, or Slurm's switch/nvidia_imex, makes "
           "it)");
 }
+
+namespace {
+
+/// This process's threads (/proc/self/task).
+std::size_t threads() {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/task")) {
+        ++n;
+    }
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("fabric checks: an NVML that hangs is waited for once per run, not once per check",
+          "[health][nvlink][nvml]") {
+    FakeSysfs fs;
+    const auto config = fs.root() / "nvml.conf";
+    std::ofstream(config) << "hang=3600\ngpu uuid=GPU-0 fabric=completed\n";
+    setenv("SWITCHYARD_FAKE_NVML", config.c_str(), 1);
+    node::NodeTopology node;
+    SystemProbe probe(node, "/");
+    NvmlCheck nvml;
+    nvml.library = FAKE_NVML;
+    nvml.timeout_s = 0.2;
+    NvlinkCheck nvlink;
+    nvlink.library = FAKE_NVML;
+    nvlink.timeout_s = 0.2;
+    ClockEventsCheck clocks;
+    clocks.library = FAKE_NVML;
+    clocks.timeout_s = 0.2;
+    const auto before = threads();
+    const auto a = check_nvml(probe, nvml);
+    const auto left = threads();
+    CHECK(left == before + 1);  // the hung query's thread, left behind
+    const auto b = check_nvlink(probe, nvlink);
+    const auto c = check_clock_events(probe, clocks);
+    for (const auto* r : {&a, &b, &c}) {
+        INFO(r->name);
+        CHECK(r->status == HealthStatus::Fail);
+        CHECK(r->detail == "NVML did not answer within 0.2 s (driver or GPU hung)");
+    }
+    CHECK(threads() == left);  // the other checks did not ask again: no thread more
+    unsetenv("SWITCHYARD_FAKE_NVML");
+}

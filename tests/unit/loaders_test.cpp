@@ -209,3 +209,53 @@ TEST_CASE("step input: the map, the node and the IMEX channel, loaded once for a
     CHECK_FALSE(in.node);
     CHECK_FALSE(in.node_error);
 }
+
+TEST_CASE("nvlink state: the prolog records its nvlink check, a step reads it back",
+          "[node-facts][nvlink]") {
+    FakeSysfs fs;
+    auto pol = policy_for(fs);
+    const auto path = policy::nvlink_state_path(pol, "node007");
+    CHECK(path == (fs.root() / "cache" / "node007.node.nvlink").string());
+    std::vector<std::string> notes;
+    const std::vector<health::CheckResult> failed = {
+        {"gpus", health::HealthStatus::Pass, "8 GPUs", 0},
+        {"nvlink", health::HealthStatus::Fail, "GPU 3: bandwidth degraded\nGPU 5: route unhealthy",
+         0}};
+    // No cache directory: nothing written (and nothing known to a step).
+    policy::record_nvlink_state(pol, "node007", failed, &notes);
+    CHECK_FALSE(std::filesystem::exists(path));
+    CHECK_FALSE(policy::read_nvlink_state(path));
+    fs.shared_dir("cache");
+    policy::record_nvlink_state(pol, "node007", failed, &notes);
+    CHECK(notes.empty());
+    struct stat st {};
+    REQUIRE(stat(path.c_str(), &st) == 0);
+    CHECK((st.st_mode & 07777) == 0644);  // steps read it with the user's ids
+    // Control characters become spaces: one line.
+    CHECK(policy::read_nvlink_state(path) == "GPU 3: bandwidth degraded GPU 5: route unhealthy");
+    // A pass: clean. A report without the nvlink check leaves the last word as it was.
+    policy::record_nvlink_state(pol, "node007", {{"nvlink", health::HealthStatus::Pass, "ok", 0}},
+                                &notes);
+    CHECK(policy::read_nvlink_state(path) == "");
+    policy::record_nvlink_state(pol, "node007", {failed[0]}, &notes);
+    CHECK(policy::read_nvlink_state(path) == "");
+    // A long answer is cut, still one line.
+    policy::record_nvlink_state(pol, "node007",
+                                {{"nvlink", health::HealthStatus::Fail, std::string(5000, 'x'), 0}},
+                                &notes);
+    CHECK(policy::read_nvlink_state(path)->size() == 400);
+    // Not trusted, not known: writable by others, damaged, or a link.
+    chmod(path.c_str(), 0666);
+    CHECK_FALSE(policy::read_nvlink_state(path));
+    std::filesystem::remove(path);
+    std::ofstream(path) << "switchyard-nvlink 1 maybe\n";
+    chmod(path.c_str(), 0644);
+    CHECK_FALSE(policy::read_nvlink_state(path));
+    std::filesystem::remove(path);
+    std::filesystem::create_symlink(fs.root() / "elsewhere", path);
+    std::ofstream(fs.root() / "elsewhere") << "switchyard-nvlink 1 clean\n";
+    CHECK_FALSE(policy::read_nvlink_state(path));
+    // No node cache: no state.
+    pol.node_cache.clear();
+    CHECK(policy::nvlink_state_path(pol, "node007").empty());
+}

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Table-driven tests of the NCCL rules: facts → value, and facts → "not set".
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
 #include "catch.hpp"
 #include "fake_sysfs.hpp"
+#include "nccl_facts.hpp"
 #include "switchyard/nccl/rules.hpp"
 #include "switchyard/node/node_readers.hpp"
 
@@ -12,91 +14,7 @@ using namespace switchyard;
 using namespace switchyard::nccl;
 using node::NodeTopology;
 using node::PathType;
-
-namespace {
-
-node::RdmaPort port(int state, const std::string& layer = "InfiniBand") {
-    node::RdmaPort p;
-    p.port = 1;
-    p.state_code = state;
-    p.state = state == 4 ? "ACTIVE" : "DOWN";
-    p.phys_state = state == 4 ? "LinkUp" : "Polling";
-    p.link_layer = layer;
-    return p;
-}
-
-/// A node of `gpus` GPUs and one NIC per entry of `paths` (each NIC's class to every GPU).
-NodeTopology classed(int gpus,
-                     const std::vector<std::vector<PathType>>& paths,
-                     const std::vector<node::RdmaPort>& ports) {
-    NodeTopology n;
-    for (int i = 0; i < gpus; ++i) {
-        node::Gpu g;
-        g.index = i;
-        n.gpus.push_back(g);
-    }
-    for (std::size_t k = 0; k < paths.size(); ++k) {
-        node::Nic nic;
-        nic.name = "mlx5_" + std::to_string(k);
-        nic.ports = {ports[k]};
-        n.nics.push_back(nic);
-        for (int g = 0; g < gpus; ++g) {
-            n.paths.push_back({g, nic.name, paths[k][static_cast<std::size_t>(g)]});
-        }
-    }
-    return n;
-}
-
-/// GPUs 0..n-1 each PIX to mlx5_i; extra NICs have no GPU nearby.
-NodeTopology make_node(int gpus, const std::vector<node::RdmaPort>& ports) {
-    std::vector<std::vector<PathType>> paths(
-        ports.size(), std::vector<PathType>(static_cast<std::size_t>(gpus), PathType::SYS));
-    for (std::size_t i = 0; i < ports.size() && i < static_cast<std::size_t>(gpus); ++i) {
-        paths[i][i] = PathType::PIX;
-    }
-    auto n = classed(gpus, paths, ports);
-    n.numa = {{0, "0-3"}, {1, "4-7"}};
-    for (auto& g : n.gpus) {
-        g.place.numa = g.index < gpus / 2 ? 0 : 1;
-    }
-    return n;
-}
-
-std::optional<std::string> value(const NcclDecision& d, const std::string& name) {
-    for (const auto& c : d.set) {
-        if (c.name == name) {
-            return c.value;
-        }
-    }
-    return std::nullopt;
-}
-
-JobFacts job(unsigned nodes = 2) {
-    JobFacts j;
-    j.this_host = "n001";
-    for (unsigned i = 1; i <= nodes; ++i) {
-        char h[16];
-        std::snprintf(h, sizeof h, "n%03u", i);
-        j.hosts.emplace_back(h);
-    }
-    return j;
-}
-
-/// A map: hosts n001..n004; SU "su1" = n001,n002 with 2 rail leaves, "su2" = n003,n004 one leaf;
-/// groups g1 (su1) and g2 (su2).
-fabric::FabricMap map(fabric::FabricKind kind) {
-    fabric::FabricMap m;
-    m.kind = kind;
-    m.hcas = {"mlx5_0", "mlx5_1"};
-    m.switches = {{"l1a", 1, 1}, {"l1b", 2, 1}, {"l2", 3, 1}};
-    m.groups = {{"g1", {0}}, {"g2", {1}}};
-    m.sus = {{"su1", 0, {0, 1}, {0, 1}}, {"su2", 1, {2}, {2, 3}}};
-    m.rails = {{0, 0, 1}, {1, 1, 1}, {0, 2, 1}, {1, 2, 1}};
-    m.hosts = {{"n001", 0, 0, 2}, {"n002", 0, 0, 2}, {"n003", 1, 2, 2}, {"n004", 1, 2, 2}};
-    return m;
-}
-
-}  // namespace
+using namespace switchyard::nccl::test;
 
 TEST_CASE("nccl_rules: R1 NCCL_IB_HCA from ACTIVE compute ports", "[nccl_rules]") {
     struct Case {
@@ -126,16 +44,6 @@ TEST_CASE("nccl_rules: R1 NCCL_IB_HCA from ACTIVE compute ports", "[nccl_rules]"
 }
 
 namespace {
-
-/// The "why" of a set variable, or "" when it is not set.
-std::string why(const NcclDecision& d, const std::string& name) {
-    for (const auto& c : d.set) {
-        if (c.name == name) {
-            return c.why;
-        }
-    }
-    return "";
-}
 
 node::RdmaPort rated(int state, double gbps, const std::string& layer = "InfiniBand") {
     auto p = port(state, layer);
@@ -345,21 +253,29 @@ TEST_CASE("nccl_rules: R4 CROSS_NIC from the fabric map", "[nccl_rules]") {
 
 TEST_CASE("nccl_rules: R6 IB timeout", "[nccl_rules]") {
     NcclPolicy p;
-    p.min_version = {2, 23, 0};
+    p.min_version = {2, 22, 0};
     const auto n = make_node(1, {port(4)});
     const auto dfp = map(fabric::FabricKind::DragonflyPlus);
-    auto j = job(2);  // n001, n002: both in g1
-    CHECK_FALSE(value(decide_node_env(p, n, &dfp, j, {}, {}), "NCCL_IB_TIMEOUT"));
+    auto j = job(2);  // n001, n002: both in g1; 2.22 defaults to 18
+    CHECK(value(decide_node_env(p, n, &dfp, j, {}, {}), "NCCL_IB_TIMEOUT") == "20");
     j = job(4);  // spans g1 and g2
     CHECK(value(decide_node_env(p, n, &dfp, j, {}, {}), "NCCL_IB_TIMEOUT") == "22");
     const auto fat = map(fabric::FabricKind::FatTree);
-    CHECK_FALSE(
-        value(decide_node_env(p, n, &fat, j, {}, {}), "NCCL_IB_TIMEOUT"));  // not Dragonfly+
+    CHECK(value(decide_node_env(p, n, &fat, j, {}, {}), "NCCL_IB_TIMEOUT") ==
+          "20");  // not Dragonfly+: the default raised only
     p.large_job_nodes = 3;
     CHECK(value(decide_node_env(p, n, &fat, j, {}, {}), "NCCL_IB_TIMEOUT") == "22");
     NcclPolicy old;
     old.min_version = {2, 18, 0};
     CHECK(value(decide_node_env(old, n, nullptr, job(2), {}, {}), "NCCL_IB_TIMEOUT") == "20");
+    // NCCL 2.23 and later default to 20: nothing set, even across Dragonfly+ groups.
+    NcclPolicy current;
+    current.min_version = {2, 23, 0};
+    const auto d = decide_node_env(current, n, &dfp, job(4), {}, {});
+    CHECK_FALSE(value(d, "NCCL_IB_TIMEOUT"));
+    CHECK(std::count(d.unset.begin(), d.unset.end(),
+                     "NCCL_IB_TIMEOUT: not set: NCCL defaults to 20 since 2.23 "
+                     "(nccl.min_version 2.23)") == 1);
 }
 
 TEST_CASE("nccl_rules: R10 NVLS off on shared or oversubscribed nodes", "[nccl_rules]") {
@@ -434,29 +350,6 @@ TEST_CASE("nccl_rules: profiles, off, and the submit-time check", "[nccl_rules]"
     CHECK(decide_node_env(p, n, nullptr, job(), {}, {}).set.empty());
 }
 
-namespace {
-
-/// map() with one NVLink domain holding n001..n003 (n004 in none), in `state`.
-fabric::FabricMap nvl_map(fabric::DomainState state = fabric::DomainState::Ok) {
-    auto m = map(fabric::FabricKind::DragonflyPlus);
-    m.domains = {{"nvl_aaaa_1", "aaaa.1", 0, state, {"n001", "n002", "n003"}}};
-    for (int h = 0; h < 3; ++h) {
-        m.hosts[static_cast<std::size_t>(h)].domain = 0;
-    }
-    return m;
-}
-
-std::string unset_line(const NcclDecision& d, const std::string& name) {
-    for (const auto& u : d.unset) {
-        if (u.rfind(name + ":", 0) == 0) {
-            return u;
-        }
-    }
-    return "";
-}
-
-}  // namespace
-
 TEST_CASE("nccl_rules: R17 multi-node NVLink", "[nccl_rules][nvlink]") {
     NcclPolicy p;
     p.min_version = {2, 26, 0};
@@ -465,10 +358,10 @@ TEST_CASE("nccl_rules: R17 multi-node NVLink", "[nccl_rules][nvlink]") {
     j.imex_channel = true;
     const auto m = nvl_map();
 
-    SECTION("the whole step in one healthy domain with IMEX: MNNVL on, cuMem on") {
+    SECTION("the whole step in one healthy domain with IMEX: MNNVL on, cuMem NCCL's own") {
         const auto d = decide_node_env(p, n, &m, j, {}, {});
         CHECK(value(d, "NCCL_MNNVL_ENABLE") == "1");
-        CHECK(value(d, "NCCL_CUMEM_ENABLE") == "1");
+        CHECK_FALSE(value(d, "NCCL_CUMEM_ENABLE"));  // NCCL 2.19 and later turn it on
         CHECK_FALSE(value(d, "NCCL_NVLS_ENABLE"));
         CHECK_FALSE(value(d, "NCCL_MNNVL_CLIQUE_ID"));
         CHECK(why(d, "NCCL_MNNVL_ENABLE")

@@ -176,13 +176,32 @@ preflight:
           std::pair{"nccl:\n  inspector: {plugin: libinspector.so}\n",
                     "nccl.inspector.plugin: expected an absolute path, got 'libinspector.so'"},
           std::pair{"nccl:\n  inspector: {partition: train}\n",
-                    "nccl.inspector.partition: unknown key"}}) {
+                    "nccl.inspector.partition: unknown key"},
+          std::pair{"nccl:\n  ras_ports: 28100-80000\n",
+                    "nccl.ras_ports: expected a port range such as 28100-28999 (1024-65535, "
+                    "first <= last), or '' to not set NCCL_RAS_ADDR, got '28100-80000'"},
+          std::pair{"nccl:\n  ras_ports: 29000-28100\n", "got '29000-28100'"},
+          std::pair{"nccl:\n  ras_ports: 80\n", "got '80'"}}) {
         INFO(yaml);
         auto r = load_policy(std::string("version: 1\n") + yaml, "p.yaml");
         CHECK_FALSE(r.policy);
         REQUIRE_FALSE(r.problems.empty());
         CHECK_THAT(r.problems[0].to_string(), Catch::Contains(want));
     }
+}
+
+TEST_CASE("policy: nccl.ras_ports, a range or '' for none", "[policy]") {
+    auto ports = [](const std::string& v) {
+        auto r = load_policy("version: 1\nnccl:\n  ras_ports: " + v + "\n", "p.yaml");
+        REQUIRE(r.policy);
+        return std::pair{r.policy->nccl.ras_port_first, r.policy->nccl.ras_port_last};
+    };
+    CHECK(ports("30000-30099") == std::pair{30000U, 30099U});
+    CHECK(ports("30000") == std::pair{30000U, 30000U});
+    CHECK(ports("''") == std::pair{0U, 0U});
+    auto defaults = load_policy("version: 1\n", "p.yaml");
+    REQUIRE(defaults.policy);
+    CHECK(defaults.policy->nccl.ras_port_first == 28100);
 }
 
 TEST_CASE("policy: health.on_error speaks the plugin's fail|warn", "[policy]") {

@@ -71,6 +71,10 @@ struct NcclPolicy {
     std::string imex_channel = "/dev/nvidia-caps-imex-channels/channel0";
     std::vector<NcclProfile> profiles;
     InspectorPolicy inspector;
+    /// NCCL_RAS_ADDR ports for jobs on shared nodes (R19): job id modulo the range's size from
+    /// the first. 0, 0: not set (nccl.ras_ports: '').
+    unsigned ras_port_first = 28100;
+    unsigned ras_port_last = 28999;
 
     [[nodiscard]] const NcclProfile* find_profile(std::string_view name) const;
     /// "debug, h100-workaround" — the profiles users may name, for messages.

@@ -28,11 +28,24 @@ struct JobFacts {
     /// NVLink memory sharing needs. nullopt: not looked at.
     std::optional<bool> imex_channel;
     std::string imex_channel_path;  ///< the path looked at (nccl.imex_channel with %n expanded)
+    /// What the prolog's `nvlink` health check found on this node when it did not pass (its
+    /// GPUs' fabric health mask not clean, NVML not answering, ...); "" when it passed or is
+    /// not known.
+    std::string nvlink_problem;
     /// --nvl-group: nodes per NVLink group (tensor/expert parallel) the job asked for.
     std::optional<unsigned> nvl_group;
     std::string partition;  ///< the job's partition(s), a comma list (SLURM_JOB_PARTITION)
     std::string job_id;     ///< "" when unknown
 };
+
+/// Whether other jobs may run on this node beside the step's: not exclusive, or the job holds
+/// fewer of its GPUs than it has.
+[[nodiscard]] bool node_shared(const node::NodeTopology& node, const JobFacts& job);
+
+/// Whether R19 (NCCL_RAS_ADDR per job) needs the job's id: a shared node and ports configured.
+[[nodiscard]] bool wants_job_id(const NcclPolicy& policy,
+                                const node::NodeTopology& node,
+                                const JobFacts& job);
 
 /// One variable to set, with why.
 struct EnvChoice {

@@ -68,4 +68,20 @@ void refresh_node_cache(const Policy& policy,
 [[nodiscard]] Result<node::NodeTopology> load_node(const Policy& policy,
                                                    const NodeSources& sources);
 
+/// Where the prolog leaves what its `nvlink` check found for the steps (R17): the node cache's
+/// path with ".nvlink" appended; "" without a node cache.
+[[nodiscard]] std::string nvlink_state_path(const Policy& policy, const std::string& node_name);
+
+/// The prolog's part after its health checks: when `checks` has the `nvlink` check, records
+/// whether it passed (and what it said when not) at nvlink_state_path, 0644 in the node cache's
+/// directory, for the steps. Problems are added to `notes`.
+void record_nvlink_state(const Policy& policy,
+                         const std::string& node_name,
+                         const std::vector<health::CheckResult>& checks,
+                         std::vector<std::string>* notes);
+
+/// What the prolog's last `nvlink` check said, when root left it: "" for a pass, else what it
+/// found; nullopt when nothing is known (no file, not root's, damaged).
+[[nodiscard]] std::optional<std::string> read_nvlink_state(const std::string& path);
+
 }  // namespace switchyard::policy

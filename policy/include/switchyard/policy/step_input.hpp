@@ -39,6 +39,9 @@ struct StepInput {
     std::optional<node::NodeTopology> node;
     std::optional<Error> node_error;  ///< the node was asked for and could not be read
     ImexProbe imex;
+    /// What the prolog's `nvlink` check last said of this node ("" a pass), for a node of a map
+    /// with NVLink domains; nullopt when not known (read_nvlink_state).
+    std::optional<std::string> nvlink_problem;
     std::vector<std::string> map_notes;   ///< why the map's index was not used
     std::vector<std::string> node_notes;  ///< why the node cache was not used
 };
