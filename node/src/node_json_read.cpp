@@ -197,7 +197,7 @@ Result<HostFacts> read_node_facts(const std::string& dir, bool nics) {
         paths->size(), threads, kWindow,
         [&](std::size_t i) {
             const auto& path = (*paths)[i];
-            auto text = read_input(path, kSmallInput);
+            auto text = read_input(path, kGatheredInput);
             parsed[i % kWindow] = text ? parse_host_facts(path, *text, nics)
                                        : Result<OneHostFacts>(fail(text.error()));
         },
@@ -226,7 +226,7 @@ Result<HostFacts> read_node_facts(const std::string& dir, bool nics) {
 /// lines is an error naming both. NVLink domains only (no NIC list: not for --lldp).
 Result<HostFacts> read_node_facts_lines(const std::string& path) {
     constexpr std::size_t kChunk = 4096;
-    auto text = InputText::open(path, kDumpInput);
+    auto text = InputText::open(path, ReadRules{kMaxInputFile, false, false});
     if (!text) {
         return fail(text.error());
     }
@@ -234,6 +234,13 @@ Result<HostFacts> read_node_facts_lines(const std::string& path) {
     std::uint32_t number = 0;
     for (const auto l : split(text->text(), '\n')) {
         ++number;
+        if (l.size() > kMaxFactsLine) {  // before the JSON parser sees it
+            return fail(Error::parse(SourceLoc{path, number, 0},
+                                     std::to_string(l.size()) + " bytes, more than " +
+                                         std::to_string(kMaxFactsLine) +
+                                         "; expected a line of `switchyard node --nvlink-only "
+                                         "--line`"));
+        }
         if (!trim(l).empty()) {
             lines.emplace_back(l, number);
         }

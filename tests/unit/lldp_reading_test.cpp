@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of how an lldpctl file is read: lldpcli's echoed commands, the bounds on what a file
 // may cost, the 16-byte scans, and the fast JSON reading against the careful one.
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "catch.hpp"
 #include "lldp_fixtures.hpp"
 #include "switchyard/discover/lldp/lldp.hpp"
+#include "switchyard/node/node_json.hpp"
 
 using namespace switchyard;
 using namespace switchyard::discover;
@@ -210,4 +214,45 @@ TEST_CASE("lldp: the fast JSON reading reads as the careful one, or hands over",
         CHECK(read_alike(doc));
     }
 #endif
+}
+
+TEST_CASE("gather directories: a link is refused, never followed, and lines are bounded",
+          "[lldp][node-facts]") {
+    // Users' tasks fill --lldp and --node-facts through an srun recipe; discover runs as root.
+    // A link there to a root-only file must not reach stderr or the world-readable map.
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("sy-gather-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "lldp");
+    std::filesystem::create_directories(dir / "facts");
+    const auto secret = dir / "root-only";
+    std::ofstream(secret) << "secret-first-line\n";
+    std::ofstream(dir / "lldp" / "gpu0003.json") << capture("gpu0003.json");
+    std::filesystem::create_symlink(secret, dir / "lldp" / "gpu0002.json");
+    auto lldp = lldp_reader((dir / "lldp").string(), {})->read();
+    REQUIRE_FALSE(lldp);
+    CHECK_THAT(lldp.error().to_string(), Catch::Contains("gpu0002.json") &&
+                                             Catch::Contains("symbolic link") &&
+                                             !Catch::Contains("secret-first-line"));
+    std::filesystem::create_symlink(secret, dir / "facts" / "node001.json");
+    auto facts = node::read_facts((dir / "facts").string(), false);
+    REQUIRE_FALSE(facts);
+    CHECK_THAT(facts.error().to_string(),
+               Catch::Contains("node001.json") && Catch::Contains("symbolic link"));
+    // A file of lines given as a link is refused too.
+    std::filesystem::create_symlink(secret, dir / "facts.jsonl");
+    facts = node::read_facts((dir / "facts.jsonl").string(), false);
+    REQUIRE_FALSE(facts);
+    CHECK_THAT(facts.error().to_string(), Catch::Contains("symbolic link"));
+    // A line over 64 KiB is refused before the JSON parser allocates for its values.
+    const auto lines = dir / "big.jsonl";
+    std::ofstream(lines) << "{\"host\":\"node001\",\"nvlink\":{}}\n{\"host\":\"node002\",\"x\":["
+                         << std::string(70000, '1') << "]}\n";
+    facts = node::read_facts(lines.string(), false);
+    REQUIRE_FALSE(facts);
+    CHECK(facts.error().to_string() ==
+          lines.string() +
+              ":2: 70025 bytes, more than 65536; expected a line of `switchyard node "
+              "--nvlink-only --line`");
+    std::filesystem::remove_all(dir);
 }

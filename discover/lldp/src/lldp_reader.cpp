@@ -34,7 +34,8 @@ Result<FabricGraph> read_lldp(const std::string& dir, const LldpOptions& opt) {
         paths->size(), threads, kLldpWindow,
         [&](std::size_t i) {
             const auto& path = (*paths)[i];
-            auto text = read_input(path, ReadRules{kMaxLldpFileBytes, false});
+            // Users' tasks write these files: a link is refused, never followed.
+            auto text = read_input(path, ReadRules{kMaxLldpFileBytes, false, false});
             if (text && lldp_says_nothing(*text)) {
                 parsed[i % kLldpWindow] = LldpFile{path, std::nullopt, {}};  // reported, left out
                 return;

@@ -36,6 +36,10 @@ inline constexpr ReadRules kFabricInput{std::size_t{512} << 20, true};
 inline constexpr ReadRules kDumpInput{kMaxInputFile, false};
 /// A GUID → name map, a plan, one node's health verdict.
 inline constexpr ReadRules kSmallInput{std::size_t{64} << 20, false};
+/// A file in a directory the job's tasks fill for root (discover's --lldp and --node-facts,
+/// written through an srun recipe): a symbolic link there is refused, never followed, so no
+/// user can make root read a file of root's and print or map its contents.
+inline constexpr ReadRules kGatheredInput{std::size_t{16} << 20, false, false};
 
 /// What a file of this st_mode is, for messages: "a directory", "a FIFO", "a symbolic link",
 /// "a device", "a socket", or "not a regular file".

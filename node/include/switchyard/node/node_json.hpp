@@ -42,6 +42,8 @@ struct PortLldp {
 
 /// Most files a --node-facts directory may hold (one per host).
 inline constexpr std::size_t kMaxFactsFiles = 1'000'000;
+/// A line of --node-facts FILE at most (`--nvlink-only --line` of a node is under 4 KiB).
+inline constexpr std::size_t kMaxFactsLine = 64 * 1024;
 
 /// What lldpd sees on this node's RDMA ports, or why nothing is known (a note, never an
 /// error: a node without lldpd is an ordinary node).
