@@ -140,6 +140,36 @@ std::string printable(std::string_view s) {
     return out;
 }
 
+std::string printable_lines(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    std::size_t at = 0;
+    while (at <= s.size()) {
+        const auto nl = s.find('\n', at);
+        out += printable(s.substr(at, nl == std::string_view::npos ? s.npos : nl - at));
+        if (nl == std::string_view::npos) {
+            break;
+        }
+        out += '\n';
+        at = nl + 1;
+    }
+    return out;
+}
+
+std::string bounded_line(std::string_view s, std::size_t max_bytes) {
+    auto out = printable(s);
+    if (out.size() <= max_bytes) {
+        return out;
+    }
+    // printable() leaves ASCII and whole UTF-8 characters: cut before a continuation byte.
+    auto cut = max_bytes > 3 ? max_bytes - 3 : 0;
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0U) == 0x80U) {
+        --cut;
+    }
+    out.resize(cut);
+    return out + "...";
+}
+
 std::string hex_digits(std::uint64_t v, int width) {
     char buf[20];
     std::snprintf(buf, sizeof buf, "%0*llx", std::clamp(width, 1, 16),
@@ -148,8 +178,10 @@ std::string hex_digits(std::uint64_t v, int width) {
 }
 
 std::string prometheus_label(std::string_view v) {
+    // printable() first: a metrics file must be valid UTF-8 (node_exporter drops a file that is
+    // not) and hold no control character; its \xNN escapes are then kept as text.
     std::string out;
-    for (const char c : v) {
+    for (const char c : printable(v)) {
         if (c == '\\' || c == '"') {
             out += '\\';
             out += c;

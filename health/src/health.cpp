@@ -91,7 +91,8 @@ HealthChecks with_fabric(HealthChecks c, const fabric::FabricMap* map, std::stri
 std::string HealthReport::reason() const {
     for (const auto& c : checks) {
         if (c.status == HealthStatus::Fail) {
-            return std::string(kOwnedReasonPrefix) + " " + c.name + ": " + c.detail;
+            return bounded_line(std::string(kOwnedReasonPrefix) + " " + c.name + ": " + c.detail,
+                                kMaxDrainReason);
         }
     }
     return {};
@@ -569,6 +570,10 @@ HealthReport run_health_checks(const HealthChecks& checks, NodeProbe& probe, dou
                                              "not run: the gate's time budget is spent")
                                     : check.run(probe, std::max(0.1, left));
         r.duration_ms = (probe.seconds() - t0) * 1000.0;
+        // A check's words can carry a command's output (nvidia-imex-ctl, a site command): on
+        // their way to slurmd's log, a terminal, JSON and the drain reason they are one line,
+        // printable, and bounded.
+        r.detail = bounded_line(r.detail, kMaxDetail);
         report.verdict = std::max(report.verdict, r.status);
         report.checks.push_back(std::move(r));
     }

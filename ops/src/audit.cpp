@@ -212,9 +212,7 @@ std::string stage_line(const placement::StageSpan& s) {
            (s.domains.size() == 1 && s.domains[0] == "-" ? "" : "  NVLink " + join(s.domains, ","));
 }
 
-}  // namespace
-
-void print_audit_text(const AuditReport& r, std::ostream& out) {
+void audit_text(const AuditReport& r, std::ostream& out) {
     for (const auto& t : r.topologies) {
         out << "slurmctld's topology " << (t.name == "default" ? "" : t.name + " ") << "(" << t.kind
             << ", " << t.units << " units): ";
@@ -282,6 +280,15 @@ void print_audit_text(const AuditReport& r, std::ostream& out) {
         out << broken.size() << " placed worse than their request promised: " << join(broken, " ")
             << "\n";
     }
+}
+
+}  // namespace
+
+void print_audit_text(const AuditReport& r, std::ostream& out) {
+    // Job names, partitions and reasons come from squeue and sacct: each line printable.
+    std::ostringstream text;
+    audit_text(r, text);
+    out << printable_lines(text.str());
 }
 
 namespace {

@@ -6,6 +6,7 @@
 
 #include <iomanip>
 #include <ostream>
+#include <sstream>
 
 #include "switchyard/common/input.hpp"
 #include "switchyard/common/process.hpp"
@@ -274,9 +275,12 @@ NodeReport run_node(const NodeRequest& a, Deps& deps) {
 
 void print_node(const NodeRequest& a, const NodeReport& r, std::ostream& out, std::ostream& err) {
     if (!r.error.empty()) {
-        err << "switchyard node: " << r.error << "\n";
+        err << "switchyard node: " << printable(r.error) << "\n";
         return;
     }
+    // Text carries strings from sysfs, NVML and LLDP neighbours (a switch names itself): each
+    // line printable, no terminal escape. JSON escapes them itself.
+    std::ostringstream text;
     if (a.nvlink_only) {
         if (a.line) {
             // One compact line per node, named: what `srun ... > facts.jsonl` gathers.
@@ -284,15 +288,14 @@ void print_node(const NodeRequest& a, const NodeReport& r, std::ostream& out, st
         } else if (a.json) {
             out << node::nvlink_json(r.nvlink) << "\n";
         } else {
-            print_nvlink(r.nvlink, out);
+            print_nvlink(r.nvlink, text);
         }
-        return;
-    }
-    if (a.json) {
+    } else if (a.json) {
         out << node::node_json(*r.topology, r.verbs, r.lldp, r.nvlink) << "\n";
     } else {
-        print_text(*r.topology, r.verbs, r.lldp, r.nvlink, out);
+        print_text(*r.topology, r.verbs, r.lldp, r.nvlink, text);
     }
+    out << printable_lines(text.str());
 }
 
 }  // namespace switchyard::ops

@@ -12,6 +12,7 @@
 #include "catch.hpp"
 #include "fake_probe.hpp"
 #include "fake_sysfs.hpp"
+#include "switchyard/common/strings.hpp"
 #include "switchyard/health/health.hpp"
 
 using namespace switchyard;
@@ -378,4 +379,37 @@ TEST_CASE("fabric checks: an NVML that hangs is waited for once per run, not onc
     }
     CHECK(threads() == left);  // the other checks did not ask again: no thread more
     unsetenv("SWITCHYARD_FAKE_NVML");
+}
+
+TEST_CASE(
+    "fabric checks: what a command says reaches logs and the reason as one bounded "
+    "printable line",
+    "[health][imex]") {
+    // nvidia-imex-ctl's status word with a terminal escape and a newline.
+    auto p = with_channel();
+    p.commands["/usr/bin/nvidia-imex-ctl"] = {imex_json("\\u001b[2J\\nDOWN"), 0, false, ""};
+    HealthChecks checks;
+    checks.imex = imex_check();
+    auto report = run_health_checks(checks, p, 30);
+    REQUIRE(report.checks.size() == 1);
+    CHECK(report.verdict == HealthStatus::Fail);
+    CHECK(report.checks[0].detail == "IMEX domain \\x1b[2J\\x0aDOWN");
+    CHECK(report.reason() ==
+          std::string(kOwnedReasonPrefix) + " imex: IMEX domain \\x1b[2J\\x0aDOWN");
+    // A site command that fails with 800 KB of escapes and lines.
+    checks.imex.reset();
+    checks.commands.push_back({"site", {"/usr/bin/site-check"}, 5, 0, {}, std::nullopt});
+    p.commands["/usr/bin/site-check"] = {"\x1b[31mbad\n" + std::string(800000, 'y') + "\n", 1,
+                                         false, ""};
+    report = run_health_checks(checks, p, 30);
+    REQUIRE(report.checks.size() == 1);
+    const auto& detail = report.checks[0].detail;
+    CHECK(report.verdict == HealthStatus::Fail);
+    CHECK(detail.size() <= kMaxDetail);
+    CHECK(detail.find('\x1b') == std::string::npos);
+    CHECK(detail.find('\n') == std::string::npos);
+    const auto reason = report.reason();
+    CHECK(reason.size() <= kMaxDrainReason);
+    CHECK(reason.starts_with(std::string(kOwnedReasonPrefix) + " command:site: "));
+    CHECK(reason.ends_with("..."));
 }

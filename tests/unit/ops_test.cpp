@@ -16,6 +16,7 @@
 #include "switchyard/common/hostlist.hpp"
 #include "switchyard/ops/audit.hpp"
 #include "switchyard/ops/exit_codes.hpp"
+#include "switchyard/ops/node.hpp"
 #include "switchyard/ops/preflight.hpp"
 #include "switchyard/ops/steer.hpp"
 #include "switchyard/ops/why.hpp"
@@ -302,4 +303,51 @@ TEST_CASE(
           std::vector<std::string>{"scontrol show job -o 4711", "scontrol requeuehold 4711",
                                    "scontrol update JobId=4711 ExcNodeList=node[005-008,012]",
                                    "scontrol release 4711"});
+}
+
+TEST_CASE("ops: node's text report prints no terminal escape", "[ops][node]") {
+    // Strings from sysfs and LLDP neighbours (a switch names itself) reach the text report.
+    NodeReport r;
+    r.topology.emplace();
+    node::Nic nic;
+    nic.name = "mlx5_0";
+    nic.kind = "infiniband\x1b]0;owned\x07";
+    node::RdmaPort port;
+    port.port = 1;
+    port.state = "ACTIVE\x1b[2J";
+    nic.ports.push_back(port);
+    r.topology->nics.push_back(nic);
+    r.topology->shape = "nic:1xinfiniband";
+    std::ostringstream out;
+    std::ostringstream err;
+    print_node(NodeRequest{}, r, out, err);
+    const auto text = out.str();
+    CHECK(text.find('\x1b') == std::string::npos);
+    CHECK(text.find('\x07') == std::string::npos);
+    CHECK(text.find("infiniband\\x1b]0;owned\\x07") != std::string::npos);
+    CHECK(text.find("port 1: ACTIVE\\x1b[2J") != std::string::npos);
+    CHECK(std::count(text.begin(), text.end(), '\n') >= 3);  // lines kept
+    r.error = "cannot read \x1b[31mnode\n";
+    print_node(NodeRequest{}, r, out, err);
+    CHECK(err.str() == "switchyard node: cannot read \\x1b[31mnode\\x0a\n");
+}
+
+TEST_CASE("ops: audit's text has no terminal escape, its metrics are valid UTF-8", "[ops][audit]") {
+    // Names from slurmctld (a topology, a disagreement naming a switch) are printed and
+    // labelled; node_exporter drops a whole file that is not UTF-8.
+    AuditReport r;
+    r.topologies.push_back(
+        {"blk\x1b[2J\xff", "block", 2, {"switch sw\x1b]0;x\x07 holds node001\rforged line"}});
+    std::ostringstream out;
+    print_audit_text(r, out);
+    const auto text = out.str();
+    CHECK(text.find('\x1b') == std::string::npos);
+    CHECK(text.find('\xff') == std::string::npos);
+    CHECK(text.find("blk\\x1b[2J\\xff") != std::string::npos);
+    // (squeue and scontrol lines are split on newlines: a carriage return is what is left.)
+    CHECK(text.find("node001\\x0dforged line") != std::string::npos);
+    const auto metrics = audit_metrics(r);
+    CHECK(metrics.find('\xff') == std::string::npos);
+    CHECK(metrics.find('\x1b') == std::string::npos);
+    CHECK(metrics.find("topology=\"blk\\\\x1b[2J\\\\xff\"") != std::string::npos);
 }

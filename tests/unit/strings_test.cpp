@@ -57,6 +57,21 @@ TEST_CASE("strings: printable escapes controls, DEL and every byte from 0x80, on
 TEST_CASE("strings: prometheus_label escapes what ends or breaks a label value", "[strings]") {
     CHECK(prometheus_label("node001") == "node001");
     CHECK(prometheus_label(R"(a"b\c)") == R"(a\"b\\c)");
-    CHECK(prometheus_label("one\ntwo") == "one\\ntwo");
+    // Control bytes and bytes that are no UTF-8 become \xNN text (its backslash escaped):
+    // node_exporter drops a whole file that is not valid UTF-8.
+    CHECK(prometheus_label("one\ntwo") == "one\\\\x0atwo");
+    CHECK(prometheus_label("p\xff\x1b") == "p\\\\xff\\\\x1b");
+    CHECK(prometheus_label("gr\xc3\xbcn") == "gr\xc3\xbcn");  // valid UTF-8 is kept
     CHECK(prometheus_label("") == "");
+}
+
+TEST_CASE("strings: bounded_line is one printable line, cut between characters", "[strings]") {
+    CHECK(bounded_line("ok", 10) == "ok");
+    CHECK(bounded_line("a\nb\x1b[0m", 100) == "a\\x0ab\\x1b[0m");
+    CHECK(bounded_line(std::string(50, 'x'), 10) == "xxxxxxx...");
+    // "é" is two bytes: a cut never splits it.
+    const auto cut = bounded_line("abcdé" + std::string(20, 'z'), 8);
+    CHECK(cut == "abcd...");
+    CHECK(cut.size() <= 8);
+    CHECK(bounded_line("abcdé", 7) == "abcdé");
 }

@@ -48,8 +48,11 @@ Result<void> set_node_weight(Client& client, const std::string& nodes, unsigned 
 }
 
 Result<void> drain_node(Client& client, const std::string& node, const std::string& reason) {
-    auto r = client.run(
-        {Tool::Scontrol, {"update", "NodeName=" + node, "State=DRAIN", "Reason=" + reason}, 15});
+    // Whatever a check said, slurmctld keeps one printable line of bounded size.
+    auto r = client.run({Tool::Scontrol,
+                         {"update", "NodeName=" + node, "State=DRAIN",
+                          "Reason=" + bounded_line(reason, kMaxDrainReason)},
+                         15});
     if (!r) {
         return fail(r.error());
     }

@@ -54,11 +54,23 @@ template <typename T>
 /// text.
 [[nodiscard]] std::string printable(std::string_view s);
 
+/// `s` as one printable line (printable()) of at most `max_bytes`, cut between characters with
+/// "..." when longer: for words from outside on their way to a log, a terminal or slurmctld.
+[[nodiscard]] std::string bounded_line(std::string_view s, std::size_t max_bytes);
+
+/// Each line of `s` through printable(), the newlines kept: a text report for a terminal that
+/// carries names and strings from outside (sysfs, LLDP, squeue).
+[[nodiscard]] std::string printable_lines(std::string_view s);
+
+/// The longest node reason switchyard sends to slurmctld (bytes): drains by the gate and by the
+/// preflight both go through bounded_line(reason, kMaxDrainReason).
+inline constexpr std::size_t kMaxDrainReason = 480;
+
 /// Joins with a separator.
 [[nodiscard]] std::string join(const std::vector<std::string>& parts, std::string_view sep);
 
-/// A Prometheus label value (node_exporter's text format): backslash, quote and newline
-/// escaped.
+/// A Prometheus label value (node_exporter's text format): printable() (valid UTF-8, control
+/// bytes as \xNN), then backslash and quote escaped.
 [[nodiscard]] std::string prometheus_label(std::string_view v);
 
 }  // namespace switchyard

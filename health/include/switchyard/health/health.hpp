@@ -23,6 +23,9 @@
 namespace switchyard::health {
 
 enum class HealthStatus { Pass, Warn, Fail };
+
+/// What a check may say, at most (CheckResult::detail after run_health_checks).
+inline constexpr std::size_t kMaxDetail = 2048;
 [[nodiscard]] std::string_view to_string(HealthStatus s);
 
 struct CheckResult {

@@ -33,7 +33,8 @@ namespace switchyard::slurm {
 /// `scontrol update NodeName=NODES Weight=W`.
 [[nodiscard]] Result<void> set_node_weight(Client& client, const std::string& nodes, unsigned w);
 
-/// `scontrol update NodeName=NODE State=DRAIN Reason=REASON` (15 s).
+/// `scontrol update NodeName=NODE State=DRAIN Reason=REASON` (15 s); the reason as one
+/// printable line of at most kMaxDrainReason bytes (common/strings.hpp).
 [[nodiscard]] Result<void> drain_node(Client& client,
                                       const std::string& node,
                                       const std::string& reason);
