@@ -106,8 +106,9 @@ local function allocation_request(options)
         if unit_part == nil and (p.kind == "block" or p.kind == "tree") then unit_part = p end
     end
     local job = {
-        stages = tonumber(stages_text), stages_text = stages_text, nodes = nodes,
-        nvl_group = tonumber(nvl_text or ""), nvl_group_text = nvl_text,
+        stages = stages_lib.whole_number(stages_text, stages_lib.MAX_STAGES), stages_text = stages_text,
+        nodes = nodes,
+        nvl_group = stages_lib.whole_number(nvl_text, stages_lib.MAX_NVL_GROUP), nvl_group_text = nvl_text,
         scope = spank_value(options, "stage-scope") or "any", segment = user_segment,
         spread = is_set(options["spread-segments"]),
     }

@@ -83,8 +83,8 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         if part.flag_default == 1 then default_partition = name end
     end
     local req, err, note = stages_lib.request_for(hints, {
-        stages = tonumber(stages_text), stages_text = stages_text,
-        nvl_group = tonumber(nvl_text), nvl_group_text = nvl_text,
+        stages = stages_lib.whole_number(stages_text, stages_lib.MAX_STAGES), stages_text = stages_text,
+        nvl_group = stages_lib.whole_number(nvl_text, stages_lib.MAX_NVL_GROUP), nvl_group_text = nvl_text,
         nodes = (not unset(job_desc.min_nodes)) and job_desc.min_nodes or nil,
         scope = spank_option(job_desc, "stage_scope") or "any",
         segment = (not unset(segment)) and segment or nil,
@@ -122,8 +122,10 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     end
     -- What was asked, for `switchyard audit` (an AdminComment only admins and this script set).
     job_desc.admin_comment = stages_lib.with_marker(job_desc.admin_comment, stages_lib.audit_marker({
-        stages = tonumber(stages_text), scope = spank_option(job_desc, "stage_scope") or "any",
-        nvl_group = tonumber(nvl_text), segment = (not unset(segment)) and segment or nil,
+        stages = stages_lib.whole_number(stages_text, stages_lib.MAX_STAGES),
+        scope = spank_option(job_desc, "stage_scope") or "any",
+        nvl_group = stages_lib.whole_number(nvl_text, stages_lib.MAX_NVL_GROUP),
+        segment = (not unset(segment)) and segment or nil,
         switches = (not unset(job_desc.req_switch)) and job_desc.req_switch or nil,
         switch_wait = (not unset(job_desc.wait4switch)) and job_desc.wait4switch or nil,
     }, req))

@@ -21,6 +21,21 @@ local M = {}
 
 M.SWITCH_WAIT = 60 -- seconds a tree job may wait for its SU count (--switches=N@time)
 
+--- The plugin's bounds (common/job_options.hpp): what the filters accept is what it accepts.
+M.MAX_STAGES = 1024
+M.MAX_NVL_GROUP = 4096
+
+--- `text` as a whole number from 1 to `max`, or nil: decimal digits only, as the plugin parses
+--- it. tonumber() would take "inf", "0x10", "1e3", " 4" and numbers past 2^53.
+function M.whole_number(text, max)
+    if type(text) ~= "string" or #text > 10 or not string.match(text, "^%d+$") then
+        return nil
+    end
+    local n = tonumber(text)
+    if n < 1 or n > max then return nil end
+    return n
+end
+
 local function fmt(...) return string.format(...) end
 
 M.MAX_HINTS_BYTES = 1048576
@@ -325,6 +340,14 @@ end
 --- "leaf"|"group"|"any", job.segment the job's --segment (the user's or cli_filter.lua's) or nil.
 function M.request(hints, job, kind)
     kind = kind or hints.topology
+    if job.nvl_group == nil and job.nvl_group_text ~= nil then
+        return nil, fmt("--nvl-group=%s: expected a whole number of nodes from 1 to %d",
+            tostring(job.nvl_group_text), M.MAX_NVL_GROUP)
+    end
+    if job.stages == nil and job.stages_text ~= nil then
+        return nil, fmt("--pipeline-stages=%s: expected a whole number of stages from 1 to %d",
+            tostring(job.stages_text), M.MAX_STAGES)
+    end
     if job.stages == nil and job.nvl_group ~= nil then
         job.stages = 1 -- NVLink groups without pipeline stages: one stage of every node
     end

@@ -140,6 +140,23 @@ local function show(t)
     return "{" .. table.concat(parts, ",") .. "}"
 end
 
+-- Numbers as strictly as the plugin: a job whose client check was bypassed (no cli_filter.lua,
+-- or the SPANK variable set by hand) reaches job_submit.lua with any text.
+for _, text in ipairs({ "inf", "nan", "0x10", "1e3", " 4", "4 ", "+4", "4.0", "4294967297",
+                        "-9223372036854775808", "1025", "0", "" }) do
+    local job = { stages = lib.whole_number(text, lib.MAX_STAGES), stages_text = text, nodes = 8 }
+    table.insert(cases, { "--pipeline-stages=" .. text .. " is refused", block, job,
+        "--pipeline-stages=" .. text .. ": expected a whole number of stages from 1 to 1024" })
+    local nvl_job = { nvl_group = lib.whole_number(text, lib.MAX_NVL_GROUP), nvl_group_text = text,
+                      nodes = 8 }
+    if text ~= "1025" then
+        table.insert(cases, { "--nvl-group=" .. text .. " is refused", nvl, nvl_job,
+            "--nvl-group=" .. text .. ": expected a whole number of nodes from 1 to 4096" })
+    end
+end
+table.insert(cases, { "--pipeline-stages=0004 reads as 4", block,
+    { stages = lib.whole_number("0004", lib.MAX_STAGES), stages_text = "0004", nodes = 8 }, {} })
+
 local passed, failed = 0, 0
 for _, c in ipairs(cases) do
     local name, hints, job, want = c[1], c[2], c[3], c[4]
