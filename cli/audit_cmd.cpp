@@ -44,6 +44,10 @@ void audit_options(CLI::App& cmd, ops::AuditRequest& a) {
     cmd.add_flag("--json", a.json, "JSON: topologies, jobs, their stages and checks");
     cmd.add_flag("--no-topology", a.no_topology, "leave slurmctld's topology out");
     cmd.add_flag("--no-jobs", a.no_jobs, "only slurmctld's topology");
+    cmd.add_option("--timeout", a.timeout_s,
+                   "seconds each Slurm command may take; none more runs after one times out")
+        ->capture_default_str()
+        ->check(CLI::Range(1.0, 3600.0));
 }
 
 void setup_audit(CLI::App& cmd, Runner& run) {

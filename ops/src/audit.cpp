@@ -416,7 +416,9 @@ std::string audit_metrics(const AuditReport& r) {
     return o.str();
 }
 
-AuditReport run_audit(const AuditRequest& a, Deps& deps) {
+namespace {
+
+AuditReport audit_all(const AuditRequest& a, Deps& deps) {
     AuditReport report;
     report.when = deps.clock.now();
     const auto stop = [&](int rc, std::string why) {
@@ -482,6 +484,16 @@ AuditReport run_audit(const AuditRequest& a, Deps& deps) {
                                    [](const TopologyAudit& t) { return !t.disagreements.empty(); });
     report.rc = wrong ? kExitMisplaced : kExitOk;
     return report;
+}
+
+}  // namespace
+
+AuditReport run_audit(const AuditRequest& a, Deps& deps) {
+    // Each Slurm command bounded, and none started once one went unanswered: with slurmctld
+    // stopped the audit (and a refresh round waiting for it) ends in one timeout.
+    slurm::BoundedClient client(deps.slurm, a.timeout_s);
+    Deps bounded{client, deps.clock, deps.root, deps.out, deps.err};
+    return audit_all(a, bounded);
 }
 
 }  // namespace switchyard::ops

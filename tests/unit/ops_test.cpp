@@ -351,3 +351,33 @@ TEST_CASE("ops: audit's text has no terminal escape, its metrics are valid UTF-8
     CHECK(metrics.find('\x1b') == std::string::npos);
     CHECK(metrics.find("topology=\"blk\\\\x1b[2J\\\\xff\"") != std::string::npos);
 }
+
+TEST_CASE("ops: audit ends at the first Slurm command slurmctld does not answer", "[ops][audit]") {
+    // slurmctld stopped: each command waits its whole timeout. The audit ran every one of
+    // them (58 s), and a refresh round waited as long.
+    Fixture f;
+    f.slurm.refuse("scontrol show topoconf", "no answer in time (is slurmctld up?)");
+    AuditRequest req;
+    req.map =
+        std::string(SWITCHYARD_SOURCE_DIR) + "/tests/golden/discover/dfp16/fabric.map.expected";
+    req.policy = "";
+    const auto r = run_audit(req, f.deps);
+    CHECK(r.rc == kExitProblem);
+    CHECK_THAT(r.error, Catch::Contains("no answer in time (is slurmctld up?)"));
+    CHECK(f.slurm.calls().size() == 1);  // nothing more was asked
+}
+
+TEST_CASE("slurm client: BoundedClient caps each call and stops after one timed out",
+          "[slurm-client]") {
+    slurm::FakeClient inner;
+    inner.answer("sinfo --version", "slurm 24.11.5\n");
+    inner.refuse("scontrol ping", "no answer in time (is slurmctld up?)");
+    slurm::BoundedClient client(inner, 2);
+    CHECK(client.run({slurm::Tool::Sinfo, {"--version"}, 30}).value() == "slurm 24.11.5\n");
+    CHECK_FALSE(client.run({slurm::Tool::Scontrol, {"ping"}, 30}));
+    const auto after = client.run({slurm::Tool::Sinfo, {"--version"}, 30});
+    REQUIRE_FALSE(after);
+    CHECK(after.error().message() ==
+          "sinfo --version: not run: scontrol ping got no answer in time (is slurmctld up?)");
+    CHECK(inner.calls().size() == 2);
+}

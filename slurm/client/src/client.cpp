@@ -34,9 +34,27 @@ std::string Call::command_line() const {
     return out;
 }
 
+namespace {
+constexpr std::string_view kNoAnswer = "no answer in time (is slurmctld up?)";
+}  // namespace
+
+Result<std::string> BoundedClient::run(const Call& call) {
+    if (!gave_up_.empty()) {
+        return fail(Error::io(call.command_line() + ": not run: " + gave_up_ +
+                              " got no answer in time (is slurmctld up?)"));
+    }
+    Call bounded = call;
+    bounded.timeout_s = std::min(call.timeout_s, per_call_s_);
+    auto r = inner_.run(bounded);
+    if (!r && r.error().message().ends_with(kNoAnswer)) {
+        gave_up_ = call.command_line();
+    }
+    return r;
+}
+
 std::string slurm_problem(const ProcessRun& r, std::string_view command) {
     if (r.timed_out) {
-        return "no answer in time (is slurmctld up?)";
+        return std::string(kNoAnswer);
     }
     if (r.exit_code == 127) {
         return "cannot run " + std::string(command) + " (install slurm-client, or put it on PATH)";

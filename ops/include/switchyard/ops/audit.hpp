@@ -24,6 +24,8 @@ struct AuditRequest {
     bool json = false;
     bool no_topology = false;
     bool no_jobs = false;
+    /// Seconds each Slurm command may take; after one goes unanswered, none more is run.
+    double timeout_s = 10;
 };
 
 /// One topology of slurmctld compared with the installed map.

@@ -69,6 +69,20 @@ private:
     std::map<Tool, std::optional<std::string>> paths_;
 };
 
+/// A client over another whose calls take at most `per_call_s` each, and which starts no call
+/// once one went unanswered in time: with slurmctld down, every later call would wait as long.
+/// For commands that make many calls (audit: a refresh round waits for it).
+class BoundedClient final : public Client {
+public:
+    BoundedClient(Client& inner, double per_call_s) : inner_(inner), per_call_s_(per_call_s) {}
+    [[nodiscard]] Result<std::string> run(const Call& call) override;
+
+private:
+    Client& inner_;
+    double per_call_s_;
+    std::string gave_up_;  ///< the call that timed out; "" while none did
+};
+
 /// A client that answers from a table, for the unit tests: each answer is keyed by the call's
 /// command line; a call with none is an error naming it. Every call is recorded.
 class FakeClient final : public Client {
