@@ -3,8 +3,11 @@
 // node's GPUs, and NVML's fabric queries read through the fake libnvidia-ml (both versions).
 #include "switchyard/node/nvlink.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <set>
 
 #include "catch.hpp"
 #include "fake_sysfs.hpp"
@@ -249,4 +252,59 @@ TEST_CASE("nvlink: domains under their SUs, in an order that keeps blocks in pla
         CHECK(m.domains.empty());
         CHECK(m.anomalies.empty());
     }
+}
+
+namespace {
+
+/// discover/nvl-dfp16's map (16 hosts, 2 per domain) with its domains taken away.
+FabricMap without_domains() {
+    std::ifstream in(std::string(SWITCHYARD_SOURCE_DIR) +
+                     "/tests/golden/discover/nvl-dfp16/fabric.map.expected");
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    auto m = read_fabric_map(text, "nvl-dfp16");
+    REQUIRE(m);
+    m->domains.clear();
+    for (auto& h : m->hosts) {
+        h.domain = kNoDomain;
+    }
+    return std::move(*m);
+}
+
+}  // namespace
+
+TEST_CASE("nvlink: a host's facts never make a map that cannot be read", "[nvlink][domains]") {
+    auto m = without_domains();
+    HostNvlinkMap facts;
+    SECTION("keys that differ only in dashes: named apart") {
+        // aaaa-bbbb.1 and aaaabbbb.1 both made nvl_aaaabbbb_1, in both forms: a map with two
+        // domains of one name, which fabric show, install and the plugin then refused.
+        facts["node001"] = facts["node002"] = in("11111111-0000-0000-0000-0000000000005.5");
+        facts["node003"] = facts["node004"] = in("111111110000000000000000000000005.5");
+        assign_nvlink_domains(m, facts, {});
+        REQUIRE(m.domains.size() == 2);
+        CHECK(m.domains[0].name != m.domains[1].name);
+        CHECK(m.domains[1].name == m.domains[0].name + "_2");
+    }
+    SECTION("a key that is no <UUID>.<clique>: an anomaly, no domain") {
+        facts["node001"] = in("x y\x1b.1");
+        facts["node002"] = in("11111111-0000-0000-0000-000000000000.5 evil");
+        facts["node003"] = facts["node004"] = in("11111111-0000-0000-0000-000000000000.5");
+        assign_nvlink_domains(m, facts, {});
+        REQUIRE(m.domains.size() == 1);
+        CHECK(m.hosts[0].domain == kNoDomain);
+        CHECK(m.hosts[1].domain == kNoDomain);
+        REQUIRE(m.anomalies.size() >= 2);
+        CHECK(std::count_if(m.anomalies.begin(), m.anomalies.end(),
+                            [](const Anomaly& a) { return a.kind == "nvl-bad-domain-key"; }) == 2);
+        const auto it = std::find_if(m.anomalies.begin(), m.anomalies.end(), [](const Anomaly& a) {
+            return a.detail.starts_with("node001:");
+        });
+        REQUIRE(it != m.anomalies.end());
+        CHECK(it->detail ==
+              "node001: domain key 'x y\\x1b.1' is not <cluster UUID>.<clique id>; the host is "
+              "in no NVLink domain");
+    }
+    const auto back = read_fabric_map(write_fabric_map(m, "test"), "back.map");
+    INFO((back ? std::string() : back.error().to_string()));
+    CHECK(back);
 }

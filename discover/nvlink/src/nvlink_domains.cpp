@@ -41,16 +41,39 @@ std::string hex_of(std::string_view key) {
     return hex;
 }
 
-/// Each key's name: short, unless two keys would share it.
+/// Whether `key` is what NVML gives: "<cluster UUID>.<clique id>", the UUID hex digits and
+/// dashes (at most 64), the clique a number. Anything else (a hand-made or damaged facts line)
+/// would make a name the map cannot read back.
+bool valid_domain_key(std::string_view key) {
+    const auto dot = key.rfind('.');
+    if (dot == std::string_view::npos || dot == 0 || dot > 64 || dot + 1 == key.size() ||
+        key.size() - dot - 1 > 10) {
+        return false;
+    }
+    const auto uuid = key.substr(0, dot);
+    const auto clique = key.substr(dot + 1);
+    return uuid.find_first_not_of("0123456789abcdefABCDEF-") == std::string_view::npos &&
+           uuid.find_first_not_of('-') != std::string_view::npos &&
+           clique.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+/// Each key's name: short, unless two keys would share it; then the long form, and when even
+/// that is shared (keys that differ only in their dashes or letter case) a "_2", "_3", ... in
+/// key order after the first. Names are never shared: a map with two alike cannot be read.
 std::map<std::string, std::string> name_domains(const std::set<std::string>& keys) {
     std::map<std::string, std::vector<std::string>> by_short;
     for (const auto& k : keys) {
         by_short[nvlink_domain_name(k)].push_back(k);
     }
     std::map<std::string, std::string> out;
+    std::map<std::string, unsigned> taken;
     for (const auto& [name, list] : by_short) {
         for (const auto& k : list) {
-            out[k] = list.size() == 1 ? name : nvlink_domain_name(k, true);
+            auto chosen = list.size() == 1 ? name : nvlink_domain_name(k, true);
+            if (const auto n = ++taken[chosen]; n > 1) {
+                chosen += "_" + std::to_string(n);
+            }
+            out[k] = chosen;
         }
     }
     return out;
@@ -88,6 +111,13 @@ void assign_nvlink_domains(FabricMap& map,
         const auto& f = it->second;
         if (!f.multi_node) {
             not_in_domain.push_back(name);
+            continue;
+        }
+        if (!f.domain.empty() && !valid_domain_key(f.domain)) {
+            map.anomalies.push_back(
+                {"nvl-bad-domain-key", name + ": domain key '" + printable(f.domain.substr(0, 80)) +
+                                           "' is not <cluster UUID>.<clique id>; the host is in "
+                                           "no NVLink domain"});
             continue;
         }
         if (f.domain.empty()) {
