@@ -39,6 +39,10 @@ NvlinkView read_nvlink_view(const NodeRequest& a) {
         v.note = v.facts.state == node::NvmlFacts::State::Unavailable
                      ? "NVML not available (" + v.facts.why + ")"
                      : "NVML: " + v.facts.why;
+        // Not known is not healthy: a tray whose driver hangs or is missing cannot show its
+        // fabric clean. discover keeps it in its rack's domain (from --previous-map), degraded.
+        v.node.healthy = false;
+        v.node.problems = {v.note};
         return v;
     }
     v.node = node::node_nvlink(v.facts.gpus);

@@ -246,6 +246,28 @@ TEST_CASE("nvlink: domains under their SUs, in an order that keeps blocks in pla
         CHECK(m.domains[0].name == "nvl_11111111000000000000000000000000_5");
         CHECK(m.domains[2].name == "nvl_1111111100000000000000000000ffff_5");
     }
+    SECTION("a tray whose NVML hangs keeps its rack's slot, degraded, and says why") {
+        auto hung = all;
+        hung["a01"] = HostNvlinkFacts{false, "", false, {"NVML: did not answer within 5 s"}};
+        auto second = two_sus();
+        assign_nvlink_domains(second, hung, {2, &first});
+        CHECK(names(second) == std::vector<std::string>{"nvl_11111111_5:ok",
+                                                        "nvl_22222222_5:degraded",
+                                                        "nvl_00000004_5:ok", "nvl_33333333_5:ok"});
+        CHECK(second.hosts[0].domain == 1);
+        REQUIRE(second.anomalies.size() == 1);
+        CHECK(second.anomalies[0].kind == "nvl-host-unknown");
+        CHECK(second.anomalies[0].detail ==
+              "a01: NVML: did not answer within 5 s; kept in domain nvl_22222222_5 (previous "
+              "map), degraded");
+        // Without a previous map: in no domain, and said.
+        auto alone = two_sus();
+        assign_nvlink_domains(alone, hung, {});
+        CHECK(alone.hosts[0].domain == kNoDomain);
+        REQUIRE(alone.anomalies.size() == 1);
+        CHECK(alone.anomalies[0].detail ==
+              "a01: NVML: did not answer within 5 s; the host is in no NVLink domain");
+    }
     SECTION("no host in a multi-node fabric: the map is left as it was") {
         auto m = two_sus();
         assign_nvlink_domains(m, {{"a01", HostNvlinkFacts{}}}, {2, nullptr});

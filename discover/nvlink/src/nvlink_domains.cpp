@@ -109,6 +109,26 @@ void assign_nvlink_domains(FabricMap& map,
             continue;
         }
         const auto& f = it->second;
+        if (!f.multi_node && !f.healthy) {
+            // NVML did not answer (no driver, a hung GPU): the host's domain is not known now.
+            // It keeps the previous map's (its rack's slot), degraded; else it is in none.
+            const auto* before =
+                options.previous != nullptr ? options.previous->find_host(name) : nullptr;
+            const bool kept = before != nullptr && before->domain != kNoDomain;
+            map.anomalies.push_back(
+                {"nvl-host-unknown",
+                 name + ": " +
+                     (f.problems.empty() ? "NVML gave no fabric" : join(f.problems, "; ")) +
+                     (kept ? "; kept in domain " + options.previous->domains[before->domain].name +
+                                 " (previous map), degraded"
+                           : "; the host is in no NVLink domain")});
+            if (kept) {
+                const auto& key = options.previous->domains[before->domain].key;
+                hosts_of[key].push_back(h);
+                degraded[key] = true;
+            }
+            continue;
+        }
         if (!f.multi_node) {
             not_in_domain.push_back(name);
             continue;
