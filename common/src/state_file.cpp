@@ -3,6 +3,7 @@
 #include "switchyard/common/state_file.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -142,6 +143,14 @@ Result<int> open_owned_lock(const std::string& path) {
         struct stat st {};
         if (f.fd >= 0 && fstat(f.fd, &st) == 0 && untrusted(st, geteuid()).empty()) {
             return f.release();
+        }
+        // A lock file not ours to trust that a running process holds: replacing it would let
+        // this one and that one both "hold the lock" (on two files). Refuse; once it is let go,
+        // it is replaced.
+        if (f.fd >= 0 && flock(f.fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+            return fail(Error::io(path + " is " + untrusted(st, geteuid()) +
+                                  ", and a running process holds it: not replaced while it is "
+                                  "held; try again when that process has ended"));
         }
         // A link, FIFO, directory or someone else's file in its place: replace it once.
         if (attempt == 0) {

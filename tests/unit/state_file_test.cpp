@@ -4,6 +4,7 @@
 #include "switchyard/common/state_file.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -94,6 +95,34 @@ TEST_CASE("state file: planted files are not trusted, and say why", "[state-file
     struct stat st {};
     CHECK(fstat(*fd, &st) == 0);
     CHECK(S_ISREG(st.st_mode));
+    close(*fd);
+}
+
+TEST_CASE("state file: a lock file not to be trusted that a process holds is not replaced",
+          "[state-file]") {
+    // Replacing it would give this caller a lock on a new file while the other process still
+    // holds the old one: two installs (or two breakers) at once.
+    Dir d;
+    const auto path = d.at("install.lock");
+    const int held = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    REQUIRE(held >= 0);
+    fchmod(held, 0666);  // writable by others: not trusted
+    REQUIRE(flock(held, LOCK_EX) == 0);
+    auto r = open_owned_lock(path);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message() ==
+          path +
+              " is writable by others (mode 0666), and a running process holds it: not "
+              "replaced while it is held; try again when that process has ended");
+    struct stat st {};
+    REQUIRE(stat(path.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0666);  // left as it was
+    // Let go, it is replaced by a private file.
+    close(held);
+    auto fd = open_owned_lock(path);
+    REQUIRE(fd);
+    REQUIRE(fstat(*fd, &st) == 0);
+    CHECK((st.st_mode & 0777) == 0600);
     close(*fd);
 }
 
