@@ -36,13 +36,40 @@ std::set<std::string> anomalies_of(const FabricMap& m) {
     return out;
 }
 
+/// At most this many examples of one anomaly kind, and this many cable lines, for people.
+constexpr std::size_t kExamples = 3;
+constexpr std::size_t kCableLines = 20;
+
+/// Switch, SU or group names for people: a count and the names compressed as a hostlist
+/// ("g1-leaf[1-4],g2-leaf[1-4]"); the full list is the --json output's.
 void list(std::string& out, const char* what, const std::vector<std::string>& items) {
     if (items.empty()) {
         return;
     }
+    out += std::string(what) + ": " + std::to_string(items.size()) + "\n  " +
+           compress_hostlist(items) + "\n";
+}
+
+/// Anomalies ("<kind>: <detail>") for people: per kind its count and the first few.
+void list_anomalies(std::string& out, const char* what, const std::vector<std::string>& items) {
+    if (items.empty()) {
+        return;
+    }
     out += std::string(what) + ": " + std::to_string(items.size()) + "\n";
-    for (const auto& i : items) {
-        out += "  " + i + "\n";
+    std::map<std::string, std::vector<std::string>> by_kind;
+    for (const auto& a : items) {
+        const auto colon = a.find(": ");
+        by_kind[a.substr(0, colon)].push_back(colon == std::string::npos ? a : a.substr(colon + 2));
+    }
+    for (const auto& [kind, details] : by_kind) {
+        out += "  " + kind + ": " + std::to_string(details.size()) + "\n";
+        for (std::size_t i = 0; i < details.size() && i < kExamples; ++i) {
+            out += "    " + details[i] + "\n";
+        }
+        if (details.size() > kExamples) {
+            out += "    ... " + std::to_string(details.size() - kExamples) +
+                   " more (--json lists every one)\n";
+        }
     }
 }
 
@@ -167,15 +194,20 @@ std::string format_diff(const MapDiff& d) {
     list(out, "groups removed", d.groups_removed);
     if (!d.cables.empty()) {
         out += "cables: " + std::to_string(d.cables.size()) + " counts changed\n";
-        for (const auto& c : d.cables) {
+        for (std::size_t i = 0; i < d.cables.size() && i < kCableLines; ++i) {
+            const auto& c = d.cables[i];
             out += "  " + c.where + ": " + std::to_string(c.before) + " -> " +
                    std::to_string(c.after) + (c.after < c.before ? " (lost " : " (gained ") +
                    std::to_string(c.after < c.before ? c.before - c.after : c.after - c.before) +
                    ")\n";
         }
+        if (d.cables.size() > kCableLines) {
+            out += "  ... " + std::to_string(d.cables.size() - kCableLines) +
+                   " more (--json lists every one)\n";
+        }
     }
-    list(out, "anomalies new", d.anomalies_new);
-    list(out, "anomalies resolved", d.anomalies_resolved);
+    list_anomalies(out, "anomalies new", d.anomalies_new);
+    list_anomalies(out, "anomalies resolved", d.anomalies_resolved);
     return out;
 }
 

@@ -86,6 +86,43 @@ TEST_CASE("map diff: many hosts are one hostlist line for people, every name in 
     CHECK(std::count(text.begin(), text.end(), '\n') < 10);
 }
 
+TEST_CASE("map diff: a capture that lost most of the fabric fits a screen", "[map-diff]") {
+    // 1,024 hosts in 64 SUs; the capture keeps 278 hosts (18 SUs) and 860 dangling links.
+    std::vector<std::pair<std::string, std::uint32_t>> sus, before_hosts, after_hosts, kept_sus;
+    for (std::uint32_t s = 1; s <= 64; ++s) {
+        char name[16];
+        std::snprintf(name, sizeof name, "su%02u", s);
+        sus.emplace_back(name, s <= 32 ? 0U : 1U);
+        if (s > 46) {
+            kept_sus.emplace_back(name, s <= 32 ? 0U : 1U);
+        }
+    }
+    for (int i = 1; i <= 1024; ++i) {
+        char name[8];
+        std::snprintf(name, sizeof name, "cn%04d", i);
+        const auto su = static_cast<std::uint32_t>((i - 1) / 16);
+        before_hosts.emplace_back(name, su);
+        if (i > 746) {
+            after_hosts.emplace_back(name, su >= 46 ? su - 46 : 0);
+        }
+    }
+    auto after = small_map(kept_sus, after_hosts, "x");
+    for (int i = 0; i < 860; ++i) {
+        after.anomalies.push_back({"dangling-link", "switch sw" + std::to_string(i) + " port 1"});
+    }
+    const auto d = compare_maps(small_map(sus, before_hosts, "x"), after);
+    CHECK(d.sus_removed.size() == 46);
+    CHECK(d.anomalies_new.size() == 860);  // every one in the diff (--json)
+    const auto text = format_diff(d);
+    INFO(text);
+    CHECK(std::count(text.begin(), text.end(), '\n') <= 60);
+    CHECK_THAT(text, Catch::Contains("SUs removed: 46\n  su[01-46]\n"));
+    CHECK_THAT(text,
+               Catch::Contains("anomalies new: 860\n  dangling-link: 860\n    switch sw0 port "
+                               "1\n"));
+    CHECK_THAT(text, Catch::Contains("    ... 857 more (--json lists every one)\n"));
+}
+
 TEST_CASE("install guard: a capture that lost hosts, an SU, a group or changed kind",
           "[install-guard]") {
     // Two groups of two SUs, 20 hosts: g1 = SUs a (n01-n05), b (n06-n10); g2 = c, d.

@@ -38,7 +38,9 @@ struct MapDiff {
 /// carry them (version 4).
 [[nodiscard]] MapDiff compare_maps(const FabricMap& before, const FabricMap& after);
 
-/// The diff for people: one line per change, grouped, with counts; "no change" when none.
+/// The diff for people, grouped, with counts; "no change" when none. Hosts, switches, SUs
+/// and groups as hostlists; anomalies per kind (a count, the first three); at most 20 cable
+/// lines. The MapDiff (--json) keeps every name.
 [[nodiscard]] std::string format_diff(const MapDiff& d);
 
 }  // namespace switchyard::fabric
