@@ -88,8 +88,9 @@ void list_hosts(std::string& out, const char* what, const std::vector<std::strin
 bool MapDiff::changed() const {
     return kind_before != kind_after || !hosts_added.empty() || !hosts_removed.empty() ||
            !hosts_moved.empty() || !sus_added.empty() || !sus_removed.empty() ||
-           !groups_added.empty() || !groups_removed.empty() || !cables.empty() ||
-           !anomalies_new.empty() || !anomalies_resolved.empty();
+           !groups_added.empty() || !groups_removed.empty() || !domains_added.empty() ||
+           !domains_removed.empty() || !cables.empty() || !anomalies_new.empty() ||
+           !anomalies_resolved.empty();
 }
 
 MapDiff compare_maps(const FabricMap& before, const FabricMap& after) {
@@ -118,6 +119,8 @@ MapDiff compare_maps(const FabricMap& before, const FabricMap& after) {
     d.sus_removed = missing_from(names_of(before.sus), names_of(after.sus));
     d.groups_added = missing_from(names_of(after.groups), names_of(before.groups));
     d.groups_removed = missing_from(names_of(before.groups), names_of(after.groups));
+    d.domains_added = missing_from(names_of(after.domains), names_of(before.domains));
+    d.domains_removed = missing_from(names_of(before.domains), names_of(after.domains));
     if (before.link_counts && after.link_counts) {
         std::map<std::string, std::uint32_t> uplinks;
         for (const auto& s : before.switches) {
@@ -192,6 +195,8 @@ std::string format_diff(const MapDiff& d) {
     list(out, "SUs removed", d.sus_removed);
     list(out, "groups added", d.groups_added);
     list(out, "groups removed", d.groups_removed);
+    list(out, "NVLink domains added", d.domains_added);
+    list(out, "NVLink domains removed (their blocks)", d.domains_removed);
     if (!d.cables.empty()) {
         out += "cables: " + std::to_string(d.cables.size()) + " counts changed\n";
         for (std::size_t i = 0; i < d.cables.size() && i < kCableLines; ++i) {

@@ -158,6 +158,47 @@ void unit_refusals(const UnitChanges& c,
     }
 }
 
+/// The NVLink level: a capture made without the nodes' facts (no --node-facts, the refresh
+/// script's default, an empty or half-gathered file) puts hosts the installed map has in
+/// domains in none, and their blocks would go.
+void nvlink_refusals(const FabricMap& installed,
+                     const FabricMap& next,
+                     const std::unordered_map<std::string, std::uint32_t>& next_index,
+                     const InstallLimits& limits,
+                     std::vector<std::string>& out) {
+    if (installed.domains.empty()) {
+        return;
+    }
+    std::size_t in_domains = 0;
+    std::vector<std::string> out_of_domain;
+    for (const auto& h : installed.hosts) {
+        if (h.domain == fabric::kNoDomain) {
+            continue;
+        }
+        ++in_domains;
+        const auto at = next_index.find(h.name);
+        if (at != next_index.end() && next.hosts[at->second].domain == fabric::kNoDomain) {
+            out_of_domain.push_back(h.name);
+        }
+    }
+    if (next.domains.empty()) {
+        out.push_back("the installed map has " + std::to_string(installed.domains.size()) +
+                      " NVLink domains and the new capture none: discover run without "
+                      "--node-facts (or with an empty facts file)?");
+        return;
+    }
+    const double share = in_domains == 0 ? 0
+                                         : 100.0 * static_cast<double>(out_of_domain.size()) /
+                                               static_cast<double>(in_domains);
+    if (!out_of_domain.empty() && share > limits.max_hosts_lost_percent) {
+        out.push_back(std::to_string(out_of_domain.size()) + " of the " +
+                      std::to_string(in_domains) + " hosts in NVLink domains (" + percent(share) +
+                      ", more than " + percent(limits.max_hosts_lost_percent) +
+                      ") would be in none: facts of only some hosts? " +
+                      compress_hostlist(out_of_domain));
+    }
+}
+
 }  // namespace
 
 std::vector<std::string> install_refusals(const FabricMap& installed,
@@ -260,6 +301,7 @@ std::vector<std::string> install_refusals(const FabricMap& installed,
         out.push_back("the fabric kind would change from " + diff.kind_before + " to " +
                       diff.kind_after);
     }
+    nvlink_refusals(installed, next, next_index, limits, out);
     return out;
 }
 

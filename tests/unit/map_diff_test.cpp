@@ -283,3 +283,55 @@ TEST_CASE("install record: read back what it wrote, junk ignored", "[install-gua
     CHECK(junk.last_change == 7);
     CHECK(junk.last_result == "rolled-back");
 }
+
+namespace {
+
+/// discover/nvl-dfp16's map: 16 hosts, 8 NVLink domains of 2.
+FabricMap nvl_map() {
+    auto m = read_fabric_map_file(std::string(SWITCHYARD_SOURCE_DIR) +
+                                  "/tests/golden/discover/nvl-dfp16/fabric.map.expected");
+    REQUIRE(m);
+    return std::move(*m);
+}
+
+}  // namespace
+
+TEST_CASE("install guard: a capture without the nodes' facts is refused over NVLink domains",
+          "[install-guard][nvlink]") {
+    const auto installed = nvl_map();
+    REQUIRE(installed.domains.size() == 8);
+    const InstallLimits limits;
+    SECTION("no facts at all (the refresh script passes none): no domain") {
+        auto next = installed;
+        next.domains.clear();
+        for (auto& h : next.hosts) {
+            h.domain = kNoDomain;
+        }
+        const auto d = compare_maps(installed, next);
+        CHECK(d.domains_removed.size() == 8);
+        CHECK_THAT(format_diff(d), Catch::Contains("NVLink domains removed (their blocks): 8\n  "
+                                                   "nvl_a1b2c3d1_32766,nvl_a1b2c3d2_32766,"));
+        const auto r = install_refusals(installed, next, d, limits);
+        REQUIRE(r.size() == 1);
+        CHECK(r[0] ==
+              "the installed map has 8 NVLink domains and the new capture none: discover run "
+              "without --node-facts (or with an empty facts file)?");
+        CHECK(install_refusals(installed, installed, compare_maps(installed, installed), limits)
+                  .empty());
+    }
+    SECTION("facts of half the hosts: half would be in no domain") {
+        auto next = installed;
+        for (auto& h : next.hosts) {
+            if (h.name > "node008") {
+                h.domain = kNoDomain;
+            }
+        }
+        next.domains.resize(4);
+        const auto r = install_refusals(installed, next, compare_maps(installed, next), limits);
+        REQUIRE(r.size() == 1);
+        CHECK(r[0] ==
+              "8 of the 16 hosts in NVLink domains (50.0 %, more than 5.0 %) would be in none: "
+              "facts "
+              "of only some hosts? node[009-016]");
+    }
+}

@@ -330,3 +330,23 @@ TEST_CASE("nvlink: a host's facts never make a map that cannot be read", "[nvlin
     INFO((back ? std::string() : back.error().to_string()));
     CHECK(back);
 }
+
+TEST_CASE("nvlink: with the previous map, no host in a fabric still keeps the placeholders",
+          "[nvlink][domains]") {
+    auto before = without_domains();
+    HostNvlinkMap facts;
+    facts["node001"] = facts["node002"] = in("11111111-0000-0000-0000-000000000000.5");
+    facts["node003"] = facts["node004"] = in("22222222-0000-0000-0000-000000000000.5");
+    assign_nvlink_domains(before, facts, {});
+    REQUIRE(before.domains.size() == 2);
+    // Every tray's NVML down at once: no host reports a fabric.
+    HostNvlinkMap none;
+    for (const auto* h : {"node001", "node002", "node003", "node004"}) {
+        none[h] = HostNvlinkFacts{};
+    }
+    auto after = without_domains();
+    assign_nvlink_domains(after, none, {0, &before});
+    REQUIRE(after.domains.size() == 2);
+    CHECK(after.domains[0].state == DomainState::Missing);
+    CHECK(after.domains[1].state == DomainState::Missing);
+}

@@ -93,7 +93,9 @@ void assign_nvlink_domains(FabricMap& map,
                            const NvlinkDomainOptions& options) {
     const bool any =
         std::any_of(facts.begin(), facts.end(), [](const auto& f) { return f.second.multi_node; });
-    if (!any) {
+    // With no host in a fabric, the previous map's domains still keep their places (every
+    // tray's NVML down at once, or facts gathered wrong): placeholders, not a renumbering.
+    if (!any && (options.previous == nullptr || options.previous->domains.empty())) {
         return;
     }
     std::vector<std::string> no_facts;

@@ -20,6 +20,9 @@ struct MapDiff {
     };
     std::vector<Move> hosts_moved;  ///< hosts whose SU changed (their group may too)
     std::vector<std::string> sus_added, sus_removed, groups_added, groups_removed;
+    /// NVLink domains (their blocks) by name; a placeholder kept from the previous map counts
+    /// as present.
+    std::vector<std::string> domains_added, domains_removed;
     /// A cable count that changed: a switch's uplinks to the tier above, or a group's fewest
     /// global cables to another group (Dragonfly+) / cables to the core (3-level fat tree).
     struct Cables {
