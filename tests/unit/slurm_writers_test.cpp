@@ -136,3 +136,26 @@ TEST_CASE("slurm_writers: every node carries the runs that hold its group", "[sl
                Catch::Contains("  group_size_2 = 4,\n  groups_2 = { \"grp2_g1\", \"grp2_g3\" },\n"
                                "  group_size_4 = 8,\n  groups_4 = { \"grp4_g1\" },\n"));
 }
+
+TEST_CASE("slurm_writers: one NVLink domain per SU keeps the levels above it",
+          "[slurm_writers][nvlink]") {
+    // One NVL72 rack (18 trays) under each leaf, two SUs per group: the same fabric gives
+    // BlockSizes=18,36 without the facts, and gave only 18 with them.
+    auto m = shaped({{18, 18}, {18, 18}});
+    CHECK(layout_sizes(block_layout(m)) == std::vector<std::size_t>{18, 36});
+    for (std::uint32_t s = 0; s < m.sus.size(); ++s) {
+        MapDomain d;
+        d.name = "nvl_" + std::to_string(s);
+        d.key = std::to_string(s) + "0000000.1";
+        d.su = s;
+        for (const auto h : m.sus[s].hosts) {
+            m.hosts[h].domain = s;
+            d.members.push_back(m.hosts[h].name);
+        }
+        m.domains.push_back(d);
+    }
+    const auto l = block_layout(m);
+    CHECK(l.notes.empty());
+    CHECK(l.su == 0);  // the SU is the base block
+    CHECK(layout_sizes(l) == std::vector<std::size_t>{18, 36});
+}

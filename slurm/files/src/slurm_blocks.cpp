@@ -164,14 +164,19 @@ BlockLayout domain_block_layout(const FabricMap& map, BlockLayout sus) {
                             std::to_string(out.base) + " hosts (" + join(larger, ", ") +
                             "): Slurm plans every block as " + std::to_string(out.base) + " nodes");
     }
-    const auto su_why = uneven(domains_per_su, "NVLink domain", "SU");
+    // One domain per SU (one NVL72 rack under each leaf, the usual layout): the SU is the base
+    // block already, and the levels go on upward from it, as they do without the facts.
+    const bool one_per_su = std::all_of(domains_per_su.begin(), domains_per_su.end(),
+                                        [](std::size_t n) { return n == 1; });
+    const auto su_why = one_per_su ? std::string() : uneven(domains_per_su, "NVLink domain", "SU");
     if (!su_why.empty()) {
         out.notes.push_back(su_why +
                             ": Slurm aggregates 2^k consecutive blocks, aligned, so an aggregated "
                             "block would not be one SU; BlockSizes has the NVLink level only");
         return out;
     }
-    out.su = out.base * domains_per_su.front();
+    const auto su_size = out.base * domains_per_su.front();
+    out.su = one_per_su ? 0 : su_size;
     if (map.groups.size() < 2) {
         return out;
     }
@@ -186,7 +191,7 @@ BlockLayout domain_block_layout(const FabricMap& map, BlockLayout sus) {
                             "the NVLink and SU levels only");
         return out;
     }
-    out.group = out.su * sus_per_group.front();
+    out.group = su_size * sus_per_group.front();
     return out;
 }
 
