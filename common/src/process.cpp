@@ -22,16 +22,20 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-/// fork(), with the child in a PID namespace of its own where the kernel allows it (root, or
-/// CAP_SYS_ADMIN): the command is that namespace's init, and when it ends or is killed the
-/// kernel kills every process it left behind, a setsid() daemon that escaped its process group
-/// included. Elsewhere (an unprivileged user) a plain fork: the process group only. The raw
-/// clone skips glibc's fork handlers; the child calls only async-signal-safe functions before
-/// it execs.
-pid_t fork_contained() {
-    const long pid = syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
-    if (pid >= 0) {
-        return static_cast<pid_t>(pid);
+/// For a root-run command (`contain`: an absolute path, execve, nothing that allocates before
+/// the exec) fork() with the child in a PID namespace of its own where the kernel allows it
+/// (root, or CAP_SYS_ADMIN): the command is that namespace's init, and when it ends or is
+/// killed the kernel kills every process it left behind, a setsid() daemon that escaped its
+/// process group included. Elsewhere (an unprivileged user, or execvp's PATH search, which may
+/// allocate) a plain fork: the process group only. The raw clone skips glibc's fork handlers
+/// (malloc's locks among them), so the child calls only async-signal-safe functions.
+pid_t fork_contained(bool contain) {
+    if (contain) {
+        const long pid =
+            syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+        if (pid >= 0) {
+            return static_cast<pid_t>(pid);
+        }
     }
     return fork();  // EPERM without the capability, EINVAL in some containers
 }
@@ -74,7 +78,7 @@ ProcessRun run_process(const std::vector<std::string>& argv,
         args.push_back(const_cast<char*>(a.c_str()));
     }
     args.push_back(nullptr);
-    const pid_t pid = fork_contained();
+    const pid_t pid = fork_contained(env != nullptr);
     if (pid < 0) {
         r.error = std::string("fork: ") + std::strerror(errno);
         close(fds[0]);

@@ -118,7 +118,7 @@ std::string file_input_lines(const std::string& config,
             add(sc::stat_line, node::expand_node_path(pol.nccl.imex_channel, node_name).string());
         }
         if (const auto nvlink = policy::nvlink_state_path(pol, node_name); !nvlink.empty()) {
-            add(sc::stat_line, nvlink);  // so does it the prolog's nvlink state
+            add(sc::stat_line, nvlink);  // and the prolog's nvlink state, when it has domains
         }
     }
     if (node != nullptr) {
