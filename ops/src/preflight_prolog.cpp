@@ -315,6 +315,10 @@ PreflightReport gather(const PreflightRequest& a,
             std::ostringstream out;
             std::ostringstream err;
             print_preflight(report, format, out, err);
+            if (out.str().empty()) {  // a run that could not plan (its error is in the log)
+                report.notes.push_back("report " + name + " not written: " + printable(err.str()));
+                continue;
+            }
             if (auto why = write_report(pol.reports, name, out.str()); !why.empty()) {
                 report.notes.push_back("report: " + why);
             }
