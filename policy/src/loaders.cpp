@@ -116,27 +116,35 @@ std::optional<node::NodeTopology> cached_node(const std::string& path,
     return std::move(*node);
 }
 
-/// The node's static facts for the steps, when the cache directory exists and is ours alone.
-void write_cache(const std::string& path,
-                 const node::NodeTopology& node,
-                 std::uint64_t key,
-                 std::vector<std::string>* notes) {
+/// `text` at `path` (0644: steps read it with the user's ids) for the job's steps, when the
+/// cache directory exists and is ours alone, and only when it changed; `what` names it in notes.
+void write_for_steps(const std::string& path,
+                     const std::string& text,
+                     const std::string& what,
+                     std::vector<std::string>* notes) {
     const auto dir = parent_directory(path);
     struct stat st {};
     if (lstat(dir.c_str(), &st) != 0 && errno == ENOENT) {
         return;  // no cache on this node
     }
     if (auto d = check_owned_dir(dir, geteuid()); !d) {
-        add_note(notes, "node cache not written: " + d.error().message());
+        add_note(notes, what + " not written: " + d.error().message());
         return;
     }
-    const auto text = node::write_node_facts(node, key);
     if (auto old = read_owned_file(path); old && *old == text) {
         return;
     }
     if (auto w = replace_file(path, text, 0644); !w) {
-        add_note(notes, "node cache not written: " + w.error().message());
+        add_note(notes, what + " not written: " + w.error().message());
     }
+}
+
+/// The node's static facts for the steps.
+void write_cache(const std::string& path,
+                 const node::NodeTopology& node,
+                 std::uint64_t key,
+                 std::vector<std::string>* notes) {
+    write_for_steps(path, node::write_node_facts(node, key), "node cache", notes);
 }
 
 }  // namespace
@@ -221,15 +229,6 @@ void record_nvlink_state(const Policy& policy,
     if (path.empty() || check == checks.end()) {
         return;
     }
-    const auto dir = parent_directory(path);
-    struct stat st {};
-    if (lstat(dir.c_str(), &st) != 0 && errno == ENOENT) {
-        return;  // no cache on this node
-    }
-    if (auto d = check_owned_dir(dir, geteuid()); !d) {
-        add_note(notes, "NVLink state not written: " + d.error().message());
-        return;
-    }
     std::string text(kNvlinkHeader);
     if (check->status == health::HealthStatus::Pass) {
         text += "clean";
@@ -241,12 +240,7 @@ void record_nvlink_state(const Policy& policy,
         text += "unclean " + detail;
     }
     text += '\n';
-    if (auto old = read_owned_file(path); old && *old == text) {
-        return;
-    }
-    if (auto w = replace_file(path, text, 0644); !w) {
-        add_note(notes, "NVLink state not written: " + w.error().message());
-    }
+    write_for_steps(path, text, "NVLink state", notes);
 }
 
 std::optional<std::string> read_nvlink_state(const std::string& path) {
