@@ -242,7 +242,11 @@ inline std::string list_names(const std::vector<std::string>& names) {
 /// LldpFabric's state: systems, interned ports, cables.
 class LldpFabricBuilder {
 public:
-    explicit LldpFabricBuilder(const LldpOptions& opt) : opt_(opt) {}
+    explicit LldpFabricBuilder(const LldpOptions& opt) : opt_(opt) {
+        if (opt_.hosts != nullptr) {
+            hosts_.insert(opt_.hosts->begin(), opt_.hosts->end());
+        }
+    }
 
     void add(LldpFile&& file);
 
@@ -252,6 +256,8 @@ private:
     LldpOptions opt_;
     FabricGraph g_;
     std::vector<std::string> sources_;
+    std::vector<std::uint32_t> file_system_;    ///< the system each file was read as (or none)
+    std::set<std::string, std::less<>> hosts_;  ///< --expect-hosts
     std::vector<std::pair<std::uint32_t, LldpFile>> pending_;  ///< files without their chassis
     /// A file that says which system it is from (its local chassis): kept until finish, where
     /// one file per system is chosen (resolve_claims).
@@ -354,13 +360,28 @@ private:
     /// Y's record (its port q → T's port p) are the two ends of one cable if X is T and Y is S.
     /// Each such pair is a vote; a file whose votes have one clear winner (a name no other file
     /// holds) is named, and the next round counts only votes that agree with the names given.
+    /// Precision first: a name is kept only when the named far ends' records confirm it and
+    /// none names another system there; else it is taken back, never given to that file again,
+    /// and the rounds run again.
     /// \return the name each file of `files` was given ("" for none), and the votes against it.
     struct Naming {
         std::string name;
-        std::uint32_t votes = 0;    ///< for the name
+        std::uint32_t votes = 0;    ///< for the name (or the refused one)
         std::uint32_t against = 0;  ///< for other names, counted in the last round
         std::string other;          ///< the name most of those were for
+        /// When no name is given: the last name its cables fit by port names, taken back
+        /// because the far ends' records did not confirm it or named another system.
+        std::string refused;
     };
+    /// A file left out because its far ends name two systems: `a` `na` times, `b` `nb`.
+    void unclear(Where where,
+                 const std::string& says,
+                 const std::string& a,
+                 std::uint32_t na,
+                 const std::string& b,
+                 std::uint32_t nb,
+                 const char* what);
+
     std::vector<Naming> name_by_mutual_cables(
         const std::vector<std::pair<std::uint32_t, LldpFile>>& files);
 
@@ -380,8 +401,17 @@ private:
 
     void put(End e, const Cable& c);
 
-    /// The views read so far made cables, in their order.
+    /// The views read so far made cables: the switches' views of their own ports first, then
+    /// the others, each in file order. Where two views disagree the first is kept, so a host's
+    /// file (users' tasks write them) never displaces what a switch records, whatever the
+    /// files' names.
     void put_views();
+
+    /// A view from a system that says it is a switch (bridge or router, not an expected host).
+    [[nodiscard]] bool switch_system(std::uint32_t s) const {
+        const auto& c = systems_[s].caps;
+        return c.caps_known && (c.bridge || c.router) && !named_host(systems_[s].name);
+    }
 
     void cable(End a, End b, std::uint64_t b_mac, std::uint32_t file, std::uint32_t line);
 
@@ -389,10 +419,7 @@ private:
     /// refused) dropped and the ends of extra_ merged in. Most often there is nothing to do.
     void settle_cables();
 
-    [[nodiscard]] bool named_host(const std::string& name) const {
-        return opt_.hosts != nullptr &&
-               std::find(opt_.hosts->begin(), opt_.hosts->end(), name) != opt_.hosts->end();
-    }
+    [[nodiscard]] bool named_host(const std::string& name) const { return hosts_.contains(name); }
 
     void decide_roles();
 

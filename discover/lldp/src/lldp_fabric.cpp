@@ -203,6 +203,8 @@ std::uint32_t LldpFabricBuilder::system(const std::string& name,
 void LldpFabricBuilder::read_cables(std::uint32_t self, std::uint32_t f, const LldpFile& file) {
     systems_[self].file = f;
     systems_[self].sees = !file.neighbors.empty();
+    file_system_.resize(sources_.size(), kNoSystem);
+    file_system_[f] = self;
     for (const auto& nb : file.neighbors) {
         const Where where{f, nb.line};
         const auto* name = name_of(nb.chassis, where);
@@ -286,7 +288,13 @@ void LldpFabricBuilder::put(End e, const Cable& c) {
 }
 
 void LldpFabricBuilder::put_views() {
-    views_.each([&](const View& v) { cable(v.a, v.b, v.b_mac, v.file, v.line); });
+    for (const bool switches : {true, false}) {
+        views_.each([&](const View& v) {
+            if (switch_system(system_of(v.a)) == switches) {
+                cable(v.a, v.b, v.b_mac, v.file, v.line);
+            }
+        });
+    }
     views_.clear();
 }
 
@@ -303,12 +311,16 @@ void LldpFabricBuilder::cable(
     if (at_a != nullptr || at_b != nullptr) {
         const auto& other = at_a != nullptr ? *at_a : *at_b;
         const auto mine = at_a != nullptr ? a : b;
+        const auto kept_by =
+            other.file < file_system_.size() ? file_system_[other.file] : kNoSystem;
+        const bool switch_kept =
+            kept_by != kNoSystem && switch_system(kept_by) && !switch_system(system_of(a));
         warn("lldp-port-mismatch", {sources_[file], line, 0},
              describe(a) + " sees " + describe(b) + ", but " + describe(mine) + " was seen with " +
                  describe(other.far) + " (" +
                  SourceLoc{sources_[other.file], other.line, 0}.to_string() +
-                 "): the two ends disagree (a stale neighbour or a moved cable); the first "
-                 "is kept");
+                 "): the two ends disagree (a stale neighbour or a moved cable); " +
+                 (switch_kept ? "the switch's view is kept" : "the first is kept"));
         return;
     }
     put(a, {b, b_mac, file, line});

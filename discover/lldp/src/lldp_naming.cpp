@@ -3,6 +3,7 @@
 // cables: through the named systems' views of their ports, or, when every file is plain, from
 // each other's records of the same cables.
 #include <unordered_map>
+#include <unordered_set>
 
 #include "lldp_builder.hpp"
 
@@ -71,28 +72,21 @@ void LldpFabricBuilder::name_pending() {
             const auto best =
                 std::max_element(seen_as.begin(), seen_as.end(),
                                  [](const auto& x, const auto& y) { return x.second < y.second; });
-            const bool tie = std::count_if(seen_as.begin(), seen_as.end(), [&](const auto& x) {
-                                 return x.second == best->second;
-                             }) > 1;
-            const auto s = tie ? kNoSystem : system(best->first, LldpChassis{}, {f, 0});
+            if (seen_as.size() > 1) {
+                // Precision first: a name the far ends do not all give is no name.
+                const auto second = std::max_element(
+                    seen_as.begin(), seen_as.end(), [&](const auto& x, const auto& y) {
+                        return std::pair(x.first != best->first, x.second) <
+                               std::pair(y.first != best->first, y.second);
+                    });
+                unclear({f, 0}, "the far ends' files see", best->first, best->second, second->first,
+                        second->second, "ports");
+                done[i] = true;
+                continue;
+            }
+            const auto s = system(best->first, LldpChassis{}, {f, 0});
             if (s == kNoSystem || systems_[s].file != kNoSystem) {
                 continue;  // reported with the files left at the end
-            }
-            if (seen_as.size() > 1) {
-                std::uint32_t against = 0;
-                std::string other;
-                for (const auto& [name, n] : seen_as) {
-                    if (name != best->first) {
-                        against += n;
-                        other = name;
-                    }
-                }
-                warn("lldp-name-disagrees", loc({f, 0}),
-                     "named '" + best->first + "' by " + std::to_string(best->second) +
-                         " of its ports (the far ends' files see it there), though the far ends "
-                         "of " +
-                         std::to_string(against) + " others see '" + other +
-                         "' (a moved cable, a stale neighbour, or a copied file)");
             }
             read_cables(s, f, file);
             put_views();  // the next pending file may be named through these cables
@@ -115,25 +109,45 @@ void LldpFabricBuilder::name_pending() {
     for (std::size_t k = 0; k < rest.size(); ++k) {
         const auto& [f, file] = rest[k];
         const auto& n = names[k];
+        if (n.name.empty() && !n.refused.empty() && n.against > 0) {
+            unclear({f, 0}, "the far ends' records name", n.other, n.against, n.refused, n.votes,
+                    "cables");
+            continue;
+        }
         const auto s = n.name.empty() ? kNoSystem : system(n.name, LldpChassis{}, {f, 0});
         if (s == kNoSystem || systems_[s].file != kNoSystem) {
             warn("lldp-unknown-system", loc({f, 0}),
-                 "the file does not say which system it is from (gather 'lldpcli -f json "
-                 "show chassis' with 'lldpctl -f json'), no named system's file sees its "
-                 "ports, and its cables do not match one other file's records of them "
-                 "unambiguously: left out");
+                 n.refused.empty()
+                     ? "the file does not say which system it is from (gather 'lldpcli -f json "
+                       "show chassis' with 'lldpctl -f json'), no named system's file sees its "
+                       "ports, and its cables do not match one other file's records of them "
+                       "unambiguously: left out"
+                     : "the file does not say which system it is from (gather 'lldpcli -f json "
+                       "show chassis' with 'lldpctl -f json'), and no record of its far ends "
+                       "names it: its cables fit '" +
+                           n.refused +
+                           "' by port names alone, which the far ends' records do not "
+                           "confirm: left out");
             continue;
         }
-        if (n.against > 0) {
-            warn("lldp-name-disagrees", loc({f, 0}),
-                 "named '" + n.name + "' by " + std::to_string(n.votes) +
-                     " of its cables (other files' records of them agree), though " +
-                     std::to_string(n.against) + " others fit '" + n.other +
-                     "' (a moved cable, a stale neighbour, or a copied file)");
-        }
         read_cables(s, f, file);
-        put_views();
     }
+    put_views();  // all at once: the switches' views first
+}
+
+void LldpFabricBuilder::unclear(Where where,
+                                const std::string& says,
+                                const std::string& a,
+                                std::uint32_t na,
+                                const std::string& b,
+                                std::uint32_t nb,
+                                const char* what) {
+    const bool swap = nb > na;
+    warn("lldp-name-disagrees", loc(where),
+         says + " '" + (swap ? b : a) + "' on " + std::to_string(swap ? nb : na) + " of its " +
+             what + " and '" + (swap ? a : b) + "' on " + std::to_string(swap ? na : nb) +
+             " (a moved cable, a stale neighbour, or a copied file): which system it is from is "
+             "not clear, left out");
 }
 
 std::vector<LldpFabricBuilder::Naming> LldpFabricBuilder::name_by_mutual_cables(
@@ -222,56 +236,94 @@ std::vector<LldpFabricBuilder::Naming> LldpFabricBuilder::name_by_mutual_cables(
             }
         }
     };
-    for (int round = 0; round < kMaxRounds; ++round) {
-        tally(false);
-        // Each file without a name takes its clear winner, if no other file wants it more.
-        std::unordered_map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> wanted;
-        for (std::uint32_t k = 0; k < files.size(); ++k) {
-            if (given[k] != kNone) {
-                continue;
-            }
-            const auto t = top_of(votes[k]);
-            if (t.name == kNone || t.tie || owner.contains(t.name)) {
-                continue;
-            }
-            const auto lead = t.count - top_of(votes[k], t.name).count;
-            const auto [it, fresh] = wanted.try_emplace(t.name, k, lead);
-            if (!fresh) {
-                if (lead > it->second.second) {
-                    it->second = {k, lead};
-                } else if (lead == it->second.second) {
-                    it->second = {kNone, lead};  // two files want it as much: neither, yet
+    std::unordered_set<std::uint64_t> banned;  // (file, name) taken back
+    std::vector<std::uint32_t> refused(files.size(), kNone);
+    // The rounds; then each name given is checked against the named far ends' records, and
+    // a name they do not confirm is taken back and the rounds run again.
+    for (int pass = 0, round = 0; pass < kMaxRounds && round < kMaxRounds; ++pass) {
+        for (; round < kMaxRounds; ++round) {
+            tally(false);
+            // Each file without a name takes its clear winner, if no other file wants it more.
+            std::unordered_map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> wanted;
+            for (std::uint32_t k = 0; k < files.size(); ++k) {
+                if (given[k] != kNone) {
+                    continue;
+                }
+                std::erase_if(votes[k],
+                              [&](const auto& v) { return banned.contains(key(k, v.first)); });
+                const auto t = top_of(votes[k]);
+                if (t.name == kNone || t.tie || owner.contains(t.name)) {
+                    continue;
+                }
+                const auto lead = t.count - top_of(votes[k], t.name).count;
+                const auto [it, fresh] = wanted.try_emplace(t.name, k, lead);
+                if (!fresh) {
+                    if (lead > it->second.second) {
+                        it->second = {k, lead};
+                    } else if (lead == it->second.second) {
+                        it->second = {kNone, lead};  // two files want it as much: neither, yet
+                    }
                 }
             }
-        }
-        bool named = false;
-        for (const auto& [name, who] : wanted) {
-            if (who.first != kNone) {
-                given[who.first] = name;
-                owner[name] = who.first;
-                named = true;
+            bool named = false;
+            for (const auto& [name, who] : wanted) {
+                if (who.first != kNone) {
+                    given[who.first] = name;
+                    owner[name] = who.first;
+                    named = true;
+                }
+            }
+            if (!named) {
+                break;
             }
         }
-        if (!named) {
+        tally(true);  // what the named files' records say of each other
+        std::vector<std::uint32_t> unconfirmed;
+        std::vector<std::uint32_t> disputed;
+        for (std::uint32_t k = 0; k < files.size(); ++k) {
+            if (given[k] == kNone) {
+                continue;
+            }
+            auto& n = out[k];
+            const auto it = votes[k].find(given[k]);
+            n.votes = it == votes[k].end() ? 0 : it->second;
+            n.against = 0;
+            n.other.clear();
+            for (const auto& [name, count] : votes[k]) {
+                if (name != given[k]) {
+                    n.against += count;
+                }
+            }
+            if (const auto other = top_of(votes[k], given[k]); other.name != kNone) {
+                n.other = *text[other.name];
+            }
+            if (n.votes == 0) {
+                unconfirmed.push_back(k);
+            } else if (n.against > 0) {
+                disputed.push_back(k);
+            }
+        }
+        // The names nothing confirms first: a wrong one makes its far ends' look disputed.
+        const bool last = pass + 1 == kMaxRounds || round == kMaxRounds;
+        if (last) {
+            unconfirmed.insert(unconfirmed.end(), disputed.begin(), disputed.end());
+        }
+        const auto& back = unconfirmed.empty() ? disputed : unconfirmed;
+        if (back.empty()) {
             break;
         }
+        for (const auto k : back) {
+            banned.insert(key(k, given[k]));
+            refused[k] = given[k];
+            owner.erase(given[k]);
+            given[k] = kNone;
+        }
     }
-    tally(true);  // what the named files' records say of each other
     for (std::uint32_t k = 0; k < files.size(); ++k) {
-        if (given[k] == kNone) {
-            continue;
-        }
-        auto& n = out[k];
-        n.name = *text[given[k]];
-        const auto it = votes[k].find(given[k]);
-        n.votes = it == votes[k].end() ? 0 : it->second;
-        for (const auto& [name, count] : votes[k]) {
-            if (name != given[k]) {
-                n.against += count;
-            }
-        }
-        if (const auto other = top_of(votes[k], given[k]); other.name != kNone) {
-            n.other = *text[other.name];
+        if (given[k] != kNone) {
+            out[k].name = *text[given[k]];
+        } else if (refused[k] != kNone) {
+            out[k].refused = *text[refused[k]];
         }
     }
     return out;
