@@ -146,7 +146,9 @@ Result<void> audit_jobs(slurm::Client& client,
     auto jobs = slurm::running_jobs(client, a.since.empty() ? a.jobs : std::string(), segment,
                                     report.problems);
     if (!jobs) {
-        return fail(jobs.error());
+        return fail(a.since.empty() && !a.jobs.empty()
+                        ? Error::io("job " + a.jobs + ": " + jobs.error().message())
+                        : jobs.error());
     }
     // Which topology each partition runs decides which requests mean something there.
     std::map<std::string, std::string> kind_of;
@@ -226,6 +228,7 @@ void audit_text(const AuditReport& r, std::ostream& out) {
         }
     }
     std::vector<std::string> broken;
+    std::vector<std::string> relaxed;
     unsigned pipeline[2] = {0, 0};  // running, ended
     unsigned one_su[2] = {0, 0};
     unsigned count[2] = {0, 0};
@@ -263,6 +266,8 @@ void audit_text(const AuditReport& r, std::ostream& out) {
         }
         if (j.broken()) {
             broken.push_back(j.id);
+        } else if (j.relaxed()) {
+            relaxed.push_back(j.id);
         }
     }
     for (const auto& p : r.problems) {
@@ -275,10 +280,17 @@ void audit_text(const AuditReport& r, std::ostream& out) {
             << " with pipeline stages, " << one_su[1] << " of them with every stage in one SU; ";
     }
     if (broken.empty()) {
-        out << "every request honoured\n";
+        out << "every request honoured" << (relaxed.empty() ? "" : " or relaxed as Slurm may")
+            << "\n";
     } else {
         out << broken.size() << " placed worse than their request promised: " << join(broken, " ")
             << "\n";
+    }
+    if (!relaxed.empty()) {
+        out << relaxed.size()
+            << " relaxed by Slurm as documented (a preference, or a switch count after its "
+               "--switches wait): "
+            << join(relaxed, " ") << "\n";
     }
 }
 
@@ -335,7 +347,8 @@ nlohmann::json to_json(const AuditReport& r) {
                                                {"stages_in_one_su", j.at_start->stages_in_one_su}}
                               : nlohmann::json(nullptr)},
              {"checks", checks},
-             {"not_honoured", j.broken()}});
+             {"not_honoured", j.broken()},
+             {"relaxed", j.relaxed()}});
     }
     out["left_out"] = r.problems;
     out["since"] = r.since ? nlohmann::json(*r.since) : nlohmann::json(nullptr);
@@ -389,11 +402,13 @@ std::string audit_metrics(const AuditReport& r) {
         gauge((pre + "request_not_honoured"),
               "1 for each request of such a job that was not honoured.");
         unsigned broken = 0;
+        unsigned relaxed = 0;
         for (const auto& j : r.jobs) {
             if (j.finished != ended) {
                 continue;
             }
             broken += j.broken() ? 1U : 0U;
+            relaxed += j.relaxed() ? 1U : 0U;
             for (const auto& c : j.checks) {
                 if (c.verdict == RequestCheck::Verdict::Broken) {
                     o << pre << "request_not_honoured{job=\"" << prometheus_label(j.id)
@@ -404,6 +419,10 @@ std::string audit_metrics(const AuditReport& r) {
         }
         gauge((pre + "jobs_not_honoured"), (which + " placed worse than their request promised."));
         o << pre << "jobs_not_honoured " << broken << "\n";
+        gauge((pre + "jobs_relaxed"),
+              (which + " whose requests Slurm relaxed as documented (a preference, a switch "
+                       "count after its wait), none broken."));
+        o << pre << "jobs_relaxed " << relaxed << "\n";
     }
     gauge("switchyard_audit_topology_disagreements",
           "Where slurmctld's topology and the installed fabric map disagree.");

@@ -44,12 +44,7 @@ std::optional<WhyReport> read_job(slurm::Client& client, WhyRequest& a) {
     std::vector<std::string> problems;
     auto jobs = slurm::job_request(client, a.job, a.timeout_s, problems);
     if (!jobs && jobs.error().code() == ErrorCode::Io) {
-        // The message starts with the whole command line, format and all: keep Slurm's words.
-        auto m = jobs.error().message();
-        const auto cmd = "squeue --noheader --jobs=" + a.job +
-                         " --Format=" + slurm::squeue_job_format(false) + ": ";
-        m = m.rfind(cmd, 0) == 0 ? m.substr(cmd.size()) : m;
-        return WhyReport{kExitProblem, "", "job " + a.job + ": squeue: " + m};
+        return WhyReport{kExitProblem, "", "job " + a.job + ": " + jobs.error().message()};
     }
     if (!jobs || jobs->empty()) {
         return WhyReport{kExitProblem, "",
@@ -145,7 +140,11 @@ WhyReport run_why(const WhyRequest& request, Deps& deps) {
     }
     std::string said = "switchyard: ";
     if (!a.job.empty()) {
-        said += "job " + a.job + " pends" + (a.reason.empty() ? "" : " (" + a.reason + ")");
+        // Right after submission squeue's reason is "None": the scheduler has not looked yet.
+        const bool unseen = a.reason.empty() || a.reason == "None";
+        said += "job " + a.job + " pends" +
+                (unseen ? " (not yet scheduled: slurmctld has not tried to place it)"
+                        : " (" + a.reason + ")");
     } else {
         said += "-N" + std::to_string(a.nodes) + " --pipeline-stages=" + std::to_string(a.stages);
     }

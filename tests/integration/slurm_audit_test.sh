@@ -102,6 +102,13 @@ case $case_name in
     fi
     audit --jobs "$good,$plain"
     expect_rc 0 "audit --jobs of the well placed jobs: all honoured"
+    # A job Slurm does not know: Slurm's words, not squeue's command line and its tabs.
+    audit --jobs 999999
+    expect_rc 1 "audit --jobs of a job Slurm does not know"
+    expect_contains "$err" "job 999999: squeue: " "and says squeue's answer"
+    if grep -qF -e "--Format" -e $'\t' <<<"$err"; then
+      fail_check "audit --jobs 999999: the command line is printed: $err"
+    fi
     scancel "$bad" "$good" "$plain"
     ;;
   topology)

@@ -151,6 +151,9 @@ case $case_name in
     run_capture "$sy" why --policy "$policy" "$job"
     expect_rc 0 "switchyard why $job"
     after=$(squeue -h -j "$job" -o %r)
+    # Right after submission the reason is None: why says the scheduler has not looked yet.
+    said_for() { [ "$1" = None ] && echo "not yet scheduled: slurmctld has not tried to place it" || echo "$1"; }
+    before=$(said_for "$before") after=$(said_for "$after")
     if grep -qF "job $job pends ($before)" <<<"$out" || grep -qF "job $job pends ($after)" <<<"$out"; then
       echo "ok: why: the job and its reason ($before)"
     else

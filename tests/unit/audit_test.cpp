@@ -130,6 +130,32 @@ TEST_CASE("audit: --switches broken before its wait, relaxed after it", "[audit]
           std::string::npos);
 }
 
+TEST_CASE("audit: a leaf scope Slurm relaxed after the switch wait is relaxed, not broken",
+          "[audit]") {
+    // The advice line tells a stage-scoped job on a tree to ask --switches with a wait; after
+    // the wait Slurm may spread it, as documented: counted apart, never as placed worse.
+    const auto map = four_sus();
+    const AuditContext ctx{&map, {}, {}, {}, nullptr, {}};
+    auto j = job("n[10-12,14,18-19,22-23]", 2, StageScope::Leaf);
+    j.topology = "tree";
+    j.switches = 1;
+    j.switch_wait_s = 60;
+    j.waited_s = 61;
+    auto a = audit_job(j, ctx);
+    CHECK(check(a, "--stage-scope=leaf").verdict == Verdict::Relaxed);
+    CHECK(check(a, "--stage-scope=leaf").detail.find("after its --switches wait ran out") !=
+          std::string::npos);
+    CHECK(check(a, "--switches=1").verdict == Verdict::Relaxed);
+    CHECK_FALSE(a.broken());
+    CHECK(a.relaxed());
+    // Before the wait ran out the same placement is broken.
+    j.waited_s = 5;
+    a = audit_job(j, ctx);
+    CHECK(check(a, "--stage-scope=leaf").verdict == Verdict::Broken);
+    CHECK(a.broken());
+    CHECK_FALSE(a.relaxed());
+}
+
 TEST_CASE("audit: constraints must hold, preferences may not", "[audit]") {
     const auto map = four_sus();
     AuditContext ctx{&map, {}, {}, {}, nullptr, {}};

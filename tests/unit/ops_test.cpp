@@ -21,6 +21,7 @@
 #include "switchyard/ops/steer.hpp"
 #include "switchyard/ops/why.hpp"
 #include "switchyard/slurm/client/client.hpp"
+#include "switchyard/slurm/client/slurm_jobs.hpp"
 
 using namespace switchyard;
 using namespace switchyard::ops;
@@ -330,6 +331,37 @@ TEST_CASE("ops: node's text report prints no terminal escape", "[ops][node]") {
     r.error = "cannot read \x1b[31mnode\n";
     print_node(NodeRequest{}, r, out, err);
     CHECK(err.str() == "switchyard node: cannot read \\x1b[31mnode\\x0a\n");
+}
+
+TEST_CASE("ops: why of a job just submitted, and of a job Slurm does not know", "[ops]") {
+    Fixture f;
+    WhyRequest req;
+    req.map = kMap;
+    req.topology = "tree";
+    req.job = "42";
+    const auto squeue = "squeue --noheader --jobs=42 --Format=" + slurm::squeue_job_format(false);
+    // Right after submission squeue's reason is None: the scheduler has not looked yet.
+    f.slurm.answer(squeue,
+                   "42\tPENDING\tgpu\t\t0\t0:00\t2026-12-05T15:20:41\t"
+                   "2027-12-05T15:20:41\t(null)\tNone\t(null)\n");
+    f.slurm.answer(
+        "squeue --noheader --jobs=42 --Format=" + std::string(slurm::kSqueueNodeCountFormat),
+        "42\t8\n");
+    f.slurm.answer("squeue --noheader --jobs=42 --Format=SegmentSize:", "0\n");
+    std::string idle;
+    for (int c = 1; c <= 18; ++c) {
+        idle += "a05-p1-dgx-01-c" + std::string(c < 10 ? "0" : "") + std::to_string(c) + "|idle\n";
+    }
+    f.slurm.answer("sinfo --noheader --Node --format=%N|%t --partition=gpu", idle);
+    auto r = run_why(req, f.deps);
+    CHECK(r.error.empty());
+    CHECK_THAT(r.said, Catch::StartsWith("switchyard: job 42 pends (not yet scheduled: slurmctld "
+                                         "has not tried to place it) in partition gpu: "));
+    // A job Slurm does not know: Slurm's words, not the command line with its tabs.
+    f.slurm.refuse(squeue, "slurm_load_jobs error: Invalid job id specified");
+    r = run_why(req, f.deps);
+    CHECK(r.rc == kExitProblem);
+    CHECK(r.error == "job 42: squeue: slurm_load_jobs error: Invalid job id specified");
 }
 
 TEST_CASE("ops: audit's text has no terminal escape, its metrics are valid UTF-8", "[ops][audit]") {

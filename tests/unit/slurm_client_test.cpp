@@ -188,6 +188,34 @@ TEST_CASE("client: the real one names a missing command, a hang and too much out
         const auto big = client.run({Tool::Sinfo, {"big"}, 30, std::size_t{1} << 20});
         REQUIRE_FALSE(big);
         CHECK(big.error().message() == "sinfo big: more than 1 MiB of output; not read");
+        // A format argument (tabs, a long value) is not written out in a message.
+        const auto fmt = client.run({Tool::Sinfo, {"--Format=JobID:\t,Prefer:"}});
+        REQUIRE_FALSE(fmt);
+        CHECK(fmt.error().message() == "sinfo --Format=…: sinfo: error: --Format=JobID:\t,Prefer:");
     }
     std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("client: squeue of jobs by id fails in Slurm's words, without the command line",
+          "[client]") {
+    FakeClient client;
+    const auto why = "slurm_load_jobs error: Invalid job id specified";
+    client.refuse("squeue --noheader --states=RUNNING --Format=" + squeue_job_format(false) +
+                      " --jobs=999999",
+                  why);
+    client.refuse("squeue --noheader --jobs=999999 --Format=" + squeue_job_format(false), why);
+    std::vector<std::string> problems;
+    const auto running = running_jobs(client, "999999", false, problems);
+    REQUIRE_FALSE(running);
+    CHECK(running.error().message() == "squeue: slurm_load_jobs error: Invalid job id specified");
+    const auto one = job_request(client, "999999", 10, problems);
+    REQUIRE_FALSE(one);
+    CHECK(one.error().message() == "squeue: slurm_load_jobs error: Invalid job id specified");
+    // Every job: the command line is kept, shortened.
+    client.refuse("squeue --noheader --states=RUNNING --Format=" + squeue_job_format(false),
+                  "no answer in time (is slurmctld up?)");
+    const auto all = running_jobs(client, "", false, problems);
+    REQUIRE_FALSE(all);
+    CHECK(all.error().message() ==
+          "squeue --noheader --states=RUNNING --Format=…: no answer in time (is slurmctld up?)");
 }

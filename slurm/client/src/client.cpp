@@ -34,20 +34,38 @@ std::string Call::command_line() const {
     return out;
 }
 
+std::string Call::brief() const {
+    constexpr std::size_t kLongValue = 40;
+    std::string out(tool_name(tool));
+    for (const auto& a : args) {
+        const auto eq = a.find('=');
+        const bool format = a.find('\t') != std::string::npos ||
+                            (eq != std::string::npos && a.size() - eq - 1 > kLongValue);
+        out += " " + (format && eq != std::string::npos ? a.substr(0, eq + 1) + "…" : a);
+    }
+    return out;
+}
+
+std::string slurm_words(const Error& e, const Call& call) {
+    const auto& m = e.message();
+    const auto head = call.brief() + ": ";
+    return m.rfind(head, 0) == 0 ? m.substr(head.size()) : m;
+}
+
 namespace {
 constexpr std::string_view kNoAnswer = "no answer in time (is slurmctld up?)";
 }  // namespace
 
 Result<std::string> BoundedClient::run(const Call& call) {
     if (!gave_up_.empty()) {
-        return fail(Error::io(call.command_line() + ": not run: " + gave_up_ +
+        return fail(Error::io(call.brief() + ": not run: " + gave_up_ +
                               " got no answer in time (is slurmctld up?)"));
     }
     Call bounded = call;
     bounded.timeout_s = std::min(call.timeout_s, per_call_s_);
     auto r = inner_.run(bounded);
     if (!r && r.error().message().ends_with(kNoAnswer)) {
-        gave_up_ = call.command_line();
+        gave_up_ = call.brief();
     }
     return r;
 }
@@ -102,11 +120,11 @@ Result<std::string> RealClient::run(const Call& call) {
         r.exit_code = 127;
     }
     if (r.exit_code != 0) {
-        return fail(Error::io(call.command_line() + ": " + slurm_problem(r, name)));
+        return fail(Error::io(call.brief() + ": " + slurm_problem(r, name)));
     }
     if (r.truncated) {
-        return fail(Error::io(call.command_line() + ": more than " +
-                              std::to_string(call.max_bytes >> 20) + " MiB of output; not read"));
+        return fail(Error::io(call.brief() + ": more than " + std::to_string(call.max_bytes >> 20) +
+                              " MiB of output; not read"));
     }
     return std::move(r.output);
 }
@@ -116,8 +134,8 @@ void FakeClient::answer(const std::string& command_line, std::string output) {
 }
 
 void FakeClient::refuse(const std::string& command_line, std::string why) {
-    answers_.insert_or_assign(command_line,
-                              Result<std::string>(fail(Error::io(command_line + ": " + why))));
+    // The command line is put in front when it is called, as the real client does (brief).
+    answers_.insert_or_assign(command_line, Result<std::string>(fail(Error::io(std::move(why)))));
 }
 
 Result<std::string> FakeClient::run(const Call& call) {
@@ -126,6 +144,9 @@ Result<std::string> FakeClient::run(const Call& call) {
     const auto it = answers_.find(line);
     if (it == answers_.end()) {
         return fail(Error::io(line + ": the fake client has no answer for this call"));
+    }
+    if (!it->second) {
+        return fail(Error::io(call.brief() + ": " + it->second.error().message()));
     }
     return it->second;
 }

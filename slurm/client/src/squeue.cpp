@@ -33,7 +33,9 @@ Result<std::vector<SlurmJob>> running_jobs(Client& client,
     }
     auto text = client.run(call);
     if (!text) {
-        return fail(text.error());
+        // For jobs asked by id, Slurm's words ("Invalid job id specified") say it all.
+        return fail(ids.empty() ? text.error()
+                                : Error::io("squeue: " + slurm_words(text.error(), call)));
     }
     auto jobs = parse_squeue_jobs(*text, "squeue", segment_size, problems);
     if (!jobs) {
@@ -57,7 +59,7 @@ Result<std::vector<SlurmJob>> job_request(Client& client,
               timeout_s};
     auto text = client.run(call);
     if (!text) {
-        return fail(text.error());
+        return fail(Error::io("squeue: " + slurm_words(text.error(), call)));
     }
     auto jobs = parse_squeue_jobs(*text, "squeue", false, problems);
     if (!jobs || jobs->empty()) {

@@ -116,6 +116,9 @@ struct JobAudit {
     std::vector<RequestCheck> checks;
     /// Whether some request was broken: placed worse than it promised.
     [[nodiscard]] bool broken() const;
+    /// Whether, none broken, some request was relaxed as Slurm may (a preference, a switch
+    /// count or a leaf scope after the --switches wait).
+    [[nodiscard]] bool relaxed() const;
 };
 
 /// What the audit knows of the cluster besides the map.

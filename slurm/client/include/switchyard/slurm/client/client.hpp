@@ -36,7 +36,13 @@ struct Call {
 
     /// "squeue --noheader ...": how messages name the call.
     [[nodiscard]] std::string command_line() const;
+    /// The command line as a message shows it: a format argument (one holding a tab, or a
+    /// value over 40 characters) shown as `--Format=…`.
+    [[nodiscard]] std::string brief() const;
 };
+
+/// What a failed run of `call` said, without the command line in front: Slurm's own words.
+[[nodiscard]] std::string slurm_words(const Error& e, const Call& call);
 
 /// Why a run of `command` failed, in words an operator can act on.
 [[nodiscard]] std::string slurm_problem(const ProcessRun& r, std::string_view command);
