@@ -267,6 +267,19 @@ private:
                 "themselves";
             return {};
         }
+        // A rail field is the HCA name's index in the map's list: only where each rail has
+        // one name (a dump where some hosts call their HCAs HCA-1 and others mlx5_0 has more
+        // names than any SU has rails).
+        std::size_t most_rails = 0;
+        for (const auto& su : map_->sus) {
+            most_rails = std::max(most_rails, su.leaves.size());
+        }
+        if (map_->hcas.size() > most_rails) {
+            why = "; no rail fields: the fabric map names " + std::to_string(map_->hcas.size()) +
+                  " HCAs for at most " + std::to_string(most_rails) +
+                  " rails per SU (hosts name their HCAs differently)";
+            return {};
+        }
         std::set<std::string> mine;
         for (const auto& r : map_->rails_of(*host)) {
             mine.insert(map_->hcas[r.hca]);

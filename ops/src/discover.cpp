@@ -123,7 +123,10 @@ void print_summary(const Classification& c, const std::string& source, std::ostr
         tiers.push_back("unreachable: " + std::to_string(c.stats.switches_per_tier[0]));
     }
     out << "switches: " << (tiers.empty() ? "none" : join(tiers, ", "));
-    out << "\nrails: " << m.hcas.size() << " (";
+    // Rails come from which leaf of its SU each HCA reaches; the names may differ by host.
+    const bool by_names = c.stats.rails == 0 || c.stats.rails == m.hcas.size();
+    out << "\nrails: " << (by_names ? m.hcas.size() : c.stats.rails)
+        << (by_names ? " (" : ", from the leaves of each SU (HCA names: ");
     for (std::size_t i = 0; i < m.hcas.size(); ++i) {
         out << (i > 0 ? " " : "") << m.hcas[i];
     }

@@ -93,11 +93,17 @@ TEST_CASE("classify: rails come from cabling, not HCA names", "[classify]") {
     const auto m = classify(b.g, {}).map;
     const auto counts = anomaly_counts(m);
     CHECK(counts.count("missing-rail") == 0);
-    REQUIRE(counts.count("single-hca-host") == 1);
-    for (const auto& a : m.anomalies) {
+    // srv, not named like its peers, is an other CA; named like them, a compute host short of
+    // rails.
+    CHECK(m.find_host("srv") == nullptr);
+    CHECK(counts.at("other-ca-host") == 1);
+    b.link(b.ca("n4 HCA-2"), r1);
+    const auto one = classify(b.g, {}).map;
+    REQUIRE(anomaly_counts(one).count("single-hca-host") == 1);
+    for (const auto& a : one.anomalies) {
         if (a.kind == "single-hca-host") {
             CHECK(a.detail ==
-                  "srv in SU su1 has one HCA where its peers reach 2 rails (a storage "
+                  "n4 in SU su1 has one HCA where its peers reach 2 rails (a storage "
                   "or management server?)");
         }
     }
@@ -489,4 +495,73 @@ TEST_CASE("classify: Dragonfly+ groups from spine-to-spine global links", "[clas
     const auto islands = classify(cut.g, {}).map;
     CHECK(islands.kind == FabricKind::Islands);
     CHECK(anomaly_counts(islands).at("disconnected") == 1);
+}
+
+TEST_CASE("classify: a UFM host among compute hosts is an other CA, an empty leaf stays a leaf",
+          "[classify]") {
+    // Four rail leaves under two spines: three compute hosts on every rail, a UFM server on two
+    // of them, and a fifth leaf with no host (an empty rack) cabled to both spines.
+    Builder b;
+    auto s1 = b.sw("spine1");
+    auto s2 = b.sw("spine2");
+    std::vector<NodeIndex> rails;
+    for (std::size_t r = 0; r < 4; ++r) {
+        rails.push_back(b.sw("su1-rail" + std::to_string(r)));
+        b.link(rails.back(), s1);
+        b.link(rails.back(), s2);
+    }
+    auto empty = b.sw("su2-rail0");
+    b.link(empty, s1);
+    b.link(empty, s2);
+    for (const auto* h : {"dgx01", "dgx02", "dgx03"}) {
+        for (std::size_t r = 0; r < 4; ++r) {
+            b.link(b.ca(std::string(h) + " mlx5_" + std::to_string(r)), rails[r]);
+        }
+    }
+    b.link(b.ca("ufm-02 mlx5_0"), rails[2]);
+    b.link(b.ca("ufm-02 mlx5_1"), rails[3]);
+    const auto c = classify(b.g, {});
+    const auto& m = c.map;
+    CHECK(m.find_host("ufm-02") == nullptr);
+    CHECK(m.hosts.size() == 3);
+    CHECK(c.stats.excluded_hcas == 2);
+    CHECK(c.stats.rails == 4);
+    const auto counts = anomaly_counts(m);
+    CHECK(counts.count("missing-rail") == 0);
+    CHECK(counts.at("other-ca-host") == 1);
+    CHECK(counts.at("empty-leaf") == 1);
+    for (const auto& a : m.anomalies) {
+        if (a.kind == "other-ca-host") {
+            CHECK(a.detail ==
+                  "ufm-02 reaches 2 leaf switch(es) where the hosts beside it reach 4, and is not "
+                  "named like them ('dgx...'): a UFM, subnet manager or storage host, left out "
+                  "as an other CA");
+        }
+        if (a.kind == "empty-leaf") {
+            CHECK_THAT(a.detail, Catch::StartsWith("'su2-rail0' serves no host"));
+        }
+    }
+    // The empty leaf keeps tier 1, in no SU; the fabric is still two tiers.
+    CHECK(m.tiers == 2);
+    for (const auto& sw : m.switches) {
+        if (sw.name == "su2-rail0") {
+            CHECK(sw.tier == 1);
+        }
+    }
+    REQUIRE(m.sus.size() == 1);
+    CHECK(m.sus[0].leaves.size() == 4);
+    // The map reads back.
+    CHECK(read_fabric_map(write_fabric_map(m, "test"), "test"));
+    // Named by --expect-hosts, the UFM host stays (short of rails: missing-rail).
+    const std::vector<std::string> expected = {"dgx01", "dgx02", "dgx03", "ufm-02"};
+    ClassifyOptions opt;
+    opt.expected_hosts = &expected;
+    const auto kept = classify(b.g, opt);
+    CHECK(kept.map.find_host("ufm-02") != nullptr);
+    CHECK(anomaly_counts(kept.map).at("missing-rail") == 1);
+    // A compute host short of rails keeps its place: named like its peers.
+    Builder b2 = b;
+    b2.link(b2.ca("dgx04 mlx5_0"), rails[0]);
+    const auto short_of = classify(b2.g, {}).map;
+    CHECK(short_of.find_host("dgx04") != nullptr);
 }

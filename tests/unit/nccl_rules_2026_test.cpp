@@ -120,6 +120,18 @@ TEST_CASE("nccl_rules_2026: R1 rail fields on rail-optimized SUs", "[nccl_rules]
         CHECK(value(decide_node_env(p, typed("MT4129"), &m, j, {}, {}), "NCCL_IB_HCA") ==
               "=mlx5_0:1,mlx5_1:1");
     }
+    SECTION("no rail fields where hosts name their HCAs differently (HCA-1 here, mlx5_0 there)") {
+        auto mixed = m;
+        mixed.hcas.insert(mixed.hcas.begin(), {"HCA-1", "HCA-2"});  // sorted before mlx5_*
+        for (auto& r : mixed.rails) {
+            r.hca += 2;
+        }
+        const auto d = decide_node_env(p, typed("MT4129"), &mixed, j, {}, {});
+        CHECK(value(d, "NCCL_IB_HCA") == "=mlx5_0:1,mlx5_1:1");
+        CHECK(
+            why(d, "NCCL_IB_HCA").find("the fabric map names 4 HCAs for at most 2 rails per SU") !=
+            std::string::npos);
+    }
 }
 
 TEST_CASE("nccl_rules_2026: R17 MNNVL off on a node whose NVLink check did not pass",

@@ -188,6 +188,15 @@ private:
     /// (storage, UFM, login servers; a core switch's hosts; a spine cable of a host that also
     /// reaches leaves) is left out. Each is reported (host-on-spine), naming the host and spine.
     void settle_spine_hosts(HostTable& hosts);
+
+    /// A host that reaches at most half the leaves the hosts beside it reach, and is not named
+    /// like them (or, with --expect-hosts, not named there): a UFM, subnet manager or storage
+    /// host among compute hosts. Left out as an other CA, each reported (other-ca-host).
+    void settle_management_hosts(HostTable& hosts);
+
+    /// A switch the tiers put above the spines that is cabled only to spines some leaf uses,
+    /// and serves no host: an empty rack's leaf. Kept at tier 1, reported (empty-leaf).
+    void settle_empty_leaves();
     std::set<NodeIndex> spine_sus_;  ///< spines whose compute hosts form an SU
 
     /// A switch's name for messages before the switches are named: its description's name part.

@@ -23,6 +23,7 @@ namespace detail {
 
 void Classifier::run() {
     auto hosts = find_hosts();
+    settle_management_hosts(hosts);
     find_spines_with_hosts(hosts);
     compute_tiers(hosts);
     settle_spine_hosts(hosts);
@@ -63,6 +64,52 @@ void Classifier::compute_tiers(const HostTable& hosts) {
                 queue.push_back(p.remote);
             }
         }
+    }
+    settle_empty_leaves();
+}
+
+void Classifier::settle_empty_leaves() {
+    const auto spines_of = [&](NodeIndex sw) {
+        std::vector<NodeIndex> out;
+        for (const auto& p : g_.nodes[sw].ports) {
+            if (p.remote != kNoNode && g_.nodes[p.remote].kind == NodeKind::Switch) {
+                out.push_back(p.remote);
+            }
+        }
+        std::sort(out.begin(), out.end());
+        out.erase(std::unique(out.begin(), out.end()), out.end());
+        return out;
+    };
+    std::vector<NodeIndex> empty;
+    for (NodeIndex n = 0; n < g_.nodes.size(); ++n) {
+        if (g_.nodes[n].kind != NodeKind::Switch || tier_[n] != 3) {
+            continue;
+        }
+        const auto up = spines_of(n);
+        if (up.empty() ||
+            std::any_of(up.begin(), up.end(), [&](NodeIndex s) { return tier_[s] != 2; })) {
+            continue;
+        }
+        // A leaf of the same spines: a core joins spines no one leaf reaches together.
+        bool leaf_like = false;
+        for (const auto& p : g_.nodes[up.front()].ports) {
+            if (leaf_like || p.remote == kNoNode || tier_[p.remote] != 1 ||
+                g_.nodes[p.remote].kind != NodeKind::Switch) {
+                continue;
+            }
+            const auto theirs = spines_of(p.remote);
+            leaf_like = std::includes(theirs.begin(), theirs.end(), up.begin(), up.end());
+        }
+        if (leaf_like) {
+            empty.push_back(n);
+        }
+    }
+    for (const auto n : empty) {
+        tier_[n] = 1;
+        anomaly("empty-leaf", "'" + switch_name(n) +
+                                  "' serves no host and is cabled only to spines the leaves "
+                                  "use (an empty rack, or its hosts down or not cabled): kept "
+                                  "as a leaf, in no SU");
     }
 }
 
@@ -161,9 +208,10 @@ void Classifier::build_hosts_and_sus(const HostTable& hosts) {
         map_.sus[h.su].hosts.push_back(hi);
     }
     for (std::uint32_t s = 0; s < map_.switches.size(); ++s) {
-        if (map_.switches[s].tier == 1 ||
-            (!spine_sus_.empty() && spine_sus_.count(leaf_node(s)) != 0)) {
-            map_.sus[su_of_root[leaves.find(s)]].leaves.push_back(s);
+        const auto su = su_of_root[leaves.find(s)];
+        if (su != kNone && (map_.switches[s].tier == 1 ||
+                            (!spine_sus_.empty() && spine_sus_.count(leaf_node(s)) != 0))) {
+            map_.sus[su].leaves.push_back(s);  // an empty leaf is in no SU
         }
     }
     name_sus(map_);
@@ -194,6 +242,7 @@ void Classifier::report_missing_rails() {
                 rails.push_back(leaf);
             }
         }
+        stats_.rails = std::max(stats_.rails, rails.size());
         if (rails.size() < 2) {
             continue;  // a single-rail SU: nothing to miss
         }

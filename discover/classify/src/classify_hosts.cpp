@@ -2,7 +2,10 @@
 // Classification, first step: the hosts (named by their CA descriptions or the GUID map), their
 // rails and the leaves they reach; spines that carry a few hosts are found and set apart.
 #include <array>
+#include <map>
+#include <set>
 #include <span>
+#include <unordered_map>
 
 #include "classifier.hpp"
 #include "switchyard/fabric/guid.hpp"
@@ -346,6 +349,95 @@ void Classifier::settle_spine_hosts(HostTable& hosts) {
         }
     }
     std::erase_if(hosts.hosts, [](const auto& h) { return h.second.empty(); });
+}
+
+void Classifier::settle_management_hosts(HostTable& hosts) {
+    // The leaves each host reaches, the hosts on each leaf, and on each leaf the host counts'
+    // most common value (the larger on a tie): what the hosts beside a host reach.
+    const auto n = hosts.hosts.size();
+    std::vector<std::vector<NodeIndex>> leaves(n);
+    std::unordered_map<NodeIndex, std::vector<std::uint32_t>> on_leaf;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        auto& mine = leaves[i];
+        for (const auto& r : hosts.hosts[i].second) {
+            mine.push_back(r.leaf);
+        }
+        std::sort(mine.begin(), mine.end());
+        mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+        for (const auto leaf : mine) {
+            on_leaf[leaf].push_back(i);
+        }
+    }
+    std::unordered_map<NodeIndex, std::uint32_t> usual;
+    for (const auto& [leaf, on] : on_leaf) {
+        std::map<std::size_t, std::uint32_t> by_count;
+        for (const auto i : on) {
+            ++by_count[leaves[i].size()];
+        }
+        std::pair<std::uint32_t, std::size_t> best{0, 0};  // (hosts, count)
+        for (const auto& [count, with] : by_count) {
+            best = std::max(best, std::pair(with, count));
+        }
+        usual[leaf] = static_cast<std::uint32_t>(best.second);
+    }
+    std::set<std::string_view> expected;
+    if (opt_.expected_hosts != nullptr) {
+        expected.insert(opt_.expected_hosts->begin(), opt_.expected_hosts->end());
+    }
+    std::vector<char> drop(n, 0);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        std::uint32_t peers = 0;
+        for (const auto leaf : leaves[i]) {
+            peers = std::max(peers, usual[leaf]);
+        }
+        if (peers < 2 || 2 * leaves[i].size() > peers) {
+            continue;
+        }
+        const auto& host = hosts.hosts[i].first;
+        std::map<std::string_view, std::uint32_t> stems;  // of the hosts on its leaves
+        for (const auto leaf : leaves[i]) {
+            for (const auto j : on_leaf[leaf]) {
+                stems[name_stem(hosts.hosts[j].first)] += j != i ? 1U : 0U;
+            }
+        }
+        const auto common =
+            std::max_element(stems.begin(), stems.end(),
+                             [](const auto& x, const auto& y) { return x.second < y.second; });
+        const bool other =
+            opt_.expected_hosts != nullptr
+                ? !expected.contains(host)
+                : common != stems.end() && common->second > 0 && common->first != name_stem(host);
+        if (!other) {
+            continue;  // a compute host short of rails: missing-rail, reported with its SU
+        }
+        drop[i] = 1;
+        anomaly("other-ca-host",
+                host + " reaches " + std::to_string(leaves[i].size()) +
+                    " leaf switch(es) where the hosts beside it reach " + std::to_string(peers) +
+                    ", and is " +
+                    (opt_.expected_hosts != nullptr
+                         ? std::string("not an expected host (--expect-hosts)")
+                         : "not named like them ('" + std::string(common->first) + "...')") +
+                    ": a UFM, subnet manager or storage host, left out as an other CA");
+        stats_.excluded_hcas += hosts.hosts[i].second.size();
+        stats_.compute_hcas -= hosts.hosts[i].second.size();
+    }
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (drop[i] == 0) {
+            if (k != i) {
+                hosts.hosts[k] = std::move(hosts.hosts[i]);
+            }
+            ++k;
+        }
+    }
+    if (k != n) {
+        hosts.hosts.resize(k);
+        hosts.index.clear();
+        for (std::uint32_t i = 0; i < k; ++i) {
+            hosts.index.emplace(hosts.hosts[i].first, i);
+        }
+    }
 }
 
 }  // namespace switchyard::discover::detail

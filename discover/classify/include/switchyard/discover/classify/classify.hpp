@@ -45,6 +45,9 @@ struct ClassifyStats {
     std::vector<std::pair<std::uint32_t, std::size_t>> uplink_cables;
     std::size_t compute_hcas = 0;
     std::size_t excluded_hcas = 0;  ///< SHARP, unnamed, placeholder, non-compute, isolated
+    /// Rails from cabling: the most leaves of one SU that most of its hosts reach (HCA names
+    /// can differ host to host: HCA-1 on one, mlx5_0 on the next).
+    std::size_t rails = 0;
 };
 
 struct Classification {
