@@ -21,7 +21,8 @@ void discover_options(CLI::App& cmd, ops::DiscoverRequest& args) {
         ->check(CLI::Range(1U, 4096U));
     cmd.add_option("--previous-map", args.previous_map,
                    "the fabric.map installed before: NVLink domains keep their block positions, "
-                   "and a rack that reports nothing keeps its block (a placeholder of its hosts)");
+                   "a rack that reports nothing keeps its block (a placeholder of its hosts), "
+                   "and the hosts gone since are named (hosts-vanished)");
     cmd.add_option("--guid-map", args.guid_map,
                    "lines '<guid> <host> [<hca>]', or '<guid> \"<host> [<hca>]\"' as in a "
                    "--node-name-map file, naming HCAs whose description names no host; with "

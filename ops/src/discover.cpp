@@ -279,6 +279,9 @@ DiscoverResult run_discover(const DiscoverRequest& a, Deps& deps) {
     if (opt.expected_hosts != nullptr) {
         (void)check_expected_hosts(c.map, expected);
     }
+    if (!a.previous_map.empty()) {
+        (void)check_previous_hosts(c.map, previous);
+    }
     for (const auto& w : graph->warnings) {
         c.map.anomalies.push_back(
             {w.kind, w.where.source.empty() ? w.message : w.where.to_string() + ": " + w.message});

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "classifier.hpp"
+#include "switchyard/common/hostlist.hpp"
 #include "switchyard/fabric/guid.hpp"
 
 namespace switchyard::discover {
@@ -423,6 +424,37 @@ std::size_t check_expected_hosts(FabricMap& map, const std::vector<std::string>&
         }
     }
     return missing;
+}
+
+std::size_t check_previous_hosts(FabricMap& map, const FabricMap& previous) {
+    std::set<std::string> switches;
+    for (const auto& sw : map.switches) {
+        switches.insert(sw.name);
+    }
+    std::size_t vanished = 0;
+    for (const auto& su : previous.sus) {
+        std::vector<std::string> gone;
+        for (const auto hi : su.hosts) {
+            if (map.find_host(previous.hosts[hi].name) == nullptr) {
+                gone.push_back(previous.hosts[hi].name);
+            }
+        }
+        if (gone.empty()) {
+            continue;
+        }
+        const bool leaves_gone = std::none_of(su.leaves.begin(), su.leaves.end(), [&](auto l) {
+            return switches.contains(previous.switches[l].name);
+        });
+        vanished += gone.size();
+        map.anomalies.push_back(
+            {"hosts-vanished",
+             std::to_string(gone.size()) + " of the " + std::to_string(su.hosts.size()) +
+                 " host(s) of SU " + su.name + " in the previous map are not in this capture (" +
+                 compress_hostlist(gone) + ")" +
+                 (leaves_gone ? ", nor are its leaf switches: powered down or unplugged?"
+                              : ": down, uncabled, or renamed?")});
+    }
+    return vanished;
 }
 
 Classification classify(const FabricGraph& graph, const ClassifyOptions& options) {

@@ -38,6 +38,11 @@ struct ClassifyOptions {
 /// in `map`, sorted by name. Returns how many were missing.
 std::size_t check_expected_hosts(fabric::FabricMap& map, const std::vector<std::string>& expected);
 
+/// Compares the map with the map it replaces (--previous-map): the hosts gone since, one
+/// "hosts-vanished" anomaly per SU of the previous map that lost some, saying when its leaf
+/// switches went too (a rack powered down or unplugged). Returns how many hosts vanished.
+std::size_t check_previous_hosts(fabric::FabricMap& map, const fabric::FabricMap& previous);
+
 /// Facts for the discover summary that the map file does not keep.
 struct ClassifyStats {
     std::vector<std::size_t> switches_per_tier;  ///< [0] = unreachable, [1] = leaves, ...
