@@ -375,6 +375,7 @@ CheckResult check_nvml(NodeProbe& probe, const NvmlCheck& c) {
             break;
     }
     std::vector<std::string> bad;
+    std::vector<std::string> no_persistence;
     if (c.gpus && facts.gpus.size() < *c.gpus) {
         bad.push_back("NVML sees " + std::to_string(facts.gpus.size()) + " of " +
                       std::to_string(*c.gpus) + " GPUs");
@@ -404,6 +405,12 @@ CheckResult check_nvml(NodeProbe& probe, const NvmlCheck& c) {
             problems.push_back(std::to_string(*g.uncorrected_ecc) +
                                " uncorrected ECC errors since the driver loaded");
         }
+        if (g.persistence && !*g.persistence && c.persistence_off != HealthStatus::Pass) {
+            no_persistence.push_back(std::to_string(g.index));
+            if (c.persistence_off == HealthStatus::Fail) {
+                problems.emplace_back("persistence mode off");
+            }
+        }
         if (c.nvlinks && g.nvlinks_active && *g.nvlinks_active < *c.nvlinks) {
             problems.push_back(std::to_string(*g.nvlinks_active) + " of " +
                                std::to_string(*c.nvlinks) + " NVLinks active");
@@ -416,6 +423,11 @@ CheckResult check_nvml(NodeProbe& probe, const NvmlCheck& c) {
     }
     if (!bad.empty()) {
         return result("nvml", HealthStatus::Fail, join(bad, "; "));
+    }
+    if (!no_persistence.empty()) {
+        return result("nvml", HealthStatus::Warn,
+                      "persistence mode off on GPU " + join(no_persistence, ", ") +
+                          " (nvidia-persistenced not running?): each job waits for the driver");
     }
     return result("nvml", HealthStatus::Pass, std::to_string(facts.gpus.size()) + " GPUs healthy");
 }

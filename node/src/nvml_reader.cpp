@@ -65,6 +65,7 @@ struct Nvml {
     int (*fabric_v)(NvmlDevice, FabricInfoV2*);
     int (*fabric_v1)(NvmlDevice, FabricInfoV1*);
     int (*clock_events)(NvmlDevice, unsigned long long*);
+    int (*persistence)(NvmlDevice, int*);
 };
 
 template <typename F>
@@ -104,6 +105,7 @@ std::optional<Nvml> load(const std::string& path, std::string& why) {
     bind(lib, "nvmlDeviceGetRemappedRows", n.remapped_rows);
     bind(lib, "nvmlDeviceGetTotalEccErrors", n.ecc_total);
     bind(lib, "nvmlDeviceGetNvLinkState", n.nvlink_state);
+    bind(lib, "nvmlDeviceGetPersistenceMode", n.persistence);
     bind(lib, "nvmlDeviceGetGpuFabricInfoV", n.fabric_v);
     bind(lib, "nvmlDeviceGetGpuFabricInfo", n.fabric_v1);
     if (!bind(lib, "nvmlDeviceGetCurrentClocksEventReasons", n.clock_events)) {
@@ -234,6 +236,9 @@ NvmlGpu read_gpu(const Nvml& n, NvmlDevice d, unsigned index, bool nvlinks) {
     if (unsigned long long reasons = 0;
         n.clock_events != nullptr && n.clock_events(d, &reasons) == kNvmlSuccess) {
         g.clock_events = reasons;
+    }
+    if (int mode = 0; n.persistence != nullptr && n.persistence(d, &mode) == kNvmlSuccess) {
+        g.persistence = mode != 0;  // NVML_FEATURE_ENABLED is 1
     }
     return g;
 }

@@ -111,7 +111,7 @@ public:
     void read_nvml(const YAML::Node& r, const std::string& k, health::HealthChecks& out) {
         if (!keys(r, k + ".",
                   {"library", "gpus", "max_retired_pages", "max_uncorrected_ecc", "nvlinks",
-                   "timeout_s"})) {
+                   "timeout_s", "persistence"})) {
             return;
         }
         health::NvmlCheck c;
@@ -138,6 +138,19 @@ public:
         }
         if (auto v = r["timeout_s"]) {
             c.timeout_s = positive(v, k + ".timeout_s", 600).value_or(c.timeout_s);
+        }
+        if (auto v = r["persistence"]) {
+            const auto s = scalar(v);
+            if (s == "fail" || s == "warn" || s == "ignore") {
+                c.persistence_off = s == "fail"   ? health::HealthStatus::Fail
+                                    : s == "warn" ? health::HealthStatus::Warn
+                                                  : health::HealthStatus::Pass;
+            } else {
+                problem(v, k + ".persistence",
+                        "expected one of fail, warn, ignore (what a GPU without persistence "
+                        "mode is), got '" +
+                            s + "'");
+            }
         }
         out.nvml = c;
     }

@@ -215,6 +215,19 @@ int nvmlDeviceGetRetiredPages(void* device, int cause, unsigned* count, unsigned
     return kSuccess;
 }
 
+// persistence=0|1 (default 1), or "unsupported".
+int nvmlDeviceGetPersistenceMode(void* device, int* mode) {
+    const auto* g = gpu(device);
+    if (g == nullptr) {
+        return kInvalidArgument;
+    }
+    if (g->text("persistence") == "unsupported") {
+        return kNotSupported;
+    }
+    *mode = g->v.contains("persistence") ? static_cast<int>(g->num("persistence")) : 1;
+    return kSuccess;
+}
+
 int nvmlDeviceGetRetiredPagesPendingStatus(void* device, int* pending) {
     const auto* g = gpu(device);
     if (g == nullptr) {

@@ -405,6 +405,29 @@ TEST_CASE("health: NVML row remapping, ECC, GPU count, errors and a hung driver"
     CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
 }
 
+TEST_CASE("health: NVML persistence mode off warns by default and fails when asked", "[health]") {
+    FakeSysfs fs;
+    const auto file = fs.root() / "nvml.conf";
+    auto c = fake_nvml(file);
+    std::ofstream(file) << "gpu uuid=GPU-a\ngpu uuid=GPU-b persistence=0\n"
+                           "gpu uuid=GPU-c persistence=unsupported\ngpu uuid=GPU-d persistence=0\n";
+    auto r = check_nvml(Sys().p(), c);
+    CHECK(r.status == HealthStatus::Warn);
+    CHECK(r.detail ==
+          "persistence mode off on GPU 1, 3 (nvidia-persistenced not running?): each job waits "
+          "for the driver");
+    c.persistence_off = HealthStatus::Fail;
+    r = check_nvml(Sys().p(), c);
+    CHECK(r.status == HealthStatus::Fail);
+    CHECK(r.detail == "GPU 1 (GPU-b): persistence mode off; GPU 3 (GPU-d): persistence mode off");
+    c.persistence_off = HealthStatus::Pass;  // ignore
+    CHECK(check_nvml(Sys().p(), c).status == HealthStatus::Pass);
+    // A GPU whose NVML cannot say (GPU-c) is not judged.
+    std::ofstream(file) << "gpu uuid=GPU-c persistence=unsupported\n";
+    c.persistence_off = HealthStatus::Fail;
+    CHECK(check_nvml(Sys().p(), c).status == HealthStatus::Pass);
+}
+
 TEST_CASE("health: check sets by shape and partition", "[health]") {
     HealthPolicy general;
     general.checks.gpus = 8;

@@ -62,6 +62,10 @@ struct NvmlCheck {
     std::uint64_t max_uncorrected_ecc = 0;  ///< volatile, since the last driver load
     std::optional<unsigned> nvlinks;        ///< active NVLinks each GPU must have
     double timeout_s = 10;                  ///< NVML can hang on a sick GPU
+    /// A GPU without persistence mode (nvidia-persistenced not running: the driver is torn
+    /// down between jobs, and each job's first CUDA call waits for it): Warn by default, Fail,
+    /// or Pass (not judged).
+    HealthStatus persistence_off = HealthStatus::Warn;
 };
 
 struct FilesystemCheck {

@@ -48,6 +48,9 @@ struct NvmlGpu {
     /// nvmlDeviceGetCurrentClocksEventReasons (or the older ...ThrottleReasons): why the clocks
     /// are held down now (bit mask); nullopt when NVML cannot say.
     std::optional<std::uint64_t> clock_events;
+    /// nvmlDeviceGetPersistenceMode: the driver kept loaded between jobs (nvidia-persistenced);
+    /// nullopt when NVML cannot say.
+    std::optional<bool> persistence;
 };
 
 /// NVML's answer, or why there is none.
