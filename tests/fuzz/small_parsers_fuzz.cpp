@@ -10,7 +10,8 @@
 // outside any map keep their line), and what the health gate reads of nvidia-imex-ctl (-N -j)
 // and of the kernel log (XID records), and what the audit reads: squeue's job lines (with and
 // without SegmentSize, then their preferences and node counts), sinfo's features and node
-// states (`switchyard why`) and `scontrol show topology`, compared with a map's units.
+// states (`switchyard why`) and `scontrol show topology`, compared with a map's units, and the
+// fields read of `scontrol show node|job -o` lines (a node's address, a job's excluded nodes).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -29,6 +30,7 @@
 #include "switchyard/ops/install_guard.hpp"
 #include "switchyard/placement/steer.hpp"
 #include "switchyard/policy/policy.hpp"
+#include "switchyard/slurm/client/scontrol.hpp"
 #include "switchyard/slurm/client/slurm_jobs.hpp"
 #include "switchyard/slurm/files/slurm_nodes.hpp"
 #include "switchyard/slurm/files/slurm_partitions.hpp"
@@ -55,6 +57,14 @@ void node_facts(std::string_view text) {
 
 void audit_inputs(std::string_view text) {
     namespace sc = switchyard::slurm;
+    // The fields the preflight and the gate read of `scontrol show node|job -o`: one word.
+    for (const auto* key : {"NodeAddr", "ExcNodeList", ""}) {
+        const auto v = sc::scontrol_field(text, key);
+        if (v.size() > text.size() || v.find_first_of(" \n") != std::string::npos ||
+            (!v.empty() && text.find(v) == std::string_view::npos)) {
+            std::abort();
+        }
+    }
     for (const bool segment : {false, true}) {
         std::vector<std::string> problems;
         auto jobs = sc::parse_squeue_jobs(text, "fuzz.squeue", segment, problems);

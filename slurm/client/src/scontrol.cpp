@@ -83,29 +83,25 @@ Result<void> release_job(Client& client, const std::string& job) {
     return scontrol_15s(client, {"release", job});
 }
 
-namespace {
-
-/// The value of `key`= in one `scontrol show ... -o` line ("" when absent); values have no blank.
-std::string field_of(const std::string& line, std::string_view key) {
+std::string scontrol_field(std::string_view line, std::string_view key) {
     const std::string k = std::string(key) + "=";
-    for (std::size_t at = line.find(k); at != std::string::npos; at = line.find(k, at + 1)) {
+    for (std::size_t at = line.find(k); at != std::string_view::npos; at = line.find(k, at + 1)) {
         if (at == 0 || line[at - 1] == ' ') {
             const auto begin = at + k.size();
             const auto end = line.find_first_of(" \n", begin);
-            return line.substr(begin, end == std::string::npos ? end : end - begin);
+            return std::string(
+                line.substr(begin, end == std::string_view::npos ? end : end - begin));
         }
     }
     return "";
 }
-
-}  // namespace
 
 Result<std::string> node_address(Client& client, const std::string& node) {
     auto r = client.run({Tool::Scontrol, {"show", "node", "-o", node}, 15});
     if (!r) {
         return fail(r.error());
     }
-    auto addr = field_of(*r, "NodeAddr");
+    auto addr = scontrol_field(*r, "NodeAddr");
     if (addr.empty()) {
         return fail(Error::io("scontrol show node " + node + ": no NodeAddr in its answer"));
     }
@@ -117,7 +113,7 @@ Result<std::string> excluded_nodes(Client& client, const std::string& job) {
     if (!r) {
         return fail(r.error());
     }
-    auto list = field_of(*r, "ExcNodeList");
+    auto list = scontrol_field(*r, "ExcNodeList");
     return list == "(null)" ? std::string() : list;
 }
 

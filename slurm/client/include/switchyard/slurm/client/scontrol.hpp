@@ -51,6 +51,10 @@ namespace switchyard::slurm {
 [[nodiscard]] Result<void> release_job(Client& client, const std::string& job);
 
 /// The address slurmctld has for `node` (`scontrol show node -o NODE`, its NodeAddr; 15 s).
+/// The value of `key`= in one `scontrol show ... -o` line ("" when absent): the word after it,
+/// up to a blank or a newline (values have no blank).
+[[nodiscard]] std::string scontrol_field(std::string_view line, std::string_view key);
+
 [[nodiscard]] Result<std::string> node_address(Client& client, const std::string& node);
 
 /// The nodes `job` is kept off (`scontrol show job -o JOB`, its ExcNodeList; "" for none; 15 s).
