@@ -192,6 +192,11 @@ TEST_CASE("client: the real one names a missing command, a hang and too much out
         const auto fmt = client.run({Tool::Sinfo, {"--Format=JobID:\t,Prefer:"}});
         REQUIRE_FALSE(fmt);
         CHECK(fmt.error().message() == "sinfo --Format=…: sinfo: error: --Format=JobID:\t,Prefer:");
+        // Node lists and reasons are kept whole, however long.
+        const std::string nodes = "--nodes=node[001-100,200-300,400-500,600-700,800-900]";
+        const auto long_list = client.run({Tool::Sinfo, {nodes}});
+        REQUIRE_FALSE(long_list);
+        CHECK(long_list.error().message() == "sinfo " + nodes + ": sinfo: error: " + nodes);
     }
     std::filesystem::remove_all(dir);
 }

@@ -35,12 +35,16 @@ std::string Call::command_line() const {
 }
 
 std::string Call::brief() const {
-    constexpr std::size_t kLongValue = 40;
     std::string out(tool_name(tool));
     for (const auto& a : args) {
+        // A long format (--Format=, --format=, format=) says nothing an operator acts on; node
+        // lists and reasons are kept whole.
+        constexpr std::size_t kShortFormat = 24;
         const auto eq = a.find('=');
+        const auto key = std::string_view(a).substr(0, eq == std::string::npos ? 0 : eq + 1);
         const bool format = a.find('\t') != std::string::npos ||
-                            (eq != std::string::npos && a.size() - eq - 1 > kLongValue);
+                            ((key == "--Format=" || key == "--format=" || key == "format=") &&
+                             a.size() - key.size() > kShortFormat);
         out += " " + (format && eq != std::string::npos ? a.substr(0, eq + 1) + "…" : a);
     }
     return out;

@@ -36,8 +36,8 @@ struct Call {
 
     /// "squeue --noheader ...": how messages name the call.
     [[nodiscard]] std::string command_line() const;
-    /// The command line as a message shows it: a format argument (one holding a tab, or a
-    /// value over 40 characters) shown as `--Format=…`.
+    /// The command line as a message shows it: a long format argument (--Format=, --format=,
+    /// format=; or any argument holding a tab) shown as `--Format=…`.
     [[nodiscard]] std::string brief() const;
 };
 
