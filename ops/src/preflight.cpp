@@ -313,14 +313,27 @@ LocateReport run_locate(const LocateRequest& a, Deps& /*deps*/) {
         return stop(kExitProblem, pol.error().to_string());
     }
     std::vector<preflight::CollRecord> records;
-    auto ok = for_each_dir_file(
-        a.inspector, "--inspector", "", "NCCL Inspector's output (one file per process)", 100'000,
-        [&](const std::string& path, std::string&& text) -> Result<void> {
+    // Inspector writes one file per process, a record per collective: a long job's files pass
+    // 64 MiB. Each is mapped (no copy), up to 1 GiB; the job's tasks wrote them, so a link is
+    // refused, never followed.
+    constexpr ReadRules kInspectorInput{kMaxInputFile, false, false};
+    const auto paths = list_dir_files(a.inspector, "--inspector", "",
+                                      "NCCL Inspector's output (one file per process)", 100'000);
+    if (!paths) {
+        return stop(kExitProblem, paths.error().to_string());
+    }
+    auto ok = [&]() -> Result<void> {
+        for (const auto& path : *paths) {
+            auto input = InputText::open(path, kInspectorInput);
+            if (!input) {
+                return fail(input.error());
+            }
+            const auto text = input->text();
             // A file that is no JSON (a README, a log of another tool) is named and skipped.
             const auto first = text.find_first_not_of(" \t\r\n");
-            if (first == std::string::npos || text[first] != '{') {
+            if (first == std::string_view::npos || text[first] != '{') {
                 r.notes.push_back(path + ": not NCCL Inspector output (no JSON object), skipped");
-                return {};
+                continue;
             }
             auto got = preflight::parse_inspector(text, path);
             if (!got) {
@@ -330,8 +343,9 @@ LocateReport run_locate(const LocateRequest& a, Deps& /*deps*/) {
             r.other += got->other;
             records.insert(records.end(), std::make_move_iterator(got->records.begin()),
                            std::make_move_iterator(got->records.end()));
-            return {};
-        });
+        }
+        return {};
+    }();
     if (!ok) {
         return stop(kExitProblem, ok.error().to_string());
     }

@@ -364,6 +364,38 @@ TEST_CASE("ops: why of a job just submitted, and of a job Slurm does not know", 
     CHECK(r.error == "job 42: squeue: slurm_load_jobs error: Invalid job id specified");
 }
 
+TEST_CASE("ops: locate reads Inspector files past 64 MiB and refuses links", "[ops]") {
+    Fixture f;
+    const std::string golden =
+        std::string(SWITCHYARD_SOURCE_DIR) + "/tests/golden/cli/locate-inspector/inspector/";
+    std::ifstream in(golden + "node001-40001.log");
+    std::stringstream text;
+    text << in.rdbuf();
+    REQUIRE(!text.str().empty());
+    LocateRequest req;
+    req.map =
+        std::string(SWITCHYARD_SOURCE_DIR) + "/tests/golden/discover/dfp16/fabric.map.expected";
+    req.inspector = f.dir.string();
+    std::ofstream(f.dir / "node001-40001.log") << text.str();
+    const auto one = run_locate(req, f.deps);
+    REQUIRE(one.rc == 0);
+    REQUIRE(one.records > 0);
+    // The same records on both sides of 70 MiB of blank lines: a long job's file.
+    {
+        std::ofstream big(f.dir / "node001-40001.log");
+        big << text.str() << std::string(std::size_t{70} << 20, '\n') << text.str();
+    }
+    const auto two = run_locate(req, f.deps);
+    CHECK(two.error.empty());
+    CHECK(two.records == 2 * one.records);
+    // A link in the directory (the job's tasks write it) is refused, never followed.
+    std::filesystem::remove(f.dir / "node001-40001.log");
+    std::filesystem::create_symlink(golden + "node001-40001.log", f.dir / "node001-40001.log");
+    const auto linked = run_locate(req, f.deps);
+    CHECK(linked.rc == kExitProblem);
+    CHECK_THAT(linked.error, Catch::Contains("symbolic link"));
+}
+
 TEST_CASE("ops: audit's text has no terminal escape, its metrics are valid UTF-8", "[ops][audit]") {
     // Names from slurmctld (a topology, a disagreement naming a switch) are printed and
     // labelled; node_exporter drops a whole file that is not UTF-8.
