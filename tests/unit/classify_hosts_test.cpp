@@ -9,27 +9,40 @@ using namespace switchyard::discover;
 using namespace switchyard::fabric;
 using namespace classify_fixtures;
 
+namespace {
+
+/// SU su1: `rails` leaves (su1-rail0...) under spine1 and spine2, each of `hosts` with an HCA
+/// (mlx5_0...) on every rail. Returns the leaves.
+std::vector<NodeIndex> su1(Builder& b,
+                           std::size_t rails,
+                           std::initializer_list<const char*> hosts) {
+    const auto s1 = b.sw("spine1");
+    const auto s2 = b.sw("spine2");
+    std::vector<NodeIndex> leaves;
+    for (std::size_t r = 0; r < rails; ++r) {
+        leaves.push_back(b.sw("su1-rail" + std::to_string(r)));
+        b.link(leaves.back(), s1);
+        b.link(leaves.back(), s2);
+    }
+    for (const auto* h : hosts) {
+        for (std::size_t r = 0; r < rails; ++r) {
+            b.link(b.ca(std::string(h) + " mlx5_" + std::to_string(r)), leaves[r]);
+        }
+    }
+    return leaves;
+}
+
+}  // namespace
+
 TEST_CASE("classify: a UFM host among compute hosts is an other CA, an empty leaf stays a leaf",
           "[classify]") {
     // Four rail leaves under two spines: three compute hosts on every rail, a UFM server on two
     // of them, and a fifth leaf with no host (an empty rack) cabled to both spines.
     Builder b;
-    auto s1 = b.sw("spine1");
-    auto s2 = b.sw("spine2");
-    std::vector<NodeIndex> rails;
-    for (std::size_t r = 0; r < 4; ++r) {
-        rails.push_back(b.sw("su1-rail" + std::to_string(r)));
-        b.link(rails.back(), s1);
-        b.link(rails.back(), s2);
-    }
+    const auto rails = su1(b, 4, {"dgx01", "dgx02", "dgx03"});
     auto empty = b.sw("su2-rail0");
-    b.link(empty, s1);
-    b.link(empty, s2);
-    for (const auto* h : {"dgx01", "dgx02", "dgx03"}) {
-        for (std::size_t r = 0; r < 4; ++r) {
-            b.link(b.ca(std::string(h) + " mlx5_" + std::to_string(r)), rails[r]);
-        }
-    }
+    b.link(empty, b.switch_named("spine1"));
+    b.link(empty, b.switch_named("spine2"));
     b.link(b.ca("ufm-02 mlx5_0"), rails[2]);
     b.link(b.ca("ufm-02 mlx5_1"), rails[3]);
     const auto c = classify(b.g, {});
@@ -83,19 +96,7 @@ TEST_CASE("classify: hosts gone since the previous map are named with or without
     const auto previous = classify(rail_fabric().g, {}).map;
     // su2's rack powered down with its leaves; n12 unplugged.
     Builder b;
-    auto s1 = b.sw("spine1");
-    auto s2 = b.sw("spine2");
-    std::vector<NodeIndex> leaves;
-    for (std::size_t r = 0; r < 2; ++r) {
-        leaves.push_back(b.sw("su1-rail" + std::to_string(r)));
-        b.link(leaves.back(), s1);
-        b.link(leaves.back(), s2);
-    }
-    for (const auto* h : {"n11", "n13"}) {
-        for (std::size_t r = 0; r < 2; ++r) {
-            b.link(b.ca(std::string(h) + " mlx5_" + std::to_string(r)), leaves[r]);
-        }
-    }
+    (void)su1(b, 2, {"n11", "n13"});
     auto m = classify(b.g, {}).map;
     CHECK(check_previous_hosts(m, previous) == 4);
     std::vector<std::string> said;
